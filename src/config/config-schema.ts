@@ -1,0 +1,141 @@
+import { z } from 'zod';
+import { normalizeTags, MAX_TAGS, TAG_MAX_LENGTH } from '../domain/boards/board-input.js';
+import { NOTIFY_EVENTS } from '../domain/companies/company.js';
+
+const URLNAME = /^[a-z0-9](?:[a-z0-9-]{0,98}[a-z0-9])?$/;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+const name = z.string().trim().min(1).max(200);
+const urlname = z.string().regex(URLNAME, { error: 'must be lowercase letters, digits and dashes, like acme-api' });
+const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
+const id = z.int().min(1).max(Number.MAX_SAFE_INTEGER);
+const date = z.union([z.date(), z.iso.datetime({ offset: true })]).transform((v) => new Date(v));
+
+const catalogService = z.strictObject({
+  urlname,
+  name,
+  status_page_url: httpUrl.nullable().default(null),
+  maintenance: z
+    .array(
+      z
+        .strictObject({ starts_at: date, ends_at: date })
+        .refine((w) => w.ends_at > w.starts_at, { error: 'ends_at must be after starts_at', path: ['ends_at'] }),
+    )
+    .default([]),
+});
+
+const customMonitor = z
+  .strictObject({
+    id,
+    name,
+    url: httpUrl,
+    probe_type: z.enum(['ping', 'keyword']),
+    keyword: z.string().min(1).nullable().default(null),
+    interval_seconds: z.int().min(1).max(86_400).default(60),
+  })
+  .refine((m) => m.probe_type !== 'keyword' || m.keyword !== null, {
+    error: 'keyword is required when probe_type is keyword',
+    path: ['keyword'],
+  });
+
+const board = z.strictObject({
+  id: z.string().regex(UUID, { error: 'must be a UUID' }),
+  name,
+  urlname,
+  services: z
+    .array(
+      z.strictObject({
+        urlname,
+        tags: z
+          .array(z.string())
+          .default([])
+          .transform(normalizeTags)
+          .pipe(z.array(z.string().max(TAG_MAX_LENGTH)).max(MAX_TAGS)),
+      }),
+    )
+    .default([]),
+});
+
+const subscriber = z.union([
+  z.strictObject({ webhook: httpUrl, secret: z.string().min(16).nullable().default(null) }),
+  z.strictObject({ email: z.email() }),
+]);
+
+const statusPage = z.strictObject({
+  name,
+  url: httpUrl,
+  services: z.array(urlname).default([]),
+  subscribers: z.array(subscriber).default([]),
+});
+
+const company = z.strictObject({
+  name,
+  plan: z.enum(['free', 'business']).default('free'),
+  notify_on: z.array(z.enum(NOTIFY_EVENTS)).default([...NOTIFY_EVENTS]),
+  api_keys: z.array(z.string().min(8).max(512)).default([]),
+  monitored_services: z.array(urlname).default([]),
+  custom_services: z
+    .array(z.strictObject({ id, name, urlname, status_page_url: httpUrl.nullable().default(null) }))
+    .default([]),
+  custom_monitors: z.array(customMonitor).default([]),
+  boards: z.array(board).default([]),
+  status_pages: z.array(statusPage).default([]),
+});
+
+/** The config file. Unknown keys are errors, so that a misspelt key never goes unnoticed. */
+export const configFileSchema = z
+  .strictObject({
+    public_url: httpUrl.optional(),
+    rate_limit: z.strictObject({ per_minute: z.int().min(1).max(10_000_000) }).optional(),
+    services: z.array(catalogService).default([]),
+    companies: z.array(company).default([]),
+  })
+  .superRefine((config, ctx) => {
+    const seen = (what: string, values: { value: string | number; path: (string | number)[] }[], secret = false) => {
+      const first = new Set<string | number>();
+      for (const v of values) {
+        if (first.has(v.value)) {
+          const message = secret ? `${what} is declared twice` : `${what} ${v.value} is declared twice`;
+          ctx.addIssue({ code: 'custom', path: v.path, message });
+        } else first.add(v.value);
+      }
+    };
+    seen(
+      'company',
+      config.companies.map((c, i) => ({ value: c.name, path: ['companies', i, 'name'] })),
+    );
+    seen(
+      'service urlname',
+      [
+        ...config.services.map((s, i) => ({ value: s.urlname, path: ['services', i, 'urlname'] })),
+        ...config.companies.flatMap((c, i) =>
+          c.custom_services.map((s, j) => ({ value: s.urlname, path: ['companies', i, 'custom_services', j, 'urlname'] })),
+        ),
+      ],
+    );
+    seen(
+      'custom service id',
+      config.companies.flatMap((c, i) =>
+        c.custom_services.map((s, j) => ({ value: s.id, path: ['companies', i, 'custom_services', j, 'id'] })),
+      ),
+    );
+    seen(
+      'monitor id',
+      config.companies.flatMap((c, i) =>
+        c.custom_monitors.map((m, j) => ({ value: m.id, path: ['companies', i, 'custom_monitors', j, 'id'] })),
+      ),
+    );
+    seen(
+      'board id',
+      config.companies.flatMap((c, i) =>
+        c.boards.map((b, j) => ({ value: b.id.toLowerCase(), path: ['companies', i, 'boards', j, 'id'] })),
+      ),
+    );
+    seen(
+      'API key',
+      config.companies.flatMap((c, i) => c.api_keys.map((k, j) => ({ value: k, path: ['companies', i, 'api_keys', j] }))),
+      true,
+    );
+  });
+
+export type ConfigFile = z.output<typeof configFileSchema>;

@@ -1,0 +1,96 @@
+import { readFileSync } from 'node:fs';
+import { LineCounter, parseDocument } from 'yaml';
+import type { Document } from 'yaml';
+import { DomainError } from '../domain/errors.js';
+import type { FieldIssue } from '../domain/errors.js';
+import type { Setup } from '../domain/setup/setup.js';
+import { parseInput } from '../domain/validation.js';
+import { configFileSchema } from './config-schema.js';
+import type { ConfigFile } from './config-schema.js';
+
+export const DEFAULT_RATE_LIMIT_PER_MINUTE = 600;
+
+export interface Config {
+  /** Base of tracker_url values; when absent, http://localhost:{port}. */
+  publicUrl: string | null;
+  rateLimitPerMinute: number;
+  setup: Setup;
+}
+
+/** A config file that cannot be used; the message names the file, line and key of each problem. */
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+export interface LoadedConfig {
+  config: Config;
+  /** "file:line:column" of a key path, for messages about entries that clash with the database. */
+  locate(path: readonly (string | number)[]): string;
+}
+
+export const emptyConfig = (): Config => ({
+  publicUrl: null,
+  rateLimitPerMinute: DEFAULT_RATE_LIMIT_PER_MINUTE,
+  setup: { services: [], companies: [] },
+});
+
+function locator(file: string, doc: Document, lines: LineCounter) {
+  return (path: readonly (string | number)[]): string => {
+    // A missing key has no node: point at the nearest ancestor that exists.
+    for (let n = path.length; n >= 0; n--) {
+      const node = n === 0 ? doc.contents : doc.getIn(path.slice(0, n), true);
+      const range = (node as { range?: [number, number, number] } | null | undefined)?.range;
+      if (range) {
+        const pos = lines.linePos(range[0]);
+        return `${file}:${pos.line}:${pos.col}`;
+      }
+    }
+    return file;
+  };
+}
+
+/** Describes every issue of an invalid_input error raised against the config, with its place in the file. */
+export function describeConfigIssues(file: string, issues: readonly FieldIssue[], locate: LoadedConfig['locate']): string {
+  return [`${file} is not a valid statusbot config:`, ...issues.map((i) => `  ${locate(i.path)}: ${i.message}`)].join('\n');
+}
+
+export function parseConfig(file: string, text: string): LoadedConfig {
+  const lines = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: true, uniqueKeys: true });
+  if (doc.errors.length > 0) {
+    throw new ConfigError(
+      [`${file} is not valid YAML:`, ...doc.errors.map((e) => `  ${file}:${e.linePos?.[0].line ?? '?'}: ${e.message.split('\n')[0]}`)].join(
+        '\n',
+      ),
+    );
+  }
+  const locate = locator(file, doc, lines);
+  let parsed: ConfigFile;
+  try {
+    parsed = parseInput(configFileSchema, doc.toJS() ?? {});
+  } catch (e) {
+    if (e instanceof DomainError) throw new ConfigError(describeConfigIssues(file, e.issues, locate));
+    throw e;
+  }
+  return {
+    locate,
+    config: {
+      publicUrl: parsed.public_url ?? null,
+      rateLimitPerMinute: parsed.rate_limit?.per_minute ?? DEFAULT_RATE_LIMIT_PER_MINUTE,
+      setup: { services: parsed.services, companies: parsed.companies },
+    },
+  };
+}
+
+export function loadConfig(file: string): LoadedConfig {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new ConfigError(`cannot read config file ${file}: ${(e as Error).message}`);
+  }
+  return parseConfig(file, text);
+}

@@ -1,0 +1,22 @@
+import { Migrator } from 'kysely';
+import type { MigrationResultSet } from 'kysely';
+import { migrations } from '../../migrations/index.js';
+import type { Db } from './database.js';
+
+export interface MigrationReport {
+  applied: string[];
+}
+
+/** Applies every pending migration, in name order; forward-only. */
+export async function migrateToLatest(db: Db): Promise<MigrationReport> {
+  const migrator = new Migrator({
+    db,
+    provider: { getMigrations: async () => migrations },
+  });
+  const result: MigrationResultSet = await migrator.migrateToLatest();
+  if (result.error) {
+    const failed = result.results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
+    throw new Error(`migration ${failed} failed: ${String(result.error)}`, { cause: result.error });
+  }
+  return { applied: (result.results ?? []).map((r) => r.migrationName) };
+}

@@ -1,0 +1,173 @@
+import type { Generated } from 'kysely';
+
+/** Table types as stored: timestamps are epoch milliseconds, booleans 0/1, arrays JSON text. */
+export interface CompaniesTable {
+  id: Generated<number>;
+  name: string;
+  plan: 'free' | 'business';
+  notify_on: string;
+  created_at: number;
+}
+
+export interface ApiKeysTable {
+  id: Generated<number>;
+  company_id: number;
+  key_hash: string;
+  label: string;
+  created_at: number;
+}
+
+export type DemoBehaviour = 'cycle' | 'ok' | 'minor' | 'major';
+
+export interface ServicesTable {
+  id: Generated<number>;
+  urlname: string;
+  name: string;
+  status_page_url: string | null;
+  company_id: number | null;
+  demo: DemoBehaviour | null;
+  created_at: number;
+}
+
+export interface MaintenanceWindowsTable {
+  id: Generated<number>;
+  service_id: number;
+  starts_at: number;
+  ends_at: number;
+}
+
+export interface CompanyMonitoredServicesTable {
+  company_id: number;
+  service_id: number;
+}
+
+export interface IncidentsTable {
+  id: Generated<number>;
+  service_id: number;
+  title: string;
+  status: 'minor' | 'major';
+  description: string;
+  resolved: number;
+  url: string | null;
+  user_generated: Generated<number>;
+  severity_from_provider: string | null;
+  components: Generated<string>;
+  external_key: string | null;
+  created_at: number;
+  updated_at: number;
+  resolved_at: number | null;
+}
+
+export type ResolutionStage = 'investigating' | 'identified' | 'monitoring' | 'resolved';
+
+export interface IncidentUpdatesTable {
+  id: Generated<number>;
+  incident_id: number;
+  stage: ResolutionStage;
+  description: string;
+  created_at: number;
+}
+
+export interface CustomMonitorsTable {
+  id: Generated<number>;
+  company_id: number;
+  name: string;
+  url: string;
+  probe_type: 'ping' | 'keyword';
+  keyword: string | null;
+  interval_seconds: number;
+  status: 'ok' | 'down';
+  consecutive_failures: Generated<number>;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface MonitorIncidentsTable {
+  id: Generated<number>;
+  monitor_id: number;
+  description: string;
+  resolved: number;
+  created_at: number;
+  updated_at: number;
+  resolved_at: number | null;
+}
+
+export interface BoardsTable {
+  id: string;
+  company_id: number;
+  name: string;
+  urlname: string;
+  created_at: number;
+}
+
+export interface BoardServicesTable {
+  board_id: string;
+  service_id: number;
+  tags: string;
+  position: number;
+  created_at: number;
+}
+
+export interface StatusPagesTable {
+  id: Generated<number>;
+  company_id: number;
+  name: string;
+  url: string;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface StatusPageServicesTable {
+  status_page_id: number;
+  service_id: number;
+  status: string;
+  updated_at: number;
+}
+
+export interface SubscribersTable {
+  id: Generated<number>;
+  status_page_id: number;
+  kind: 'webhook' | 'email';
+  target: string;
+  secret: string | null;
+  created_at: number;
+}
+
+export interface OutboxTable {
+  id: Generated<number>;
+  company_id: number;
+  subscriber_id: number | null;
+  stream: string;
+  event: string;
+  payload: string;
+  state: 'pending' | 'sent' | 'dead';
+  attempts: Generated<number>;
+  next_attempt_at: number;
+  last_error: string | null;
+  created_at: number;
+  sent_at: number | null;
+}
+
+export interface MetaTable {
+  key: string;
+  value: string;
+}
+
+export interface Database {
+  companies: CompaniesTable;
+  api_keys: ApiKeysTable;
+  services: ServicesTable;
+  maintenance_windows: MaintenanceWindowsTable;
+  company_monitored_services: CompanyMonitoredServicesTable;
+  incidents: IncidentsTable;
+  incident_updates: IncidentUpdatesTable;
+  custom_monitors: CustomMonitorsTable;
+  monitor_incidents: MonitorIncidentsTable;
+  boards: BoardsTable;
+  board_services: BoardServicesTable;
+  status_pages: StatusPagesTable;
+  status_page_services: StatusPageServicesTable;
+  subscribers: SubscribersTable;
+  outbox: OutboxTable;
+  meta: MetaTable;
+}

@@ -1,0 +1,87 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../../db/schema.js';
+import type { DomainContext } from '../context.js';
+import { incidentPageUrl, linkedPages } from '../status-pages/status-pages.js';
+import type { Incident, IncidentSummary } from './incident.js';
+import { incidentTrackerUrl } from './incident.js';
+
+export const incidentRow = (db: Kysely<Database>) =>
+  db
+    .selectFrom('incidents')
+    .innerJoin('services', 'services.id', 'incidents.service_id')
+    .select([
+      'incidents.id',
+      'incidents.url',
+      'incidents.title',
+      'incidents.description',
+      'incidents.status',
+      'incidents.resolved',
+      'incidents.created_at',
+      'incidents.resolved_at',
+      'incidents.updated_at',
+      'incidents.service_id',
+      'incidents.user_generated',
+      'incidents.severity_from_provider',
+      'incidents.components',
+      'services.name as service_name',
+      'services.urlname as service_urlname',
+      'services.company_id as service_company_id',
+      'services.status_page_url as service_status_page_url',
+    ]);
+
+export type IncidentRow = NonNullable<Awaited<ReturnType<ReturnType<typeof incidentRow>['executeTakeFirst']>>>;
+
+const parseComponents = (stored: string): string[] => {
+  const parsed: unknown = JSON.parse(stored);
+  return Array.isArray(parsed) ? parsed.map(String) : [];
+};
+
+export function toSummary(row: Omit<IncidentRow, 'service_company_id' | 'service_status_page_url' | 'severity_from_provider'>): IncidentSummary {
+  return {
+    id: row.id,
+    url: row.url,
+    title: row.title,
+    description: row.description,
+    status: row.status,
+    resolved: row.resolved === 1,
+    createdAt: new Date(row.created_at),
+    resolvedAt: row.resolved_at === null ? null : new Date(row.resolved_at),
+    updatedAt: new Date(row.updated_at),
+    serviceId: row.service_id,
+    serviceName: row.service_name,
+    serviceUrlname: row.service_urlname,
+    userGenerated: row.user_generated === 1,
+    components: parseComponents(row.components),
+  };
+}
+
+/**
+ * The full incident: its updates oldest first, and for a custom service the
+ * addresses on its first linked status page.
+ */
+export async function loadIncident(ctx: DomainContext, db: Kysely<Database>, row: IncidentRow): Promise<Incident> {
+  const updates = await db
+    .selectFrom('incident_updates')
+    .select(['stage', 'description', 'created_at'])
+    .where('incident_id', '=', row.id)
+    .orderBy('id')
+    .execute();
+  const summary = toSummary(row);
+  let url = row.url;
+  let serviceStatusUrl = row.service_status_page_url;
+  if (row.service_company_id !== null) {
+    const page = (await linkedPages(db, row.service_id))[0];
+    if (page) {
+      url ??= incidentPageUrl(page, row.id);
+      serviceStatusUrl = page.url;
+    }
+  }
+  return {
+    ...summary,
+    url,
+    serviceStatusUrl,
+    severityFromProvider: row.service_company_id === null ? row.severity_from_provider : null,
+    updates: updates.map((u) => ({ stage: u.stage, description: u.description, createdAt: new Date(u.created_at) })),
+    trackerUrl: incidentTrackerUrl(ctx.publicUrl, row.id),
+  };
+}

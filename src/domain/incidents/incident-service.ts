@@ -1,0 +1,182 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../../db/schema.js';
+import type { Company } from '../companies/company.js';
+import type { DomainContext } from '../context.js';
+import { syncDemoServices } from '../demo/demo-services.js';
+import { DomainError, forbidden, notFound } from '../errors.js';
+import { enqueueIncidentNotifications } from '../notifications/outbox.js';
+import { assertMayReadIncidentsOf, findVisibleService, toService } from '../services/service-access.js';
+import { statusOf } from '../services/service-status.js';
+import { publishServiceStatus } from '../status-pages/status-pages.js';
+import { parseInput } from '../validation.js';
+import type { Incident, IncidentEvent, IncidentSummary } from './incident.js';
+import { createIncidentInput, updateIncidentInput } from './incident-input.js';
+import { incidentRow, loadIncident, toSummary } from './incident-repository.js';
+import type { IncidentRow } from './incident-repository.js';
+import { applyUpdate, opening } from './incident-rules.js';
+import type { Transition } from './incident-rules.js';
+
+const DAY_MS = 86_400_000;
+/** Lists cover incidents created in the last 30 days, plus any still unresolved. */
+export const HISTORY_WINDOW_MS = 30 * DAY_MS;
+
+/** An incident the company may read: its own custom services', or a catalog service's its plan shows. */
+export async function getIncident(ctx: DomainContext, company: Company, id: number): Promise<Incident> {
+  await syncDemoServices(ctx);
+  const row = await findIncidentRow(ctx.db, id);
+  if (row.service_company_id !== null && row.service_company_id !== company.id) throw notFound('incident');
+  await assertMayReadIncidentsOf(ctx, company, toService(ctx, serviceOf(row)));
+  return loadIncident(ctx, ctx.db, row);
+}
+
+export async function listServiceIncidents(
+  ctx: DomainContext,
+  company: Company,
+  urlname: string,
+  options: { includeUserReports: boolean },
+): Promise<IncidentSummary[]> {
+  await syncDemoServices(ctx);
+  const service = await findVisibleService(ctx, company, urlname);
+  await assertMayReadIncidentsOf(ctx, company, service);
+  const since = ctx.clock.now().getTime() - HISTORY_WINDOW_MS;
+  let query = incidentRow(ctx.db)
+    .where('incidents.service_id', '=', service.id)
+    .where((eb) => eb.or([eb('incidents.created_at', '>=', since), eb('incidents.resolved', '=', 0)]))
+    .orderBy('incidents.created_at', 'desc')
+    .orderBy('incidents.id', 'desc');
+  if (!options.includeUserReports) query = query.where('incidents.user_generated', '=', 0);
+  return (await query.execute()).map(toSummary);
+}
+
+/** Opens (or records an already resolved) incident on one of the company's custom services. */
+export async function createIncident(ctx: DomainContext, company: Company, raw: unknown): Promise<Incident> {
+  const input = parseInput(createIncidentInput, raw);
+  return ctx.db.transaction().execute(async (trx) => {
+    const service = await trx
+      .selectFrom('services')
+      .select('id')
+      .where('id', '=', input.service_id)
+      .where('company_id', '=', company.id)
+      .executeTakeFirst();
+    if (!service) {
+      throw new DomainError('invalid_input', 'service_id must be the id of a custom service of your company', [
+        { path: ['service_id'], message: 'service_id must be the id of a custom service of your company' },
+      ]);
+    }
+    const now = ctx.clock.now().getTime();
+    const transition = opening(input, now);
+    const { id } = await trx
+      .insertInto('incidents')
+      .values({
+        service_id: service.id,
+        title: transition.next.title,
+        status: transition.next.status,
+        description: input.description,
+        resolved: transition.next.resolved ? 1 : 0,
+        url: null,
+        severity_from_provider: null,
+        external_key: null,
+        created_at: now,
+        updated_at: now,
+        resolved_at: transition.next.resolvedAt,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    return record(ctx, trx, company, id, transition, now);
+  });
+}
+
+/** Changes title or severity, and/or posts an update that may resolve or reopen the incident. */
+export async function updateIncident(ctx: DomainContext, company: Company, id: number, raw: unknown): Promise<Incident> {
+  const input = parseInput(updateIncidentInput, raw);
+  return ctx.db.transaction().execute(async (trx) => {
+    const row = await findOwnedIncidentRow(trx, company, id);
+    const now = ctx.clock.now().getTime();
+    const current = {
+      title: row.title,
+      status: row.status,
+      resolved: row.resolved === 1,
+      resolvedAt: row.resolved_at,
+    };
+    const transition = applyUpdate(current, input, now);
+    if (transition.event === null) return loadIncident(ctx, trx, row);
+    await trx
+      .updateTable('incidents')
+      .set({
+        title: transition.next.title,
+        status: transition.next.status,
+        resolved: transition.next.resolved ? 1 : 0,
+        resolved_at: transition.next.resolvedAt,
+        updated_at: now,
+        ...(transition.update ? { description: transition.update.description } : {}),
+      })
+      .where('id', '=', row.id)
+      .execute();
+    return record(ctx, trx, company, row.id, transition, now);
+  });
+}
+
+/** Removes an incident and its timeline for good. */
+export async function deleteIncident(ctx: DomainContext, company: Company, id: number): Promise<void> {
+  await ctx.db.transaction().execute(async (trx) => {
+    const row = await findOwnedIncidentRow(trx, company, id);
+    const now = ctx.clock.now().getTime();
+    const last = await loadIncident(ctx, trx, row);
+    await trx.deleteFrom('incidents').where('id', '=', row.id).execute();
+    await announce(trx, company, 'deleted', last, now);
+  });
+}
+
+/** Appends the transition's update, then shows the result on status pages and queues notifications. */
+async function record(
+  ctx: DomainContext,
+  trx: Kysely<Database>,
+  company: Company,
+  id: number,
+  transition: Transition,
+  now: number,
+): Promise<Incident> {
+  if (transition.update) {
+    await trx
+      .insertInto('incident_updates')
+      .values({ incident_id: id, stage: transition.update.stage, description: transition.update.description, created_at: now })
+      .execute();
+  }
+  const incident = await loadIncident(ctx, trx, await findIncidentRow(trx, id));
+  if (transition.event) await announce(trx, company, transition.event, incident, now);
+  return incident;
+}
+
+async function announce(
+  trx: Kysely<Database>,
+  company: Company,
+  event: IncidentEvent,
+  incident: Incident,
+  now: number,
+): Promise<void> {
+  const serviceStatus = await statusOf(trx, incident.serviceId, now);
+  await publishServiceStatus(trx, incident.serviceId, serviceStatus, now);
+  await enqueueIncidentNotifications(trx, { company, event, incident, serviceStatus, now });
+}
+
+async function findIncidentRow(db: Kysely<Database>, id: number): Promise<IncidentRow> {
+  const row = await incidentRow(db).where('incidents.id', '=', id).executeTakeFirst();
+  if (!row) throw notFound('incident');
+  return row;
+}
+
+/** Changes are for incidents on the company's own custom services; catalog incidents are read-only. */
+async function findOwnedIncidentRow(db: Kysely<Database>, company: Company, id: number): Promise<IncidentRow> {
+  const row = await findIncidentRow(db, id);
+  if (row.service_company_id === null) throw forbidden('Incidents of third-party services cannot be changed');
+  if (row.service_company_id !== company.id) throw notFound('incident');
+  return row;
+}
+
+const serviceOf = (row: IncidentRow) => ({
+  id: row.service_id,
+  name: row.service_name,
+  urlname: row.service_urlname,
+  company_id: row.service_company_id,
+  status_page_url: row.service_status_page_url,
+});

@@ -1,0 +1,251 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../../db/schema.js';
+import { hashApiKey } from '../companies/api-keys.js';
+import type { DomainContext } from '../context.js';
+import { DEMO_SERVICES, syncDemoServices } from '../demo/demo-services.js';
+import { invalidInput } from '../errors.js';
+import { statusOf } from '../services/service-status.js';
+import type { CompanySpec, Setup } from './setup.js';
+
+type Path = (string | number)[];
+
+export interface ApplyReport {
+  companies: number;
+  services: number;
+}
+
+/**
+ * Makes the database hold what the setup declares, in one transaction: creates
+ * what is missing and updates what differs. It never deletes companies,
+ * services, monitors, boards, incidents or API keys; the lists that belong to
+ * one declared item (monitored services, a status page's services and
+ * subscribers) are set to exactly what is declared. Applying twice changes nothing.
+ * A clash with existing data is an invalid_input error whose path names the entry.
+ */
+export async function applySetup(ctx: DomainContext, setup: Setup): Promise<ApplyReport> {
+  const now = ctx.clock.now().getTime();
+  await ctx.db.transaction().execute(async (trx) => {
+    for (const demo of DEMO_SERVICES) {
+      await upsertCatalogService(trx, { urlname: demo.urlname, name: demo.name, status_page_url: null }, demo.demo, now, [
+        'services',
+      ]);
+    }
+    for (const [i, spec] of setup.services.entries()) {
+      const id = await upsertCatalogService(trx, spec, null, now, ['services', i, 'urlname']);
+      await trx.deleteFrom('maintenance_windows').where('service_id', '=', id).execute();
+      for (const w of spec.maintenance) {
+        await trx
+          .insertInto('maintenance_windows')
+          .values({ service_id: id, starts_at: w.starts_at.getTime(), ends_at: w.ends_at.getTime() })
+          .execute();
+      }
+    }
+    for (const [i, company] of setup.companies.entries()) {
+      await applyCompany(trx, company, now, ['companies', i]);
+    }
+  });
+  await syncDemoServices(ctx);
+  return { companies: setup.companies.length, services: setup.services.length + DEMO_SERVICES.length };
+}
+
+async function upsertCatalogService(
+  trx: Kysely<Database>,
+  spec: { urlname: string; name: string; status_page_url: string | null },
+  demo: 'cycle' | 'ok' | 'minor' | 'major' | null,
+  now: number,
+  path: Path,
+): Promise<number> {
+  const existing = await trx
+    .selectFrom('services')
+    .select(['id', 'company_id'])
+    .where('urlname', '=', spec.urlname)
+    .executeTakeFirst();
+  if (existing && existing.company_id !== null) {
+    throw invalidInput(path, `${spec.urlname} is already the urlname of a custom service`);
+  }
+  if (existing) {
+    await trx
+      .updateTable('services')
+      .set({ name: spec.name, status_page_url: spec.status_page_url, demo })
+      .where('id', '=', existing.id)
+      .execute();
+    return existing.id;
+  }
+  const { id } = await trx
+    .insertInto('services')
+    .values({ urlname: spec.urlname, name: spec.name, status_page_url: spec.status_page_url, company_id: null, demo, created_at: now })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return id;
+}
+
+async function applyCompany(trx: Kysely<Database>, spec: CompanySpec, now: number, path: Path): Promise<void> {
+  const notifyOn = JSON.stringify(spec.notify_on);
+  const companyId = (
+    await trx
+      .insertInto('companies')
+      .values({ name: spec.name, plan: spec.plan, notify_on: notifyOn, created_at: now })
+      .onConflict((oc) => oc.column('name').doUpdateSet({ plan: spec.plan, notify_on: notifyOn }))
+      .returning('id')
+      .executeTakeFirstOrThrow()
+  ).id;
+
+  for (const [i, key] of spec.api_keys.entries()) {
+    const hash = hashApiKey(key);
+    const existing = await trx.selectFrom('api_keys').select('company_id').where('key_hash', '=', hash).executeTakeFirst();
+    if (existing && existing.company_id !== companyId) {
+      throw invalidInput([...path, 'api_keys', i], 'this API key already belongs to another company');
+    }
+    if (!existing) {
+      await trx.insertInto('api_keys').values({ company_id: companyId, key_hash: hash, label: 'config', created_at: now }).execute();
+    }
+  }
+
+  for (const [i, s] of spec.custom_services.entries()) {
+    const at: Path = [...path, 'custom_services', i];
+    const byId = await trx.selectFrom('services').select(['company_id']).where('id', '=', s.id).executeTakeFirst();
+    if (byId && byId.company_id !== companyId) throw invalidInput([...at, 'id'], `service id ${s.id} is already taken`);
+    const byName = await trx.selectFrom('services').select('id').where('urlname', '=', s.urlname).executeTakeFirst();
+    if (byName && byName.id !== s.id) throw invalidInput([...at, 'urlname'], `urlname ${s.urlname} is already taken`);
+    await trx
+      .insertInto('services')
+      .values({ id: s.id, urlname: s.urlname, name: s.name, status_page_url: s.status_page_url, company_id: companyId, demo: null, created_at: now })
+      .onConflict((oc) => oc.column('id').doUpdateSet({ urlname: s.urlname, name: s.name, status_page_url: s.status_page_url }))
+      .execute();
+  }
+
+  await trx.deleteFrom('company_monitored_services').where('company_id', '=', companyId).execute();
+  for (const [i, urlname] of spec.monitored_services.entries()) {
+    const serviceId = await serviceIdOf(trx, urlname, companyId, [...path, 'monitored_services', i]);
+    await trx
+      .insertInto('company_monitored_services')
+      .values({ company_id: companyId, service_id: serviceId })
+      .onConflict((oc) => oc.doNothing())
+      .execute();
+  }
+
+  for (const [i, m] of spec.custom_monitors.entries()) {
+    const existing = await trx.selectFrom('custom_monitors').select('company_id').where('id', '=', m.id).executeTakeFirst();
+    if (existing && existing.company_id !== companyId) {
+      throw invalidInput([...path, 'custom_monitors', i, 'id'], `monitor id ${m.id} is already taken`);
+    }
+    const fields = { name: m.name, url: m.url, probe_type: m.probe_type, keyword: m.keyword, interval_seconds: m.interval_seconds };
+    if (existing) {
+      await trx.updateTable('custom_monitors').set({ ...fields, updated_at: now }).where('id', '=', m.id).execute();
+    } else {
+      await trx
+        .insertInto('custom_monitors')
+        .values({ id: m.id, company_id: companyId, ...fields, status: 'ok', created_at: now, updated_at: now })
+        .execute();
+    }
+  }
+
+  for (const [i, b] of spec.boards.entries()) {
+    const at: Path = [...path, 'boards', i];
+    const id = b.id.toLowerCase();
+    const existing = await trx.selectFrom('boards').select('company_id').where('id', '=', id).executeTakeFirst();
+    if (existing && existing.company_id !== companyId) throw invalidInput([...at, 'id'], `board id ${b.id} is already taken`);
+    const sameName = await trx
+      .selectFrom('boards')
+      .select('id')
+      .where('company_id', '=', companyId)
+      .where('urlname', '=', b.urlname)
+      .executeTakeFirst();
+    if (sameName && sameName.id !== id) throw invalidInput([...at, 'urlname'], `another board is named ${b.urlname}`);
+    await trx
+      .insertInto('boards')
+      .values({ id, company_id: companyId, name: b.name, urlname: b.urlname, created_at: now })
+      .onConflict((oc) => oc.column('id').doUpdateSet({ name: b.name, urlname: b.urlname }))
+      .execute();
+    for (const [j, entry] of b.services.entries()) {
+      const serviceId = await catalogServiceId(trx, entry.urlname, [...at, 'services', j, 'urlname']);
+      const last = await trx
+        .selectFrom('board_services')
+        .select((eb) => eb.fn.max('position').as('position'))
+        .where('board_id', '=', id)
+        .executeTakeFirst();
+      const tags = JSON.stringify(entry.tags);
+      await trx
+        .insertInto('board_services')
+        .values({ board_id: id, service_id: serviceId, tags, position: (last?.position ?? 0) + 1, created_at: now })
+        .onConflict((oc) => oc.columns(['board_id', 'service_id']).doUpdateSet({ tags }))
+        .execute();
+    }
+  }
+
+  for (const [i, p] of spec.status_pages.entries()) {
+    const at: Path = [...path, 'status_pages', i];
+    let page = await trx
+      .selectFrom('status_pages')
+      .select('id')
+      .where('company_id', '=', companyId)
+      .where('url', '=', p.url)
+      .executeTakeFirst();
+    if (page) {
+      await trx.updateTable('status_pages').set({ name: p.name }).where('id', '=', page.id).execute();
+    } else {
+      page = await trx
+        .insertInto('status_pages')
+        .values({ company_id: companyId, name: p.name, url: p.url, created_at: now, updated_at: now })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+    }
+    const pageId = page.id;
+    const serviceIds: number[] = [];
+    for (const [j, urlname] of p.services.entries()) {
+      const serviceId = await serviceIdOf(trx, urlname, companyId, [...at, 'services', j], true);
+      serviceIds.push(serviceId);
+      await trx
+        .insertInto('status_page_services')
+        .values({ status_page_id: pageId, service_id: serviceId, status: await statusOf(trx, serviceId, now), updated_at: now })
+        .onConflict((oc) => oc.doNothing())
+        .execute();
+    }
+    let unlink = trx.deleteFrom('status_page_services').where('status_page_id', '=', pageId);
+    if (serviceIds.length > 0) unlink = unlink.where('service_id', 'not in', serviceIds);
+    await unlink.execute();
+
+    const kept: number[] = [];
+    for (const sub of p.subscribers) {
+      const [kind, target, secret] =
+        'webhook' in sub ? (['webhook', sub.webhook, sub.secret] as const) : (['email', sub.email, null] as const);
+      const row = await trx
+        .insertInto('subscribers')
+        .values({ status_page_id: pageId, kind, target, secret, created_at: now })
+        .onConflict((oc) => oc.columns(['status_page_id', 'kind', 'target']).doUpdateSet({ secret }))
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      kept.push(row.id);
+    }
+    let drop = trx.deleteFrom('subscribers').where('status_page_id', '=', pageId);
+    if (kept.length > 0) drop = drop.where('id', 'not in', kept);
+    await drop.execute();
+  }
+}
+
+/** A catalog service, or (when allowed) one of the company's custom services. */
+async function serviceIdOf(
+  trx: Kysely<Database>,
+  urlname: string,
+  companyId: number,
+  path: Path,
+  customOnly = false,
+): Promise<number> {
+  const row = await trx.selectFrom('services').select(['id', 'company_id']).where('urlname', '=', urlname).executeTakeFirst();
+  const fits = row && (customOnly ? row.company_id === companyId : row.company_id === null || row.company_id === companyId);
+  if (!row || !fits) {
+    throw invalidInput(path, customOnly ? `${urlname} is not a custom service of this company` : `unknown service ${urlname}`);
+  }
+  return row.id;
+}
+
+async function catalogServiceId(trx: Kysely<Database>, urlname: string, path: Path): Promise<number> {
+  const row = await trx
+    .selectFrom('services')
+    .select('id')
+    .where('urlname', '=', urlname)
+    .where('company_id', 'is', null)
+    .executeTakeFirst();
+  if (!row) throw invalidInput(path, `${urlname} is not a third-party service in the catalog`);
+  return row.id;
+}

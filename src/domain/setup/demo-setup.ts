@@ -1,0 +1,56 @@
+import { generateApiKey } from '../companies/api-keys.js';
+import { NOTIFY_EVENTS } from '../companies/company.js';
+import type { DomainContext } from '../context.js';
+import { DEMO_SERVICES } from '../demo/demo-services.js';
+import { applySetup } from './apply-setup.js';
+import type { Setup } from './setup.js';
+
+export const DEMO_COMPANY = 'Demo';
+export const DEMO_BOARD_ID = '00000000-0000-4000-8000-000000000001';
+export const DEMO_CUSTOM_SERVICE_ID = 1001;
+export const DEMO_MONITOR_ID = 501;
+
+/**
+ * On a database without any company: a demo company on the business plan with
+ * a custom service, a monitor of this server's health, and a board of the demo
+ * services. Returns its new API key (shown once), or null when companies exist.
+ */
+export async function seedDemoCompany(ctx: DomainContext): Promise<string | null> {
+  const any = await ctx.db.selectFrom('companies').select('id').limit(1).executeTakeFirst();
+  if (any) return null;
+  const key = generateApiKey();
+  const setup: Setup = {
+    services: [],
+    companies: [
+      {
+        name: DEMO_COMPANY,
+        plan: 'business',
+        notify_on: [...NOTIFY_EVENTS],
+        api_keys: [key],
+        monitored_services: [],
+        custom_services: [{ id: DEMO_CUSTOM_SERVICE_ID, name: 'Demo API', urlname: 'demo-api', status_page_url: null }],
+        custom_monitors: [
+          {
+            id: DEMO_MONITOR_ID,
+            name: 'statusbot health',
+            url: `${ctx.publicUrl}/healthz`,
+            probe_type: 'ping',
+            keyword: null,
+            interval_seconds: 60,
+          },
+        ],
+        boards: [
+          {
+            id: DEMO_BOARD_ID,
+            name: 'Demo services',
+            urlname: 'demo',
+            services: DEMO_SERVICES.map((s) => ({ urlname: s.urlname, tags: ['demo'] })),
+          },
+        ],
+        status_pages: [],
+      },
+    ],
+  };
+  await applySetup(ctx, setup);
+  return key;
+}

@@ -1,0 +1,42 @@
+import type { Plan, NotifyEvent } from '../companies/company.js';
+import type { ProbeType } from '../monitors/monitor.js';
+
+/**
+ * Everything the API cannot create, declared: the shape that config files are
+ * validated into and that `applySetup` makes true in the database.
+ */
+export interface Setup {
+  services: CatalogServiceSpec[];
+  companies: CompanySpec[];
+}
+
+export interface CatalogServiceSpec {
+  urlname: string;
+  name: string;
+  status_page_url: string | null;
+  maintenance: { starts_at: Date; ends_at: Date }[];
+}
+
+export interface CompanySpec {
+  name: string;
+  plan: Plan;
+  notify_on: NotifyEvent[];
+  api_keys: string[];
+  monitored_services: string[];
+  custom_services: { id: number; name: string; urlname: string; status_page_url: string | null }[];
+  custom_monitors: {
+    id: number;
+    name: string;
+    url: string;
+    probe_type: ProbeType;
+    keyword: string | null;
+    interval_seconds: number;
+  }[];
+  boards: { id: string; name: string; urlname: string; services: { urlname: string; tags: string[] }[] }[];
+  status_pages: {
+    name: string;
+    url: string;
+    services: string[];
+    subscribers: ({ webhook: string; secret: string | null } | { email: string })[];
+  }[];
+}

@@ -1,0 +1,148 @@
+import type { Board, BoardService } from '../domain/boards/board.js';
+import type { Incident, IncidentSummary } from '../domain/incidents/incident.js';
+import type { Monitor, MonitorIncident } from '../domain/monitors/monitor.js';
+import type { Service, ServiceWithStatus } from '../domain/services/service.js';
+
+/** Domain objects in the exact shapes of spec section 2; ids are strings, timestamps ISO 8601 UTC. */
+
+const iso = (d: Date): string => d.toISOString();
+const isoOrNull = (d: Date | null): string | null => (d === null ? null : d.toISOString());
+
+/** 2.1 */
+export const serviceResource = (s: Service) => ({
+  id: String(s.id),
+  type: 'service',
+  attributes: { name: s.name, urlname: s.urlname, tracker_url: s.trackerUrl },
+});
+
+/** 2.1 with the current status and status page, for `GET /services/{service_name}`. */
+export const serviceStatusResource = (s: ServiceWithStatus) => ({
+  id: String(s.id),
+  type: 'service',
+  attributes: {
+    name: s.name,
+    urlname: s.urlname,
+    tracker_url: s.trackerUrl,
+    status: s.status,
+    status_page_url: s.statusPageUrl,
+  },
+});
+
+/** 2.2: `tags` sits beside `attributes`. */
+export const boardServiceResource = (s: BoardService) => ({
+  id: String(s.id),
+  type: 'service',
+  attributes: {
+    name: s.name,
+    status: s.status,
+    status_page_url: s.statusPageUrl,
+    severity_from_provider: false,
+    tracker_url: s.trackerUrl,
+  },
+  tags: s.tags,
+});
+
+/** 2.3 */
+export const serviceIncidentResource = (i: IncidentSummary) => ({
+  id: String(i.id),
+  type: 'incident',
+  attributes: {
+    url: i.url,
+    title: i.title,
+    description: i.description,
+    status: i.status,
+    resolved: i.resolved,
+    created_at: iso(i.createdAt),
+    resolved_at: isoOrNull(i.resolvedAt),
+    service: i.serviceName,
+    user_generated: i.userGenerated,
+    components: i.components,
+  },
+});
+
+const updates = (i: Incident) =>
+  i.updates.map((u) => ({ status: u.stage, created_at: iso(u.createdAt), description: u.description }));
+
+/** 2.4 */
+export const incidentResource = (i: Incident) => ({
+  id: String(i.id),
+  type: 'incidents',
+  attributes: {
+    url: i.url,
+    title: i.title,
+    description: i.description,
+    status: i.status,
+    resolved: i.resolved,
+    created_at: iso(i.createdAt),
+    resolved_at: isoOrNull(i.resolvedAt),
+    updated_at: iso(i.updatedAt),
+    service_id: i.serviceId,
+    service: i.serviceName,
+    service_status_url: i.serviceStatusUrl,
+    service_urlname: i.serviceUrlname,
+    user_generated: i.userGenerated,
+    severity_from_provider: i.severityFromProvider,
+    components: i.components,
+    updates: updates(i),
+    tracker_url: i.trackerUrl,
+  },
+});
+
+/** 2.4, the reduced field set of the update operation's response. */
+export const updatedIncidentResource = (i: Incident) => ({
+  id: String(i.id),
+  type: 'incidents',
+  attributes: {
+    title: i.title,
+    description: i.description,
+    status: i.status,
+    resolved: i.resolved,
+    created_at: iso(i.createdAt),
+    resolved_at: isoOrNull(i.resolvedAt),
+    updated_at: iso(i.updatedAt),
+    service_id: i.serviceId,
+    service: i.serviceName,
+    updates: updates(i),
+    tracker_url: i.trackerUrl,
+  },
+});
+
+/** 2.6; `custom_monitor_url` only in the per-monitor list. */
+export const monitorIncidentResource = (i: MonitorIncident, withMonitorUrl: boolean) => ({
+  id: String(i.id),
+  type: 'custom_monitor_incident',
+  attributes: {
+    description: i.description,
+    created_at: iso(i.createdAt),
+    resolved_at: isoOrNull(i.resolvedAt),
+    updated_at: iso(i.updatedAt),
+    resolved: i.resolved,
+    ...(withMonitorUrl ? { custom_monitor_url: i.monitorUrl } : {}),
+  },
+});
+
+/** 2.5 */
+export const monitorResource = (m: Monitor) => ({
+  id: String(m.id),
+  type: 'custom_monitor',
+  attributes: {
+    name: m.name,
+    status: m.status,
+    url: m.url,
+    probe_type: m.probeType,
+    created_at: iso(m.createdAt),
+    updated_at: iso(m.updatedAt),
+    ongoing_incidents: { data: m.ongoingIncidents.map((i) => monitorIncidentResource(i, false)) },
+  },
+});
+
+/** 2.7 */
+export const boardResource = (b: Board) => ({
+  id: b.id,
+  type: 'board',
+  attributes: {
+    name: b.name,
+    urlname: b.urlname,
+    services: b.services.map((s) => ({ name: s.name, urlname: s.urlname, tags: s.tags })),
+  },
+});

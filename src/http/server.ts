@@ -1,0 +1,203 @@
+import { createServer } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { authenticate } from '../domain/companies/api-keys.js';
+import type { DomainContext } from '../domain/context.js';
+import { DomainError } from '../domain/errors.js';
+import { HttpProblem, renderError } from './http-errors.js';
+import { createRateLimiter } from './rate-limiter.js';
+import { routes } from './routes.js';
+import type { Reply, Route } from './routes.js';
+
+export const API_PREFIX = '/api/v2';
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+export interface Logger {
+  info(message: string): void;
+  error(message: string, error?: unknown): void;
+}
+
+/** A handler for a path outside the API (chat webhooks); it owns the whole exchange. */
+export type RawHandler = (req: IncomingMessage, res: ServerResponse, body: Buffer) => Promise<void>;
+
+export interface HttpServerOptions {
+  ctx: DomainContext;
+  logger: Logger;
+  /** Requests per minute per API key. */
+  rateLimitPerMinute: number;
+  /** Answers /healthz with 200 once true. */
+  ready: () => boolean;
+  rawHandlers?: Record<string, RawHandler>;
+}
+
+interface CompiledRoute {
+  route: Route;
+  pattern: RegExp;
+  names: string[];
+}
+
+function compile(route: Route): CompiledRoute {
+  const names: string[] = [];
+  const source = route.path
+    .split('/')
+    .map((segment) => {
+      if (!segment.startsWith(':')) return segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+      names.push(segment.slice(1));
+      return '([^/]+)';
+    })
+    .join('/');
+  return { route, pattern: new RegExp(`^${source}$`), names };
+}
+
+const compiled = routes.map(compile);
+
+/** The route for a path and method; 404 for an unknown path, 405 with `Allow` for a known one. */
+function match(path: string, method: string): { route: Route; params: Record<string, string> } {
+  const allowed: string[] = [];
+  for (const c of compiled) {
+    const m = c.pattern.exec(path);
+    if (!m) continue;
+    const wanted = method === 'HEAD' ? 'GET' : method;
+    if (c.route.method !== wanted) {
+      allowed.push(c.route.method);
+      continue;
+    }
+    const params: Record<string, string> = {};
+    c.names.forEach((name, i) => {
+      try {
+        params[name] = decodeURIComponent(m[i + 1] ?? '');
+      } catch {
+        throw new HttpProblem('bad_request', `The path segment ${name} is not valid percent-encoding`);
+      }
+    });
+    return { route: c.route, params };
+  }
+  if (allowed.length > 0) {
+    const allow = [...new Set(allowed)].join(', ');
+    throw new HttpProblem('method_not_allowed', `${method} is not allowed here; use ${allow}`, { Allow: allow });
+  }
+  throw new HttpProblem('route_not_found', 'No such path');
+}
+
+function readBody(req: IncomingMessage): Promise<Buffer> {
+  const declared = Number(req.headers['content-length'] ?? 0);
+  if (declared > MAX_BODY_BYTES) {
+    return Promise.reject(tooLarge());
+  }
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) {
+        req.removeAllListeners('data');
+        req.pause();
+        reject(tooLarge());
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}
+
+const tooLarge = () =>
+  new HttpProblem('payload_too_large', `The body must not exceed ${MAX_BODY_BYTES} bytes`, { Connection: 'close' });
+
+const JSON_TYPE = /^application\/(?:[a-z0-9.+-]*\+)?json\s*(?:;|$)/i;
+
+/** The JSON object in the body; undefined for an empty body. */
+function parseJsonBody(req: IncomingMessage, raw: Buffer): unknown {
+  if (raw.length === 0) return undefined;
+  const type = req.headers['content-type'];
+  if (!type || !JSON_TYPE.test(type)) {
+    throw new HttpProblem('bad_request', 'The body must be JSON, sent with Content-Type: application/json');
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw.toString('utf8'));
+  } catch (e) {
+    throw new HttpProblem('bad_request', `The body is not valid JSON: ${(e as Error).message}`);
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    throw new HttpProblem('bad_request', 'The body must be a JSON object');
+  }
+  return parsed;
+}
+
+function bearerKey(req: IncomingMessage): string {
+  const header = req.headers.authorization;
+  const m = header ? /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header) : null;
+  if (!m) throw new DomainError('unauthorized', 'The Authorization header must be "Bearer <API_KEY>"');
+  return m[1]!;
+}
+
+function send(res: ServerResponse, reply: Reply): void {
+  const headers: Record<string, string | number> = { ...reply.headers };
+  if (reply.body === undefined) {
+    res.writeHead(reply.status, headers);
+    res.end();
+    return;
+  }
+  const payload = JSON.stringify(reply.body);
+  headers['Content-Type'] = 'application/json; charset=utf-8';
+  headers['Content-Length'] = Buffer.byteLength(payload);
+  res.writeHead(reply.status, headers);
+  res.end(payload);
+}
+
+export function createHttpServer(options: HttpServerOptions): Server {
+  const { ctx, logger } = options;
+  const limiter = createRateLimiter(options.rateLimitPerMinute);
+
+  async function handleApi(req: IncomingMessage, path: string, query: URLSearchParams, res: ServerResponse) {
+    const key = bearerKey(req);
+    const raw = await readBody(req);
+    const company = await authenticate(ctx, key);
+    const limit = limiter.take(key, Date.now());
+    if (limit.retryAfterSeconds > 0) {
+      throw new HttpProblem('rate_limited', `Rate limit of ${options.rateLimitPerMinute} requests per minute exceeded`, {
+        'Retry-After': String(limit.retryAfterSeconds),
+      });
+    }
+    const { route, params } = match(path.slice(API_PREFIX.length) || '/', req.method ?? 'GET');
+    const body = route.method === 'POST' || route.method === 'PATCH' ? parseJsonBody(req, raw) : undefined;
+    send(res, await route.handle({ ctx, company, params, query, body }));
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    const path = url.pathname;
+    try {
+      if (path === API_PREFIX || path.startsWith(`${API_PREFIX}/`)) {
+        await handleApi(req, path, url.searchParams, res);
+        return;
+      }
+      const raw = options.rawHandlers?.[path];
+      if (raw) {
+        await raw(req, res, await readBody(req));
+        return;
+      }
+      if (path === '/healthz') {
+        if (req.method !== 'GET' && req.method !== 'HEAD') {
+          throw new HttpProblem('method_not_allowed', `${req.method} is not allowed here; use GET`, { Allow: 'GET' });
+        }
+        const up = options.ready();
+        send(res, { status: up ? 200 : 503, body: { status: up ? 'ok' : 'starting' } });
+        return;
+      }
+      throw new HttpProblem('route_not_found', 'No such path');
+    } catch (error) {
+      const rendered = renderError(error);
+      if (rendered.status >= 500) logger.error(`${req.method} ${path} failed`, error);
+      if (!res.headersSent) send(res, rendered);
+      else res.destroy();
+    }
+  }
+
+  const server = createServer((req, res) => {
+    void handle(req, res);
+  });
+  server.keepAliveTimeout = 65_000;
+  return server;
+}

@@ -1,0 +1,127 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseConfig } from '../../src/config/load-config.js';
+import type { Config } from '../../src/config/load-config.js';
+import { manualClock } from '../../src/domain/clock.js';
+import type { ManualClock } from '../../src/domain/clock.js';
+import { startServer } from '../../src/main.js';
+import type { RunningServer } from '../../src/main.js';
+
+export const T0 = '2026-11-22T10:02:00.000Z';
+
+export const ACME_KEY = 'acme-key-1';
+export const GLOBEX_KEY = 'globex-key-1';
+export const FREE_KEY = 'initech-key-1';
+export const ACME_BOARD = '5d0e8f8e-8b1c-4c55-9d7a-2f1f0c0f4a01';
+export const GLOBEX_BOARD = '7a1c2b3d-0000-4000-8000-00000000beef';
+
+/** Two business companies and one on the free plan, as in the README's example. */
+export const STANDARD_CONFIG = `
+public_url: http://status.test
+rate_limit: { per_minute: 100000 }
+services:
+  - urlname: acme-cloud
+    name: Acme Cloud
+    status_page_url: https://status.acme-cloud.example
+companies:
+  - name: Acme
+    plan: business
+    api_keys: ["${ACME_KEY}"]
+    monitored_services: [demo-service-minor]
+    custom_services:
+      - { id: 1001, name: Acme API, urlname: acme-api }
+      - { id: 1002, name: Acme Web, urlname: acme-web }
+    custom_monitors:
+      - { id: 501, name: Homepage, url: "http://127.0.0.1:9/health", probe_type: ping, interval_seconds: 60 }
+      - { id: 502, name: Login, url: "http://127.0.0.1:9/login", probe_type: keyword, keyword: "Sign in" }
+    boards:
+      - id: ${ACME_BOARD}
+        name: Vendors
+        urlname: vendors
+        services:
+          - { urlname: demo-service, tags: [core] }
+    status_pages:
+      - name: Acme status
+        url: https://status.acme.example
+        services: [acme-api]
+        subscribers:
+          - { webhook: "https://hooks.acme.example/statusbot", secret: "0123456789abcdef0123" }
+          - { email: "oncall@acme.example" }
+  - name: Globex
+    plan: business
+    api_keys: ["${GLOBEX_KEY}"]
+    custom_services:
+      - { id: 2001, name: Globex API, urlname: globex-api }
+    custom_monitors:
+      - { id: 601, name: Globex home, url: "http://127.0.0.1:9/", probe_type: ping }
+    boards:
+      - id: ${GLOBEX_BOARD}
+        name: Globex vendors
+        urlname: vendors
+        services: []
+  - name: Initech
+    plan: free
+    api_keys: ["${FREE_KEY}"]
+    monitored_services: [demo-service-minor]
+`;
+
+export interface TestServer extends RunningServer {
+  clock: ManualClock;
+  dbPath: string;
+  /** A request with a JSON body and an API key; returns status, headers and parsed body. */
+  api(
+    method: string,
+    path: string,
+    options?: { key?: string | null; body?: unknown; rawBody?: string; headers?: Record<string, string> },
+  ): Promise<{ status: number; headers: Headers; body: any; text: string }>;
+  stop(): Promise<void>;
+}
+
+export async function startTestServer(options: { config?: string | Config; clock?: ManualClock; dbPath?: string } = {}): Promise<TestServer> {
+  const dir = options.dbPath ? null : mkdtempSync(join(tmpdir(), 'statusbot-test-'));
+  const dbPath = options.dbPath ?? join(dir!, 'statusbot.db');
+  const clock = options.clock ?? manualClock(T0);
+  const config =
+    typeof options.config === 'string'
+      ? parseConfig('test.yml', options.config).config
+      : (options.config ?? parseConfig('test.yml', STANDARD_CONFIG).config);
+  const server = await startServer({
+    dbPath,
+    port: 0,
+    host: '127.0.0.1',
+    config,
+    clock,
+    logger: { info: () => {}, error: (m, e) => console.error(m, e) },
+  });
+  return {
+    ...server,
+    clock,
+    dbPath,
+    async api(method, path, opts = {}) {
+      const headers: Record<string, string> = { ...opts.headers };
+      const key = opts.key === undefined ? ACME_KEY : opts.key;
+      if (key !== null) headers.authorization = `Bearer ${key}`;
+      let body: string | undefined = opts.rawBody;
+      if (opts.body !== undefined) {
+        body = JSON.stringify(opts.body);
+        headers['content-type'] ??= 'application/json';
+      }
+      const res = await fetch(`${server.url}${path}`, { method, headers, body });
+      const text = await res.text();
+      let parsed: unknown = undefined;
+      if (text) {
+        try {
+          parsed = JSON.parse(text);
+        } catch {
+          parsed = undefined;
+        }
+      }
+      return { status: res.status, headers: res.headers, body: parsed, text };
+    },
+    async stop() {
+      await server.close();
+      if (dir) rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
