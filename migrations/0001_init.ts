@@ -67,13 +67,26 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('severity_from_provider', 'text')
     .addColumn('components', 'text', (c) => c.notNull().defaultTo('[]'))
     // Identifies incidents that come from a source outside the API (demo cycle, ingestion), so re-running is idempotent.
-    .addColumn('external_key', 'text', (c) => c.unique())
+    .addColumn('external_key', 'text')
     .addColumn('created_at', 'integer', (c) => c.notNull())
     .addColumn('updated_at', 'integer', (c) => c.notNull())
     .addColumn('resolved_at', 'integer')
     .execute();
+  // Partial: incidents created through the API carry no key and cost no index entry.
+  await db.schema
+    .createIndex('incidents_external_key')
+    .on('incidents')
+    .column('external_key')
+    .unique()
+    .where(sql.ref('external_key'), 'is not', null)
+    .execute();
   await db.schema.createIndex('incidents_service_created').on('incidents').columns(['service_id', 'created_at']).execute();
-  await db.schema.createIndex('incidents_service_open').on('incidents').columns(['service_id', 'resolved']).execute();
+  // Covers the status of a service: its open incidents by severity.
+  await db.schema
+    .createIndex('incidents_service_open')
+    .on('incidents')
+    .columns(['service_id', 'resolved', 'status'])
+    .execute();
 
   await db.schema
     .createTable('incident_updates')
@@ -165,7 +178,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .createTable('subscribers')
     .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
     .addColumn('status_page_id', 'integer', (c) => c.notNull().references('status_pages.id').onDelete('cascade'))
-    .addColumn('kind', 'text', (c) => c.notNull().check(sql`kind in ('webhook', 'email')`))
+    .addColumn('kind', 'text', (c) => c.notNull().check(sql`kind in ('webhook')`))
     .addColumn('target', 'text', (c) => c.notNull())
     .addColumn('secret', 'text')
     .addColumn('created_at', 'integer', (c) => c.notNull())
@@ -189,8 +202,13 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('created_at', 'integer', (c) => c.notNull())
     .addColumn('sent_at', 'integer')
     .execute();
-  await db.schema.createIndex('outbox_pending').on('outbox').columns(['state', 'next_attempt_at']).execute();
-  await db.schema.createIndex('outbox_stream').on('outbox').columns(['stream', 'id']).execute();
+  // Only rows still to deliver are indexed, by stream in order; delivered rows leave the index.
+  await db.schema
+    .createIndex('outbox_pending')
+    .on('outbox')
+    .columns(['stream', 'id'])
+    .where(sql.ref('state'), '=', 'pending')
+    .execute();
 
   await db.schema
     .createTable('meta')

@@ -19,7 +19,7 @@ const catalogService = z.strictObject({
     .array(
       z
         .strictObject({ starts_at: date, ends_at: date })
-        .refine((w) => w.ends_at > w.starts_at, { error: 'ends_at must be after starts_at', path: ['ends_at'] }),
+        .refine((w) => w.ends_at > w.starts_at, { error: 'must be after starts_at', path: ['ends_at'] }),
     )
     .default([]),
 });
@@ -34,7 +34,7 @@ const customMonitor = z
     interval_seconds: z.int().min(1).max(86_400).default(60),
   })
   .refine((m) => m.probe_type !== 'keyword' || m.keyword !== null, {
-    error: 'keyword is required when probe_type is keyword',
+    error: 'is required when probe_type is keyword',
     path: ['keyword'],
   });
 
@@ -56,10 +56,8 @@ const board = z.strictObject({
     .default([]),
 });
 
-const subscriber = z.union([
-  z.strictObject({ webhook: httpUrl, secret: z.string().min(16).nullable().default(null) }),
-  z.strictObject({ email: z.email() }),
-]);
+/** A webhook that receives the company's incident notifications, signed with its secret. */
+const subscriber = z.strictObject({ webhook: httpUrl, secret: z.string().min(16).max(512) });
 
 const statusPage = z.strictObject({
   name,
@@ -95,7 +93,7 @@ export const configFileSchema = z
       const first = new Set<string | number>();
       for (const v of values) {
         if (first.has(v.value)) {
-          const message = secret ? `${what} is declared twice` : `${what} ${v.value} is declared twice`;
+          const message = secret ? `declares the same ${what} again` : `declares ${what} ${v.value} again`;
           ctx.addIssue({ code: 'custom', path: v.path, message });
         } else first.add(v.value);
       }

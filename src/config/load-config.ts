@@ -70,7 +70,7 @@ export function parseConfig(file: string, text: string): LoadedConfig {
   const locate = locator(file, doc, lines);
   let parsed: ConfigFile;
   try {
-    parsed = parseInput(configFileSchema, doc.toJS() ?? {});
+    parsed = parseInput(configFileSchema, doc.toJS() ?? {}, 'body', 'config file');
   } catch (e) {
     if (e instanceof DomainError) throw new ConfigError(describeConfigIssues(file, e.issues, locate));
     throw e;

@@ -56,6 +56,24 @@ class ImmediateSqliteDialect extends SqliteDialect {
   }
 }
 
+const markers = new WeakMap<Db, () => string>();
+
+/** How long a commit by another process may stay unseen by `changeMarker`. */
+export const FOREIGN_CHANGE_DELAY_MS = 1;
+
+/**
+ * A value that changes whenever the database changes: at once for commits of
+ * this connection (total_changes, a counter in memory), and within
+ * FOREIGN_CHANGE_DELAY_MS for commits of other processes (data_version, which
+ * takes a file lock, so under load it is read once per interval, not per call).
+ * Caches of query results compare it.
+ */
+export function changeMarker(db: Db): string {
+  const marker = markers.get(db);
+  if (!marker) throw new Error('changeMarker needs a database opened by openDatabase');
+  return marker();
+}
+
 export function openDatabase(options: OpenDatabaseOptions): Db {
   if (options.path !== ':memory:') mkdirSync(dirname(options.path), { recursive: true });
   const sqlite = new BetterSqlite3(options.path);
@@ -64,5 +82,18 @@ export function openDatabase(options: OpenDatabaseOptions): Db {
   sqlite.pragma('synchronous = FULL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
-  return new Kysely<Database>({ dialect: new ImmediateSqliteDialect(cachingDatabase(sqlite)) });
+  const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect(cachingDatabase(sqlite)) });
+  const totalChanges = sqlite.prepare('select total_changes()').pluck();
+  const dataVersion = sqlite.prepare('pragma data_version').pluck();
+  let foreign = String(dataVersion.get());
+  let checkedAt = performance.now();
+  markers.set(db, () => {
+    const now = performance.now();
+    if (now - checkedAt >= FOREIGN_CHANGE_DELAY_MS) {
+      foreign = String(dataVersion.get());
+      checkedAt = now;
+    }
+    return `${String(totalChanges.get())}.${foreign}`;
+  });
+  return db;
 }

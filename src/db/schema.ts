@@ -127,7 +127,7 @@ export interface StatusPageServicesTable {
 export interface SubscribersTable {
   id: Generated<number>;
   status_page_id: number;
-  kind: 'webhook' | 'email';
+  kind: 'webhook';
   target: string;
   secret: string | null;
   created_at: number;

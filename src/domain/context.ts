@@ -1,14 +1,25 @@
+import type { Kysely } from 'kysely';
 import type { Db } from '../db/database.js';
+import type { Database } from '../db/schema.js';
+import { createWriter } from '../db/writer.js';
+import type { WriteUnit } from '../db/writer.js';
 import type { Clock } from './clock.js';
+import type { Company } from './companies/company.js';
 
 /** What every use case runs with: the database, the clock, and where this server is reachable. */
 export interface DomainContext {
+  /** For reads. Writes go through `write`. */
   readonly db: Db;
+  /** Runs a unit of writes in a transaction; resolves once it is committed (see db/writer.ts). */
+  write<T>(unit: WriteUnit<T>): Promise<T>;
   readonly clock: Clock;
   /** Base of `tracker_url` values, without a trailing slash. */
   readonly publicUrl: string;
-  /** The last demo period brought up to date by this process; see demo/demo-services.ts. */
-  readonly demo: { syncedPeriod: number };
+  /** Process-local state: the demo period this process brought up to date, and recently used API keys. */
+  readonly memo: {
+    demoPeriod: number;
+    apiKeys: Map<string, { company: Company; until: number }>;
+  };
 }
 
 export interface DomainContextOptions {
@@ -17,11 +28,15 @@ export interface DomainContextOptions {
   publicUrl: string;
 }
 
+export type Tx = Kysely<Database>;
+
 export function createDomainContext(options: DomainContextOptions): DomainContext {
+  const writer = createWriter(options.db);
   return {
     db: options.db,
+    write: (unit) => writer.run(unit),
     clock: options.clock,
     publicUrl: options.publicUrl.replace(/\/+$/, ''),
-    demo: { syncedPeriod: Number.NaN },
+    memo: { demoPeriod: Number.NaN, apiKeys: new Map() },
   };
 }

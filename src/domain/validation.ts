@@ -51,7 +51,7 @@ export function fieldName(path: readonly (string | number)[]): string {
   );
 }
 
-function toFieldIssues(error: z.ZodError, input: unknown, location: 'body' | 'query'): FieldIssue[] {
+function toFieldIssues(error: z.ZodError, input: unknown, location: 'body' | 'query', subject: string): FieldIssue[] {
   const issues: FieldIssue[] = [];
   for (const issue of error.issues) {
     const base = issue.path.filter((k): k is string | number => typeof k !== 'symbol');
@@ -64,7 +64,7 @@ function toFieldIssues(error: z.ZodError, input: unknown, location: 'body' | 'qu
     }
     const name = fieldName(base);
     const message = describe(issue, input);
-    issues.push({ path: base, message: name ? `${name} ${message}` : `the body ${message}`, location });
+    issues.push({ path: base, message: name ? `${name} ${message}` : `the ${subject} ${message}`, location });
   }
   return issues;
 }
@@ -74,9 +74,11 @@ export function parseInput<S extends z.ZodType>(
   schema: S,
   input: unknown,
   location: 'body' | 'query' = 'body',
+  /** What the input as a whole is called in messages. */
+  subject: string = location,
 ): z.output<S> {
   const result = schema.safeParse(input);
   if (result.success) return result.data;
-  const issues = toFieldIssues(result.error, input, location);
+  const issues = toFieldIssues(result.error, input, location, subject);
   throw new DomainError('invalid_input', issues.map((i) => i.message).join('; '), issues);
 }

@@ -46,12 +46,17 @@ export interface Route {
   method: Method;
   /** Path under /api/v2 with `:name` segments. */
   path: string;
+  /**
+   * The answer depends only on the caller's company, the path and the
+   * database's contents (see domain/read-epoch.ts), so it may be cached.
+   */
+  cacheable?: boolean;
   handle(req: ApiRequest): Promise<Reply>;
 }
 
 /** Integer ids in paths; anything else names no resource. */
 function idParam(value: string | undefined): number {
-  if (value === undefined || !/^[0-9]{1,15}$/.test(value)) throw notFound();
+  if (value === undefined || !/^(?:0|[1-9][0-9]{0,14})$/.test(value)) throw notFound();
   return Number(value);
 }
 
@@ -85,6 +90,7 @@ export const routes: readonly Route[] = [
   {
     method: 'GET',
     path: '/incidents/:id',
+    cacheable: true,
     handle: async ({ ctx, company, params }) => ok(incidentResource(await getIncident(ctx, company, idParam(params.id)))),
   },
   {
@@ -129,6 +135,7 @@ export const routes: readonly Route[] = [
   {
     method: 'GET',
     path: '/boards/:board_id',
+    cacheable: true,
     handle: async ({ ctx, company, params }) => ok(boardResource(await getBoard(ctx, company, params.board_id ?? ''))),
   },
   {

@@ -3,6 +3,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { authenticate } from '../domain/companies/api-keys.js';
 import type { DomainContext } from '../domain/context.js';
 import { DomainError } from '../domain/errors.js';
+import { readEpoch } from '../domain/read-epoch.js';
 import { HttpProblem, renderError } from './http-errors.js';
 import { createRateLimiter } from './rate-limiter.js';
 import { routes } from './routes.js';
@@ -78,8 +79,13 @@ function match(path: string, method: string): { route: Route; params: Record<str
   throw new HttpProblem('route_not_found', 'No such path');
 }
 
+const EMPTY = Buffer.alloc(0);
+
 function readBody(req: IncomingMessage): Promise<Buffer> {
-  const declared = Number(req.headers['content-length'] ?? 0);
+  const length = req.headers['content-length'];
+  // Without a length or chunked encoding there is no body (RFC 9112 §6.3); do not wait for one.
+  if (length === undefined && req.headers['transfer-encoding'] === undefined) return Promise.resolve(EMPTY);
+  const declared = Number(length ?? 0);
   if (declared > MAX_BODY_BYTES) {
     return Promise.reject(tooLarge());
   }
@@ -133,44 +139,89 @@ function bearerKey(req: IncomingMessage): string {
 }
 
 function send(res: ServerResponse, reply: Reply): void {
-  const headers: Record<string, string | number> = { ...reply.headers };
   if (reply.body === undefined) {
-    res.writeHead(reply.status, headers);
+    res.writeHead(reply.status, reply.headers);
     res.end();
     return;
   }
-  const payload = JSON.stringify(reply.body);
-  headers['Content-Type'] = 'application/json; charset=utf-8';
-  headers['Content-Length'] = Buffer.byteLength(payload);
-  res.writeHead(reply.status, headers);
+  sendJson(res, reply.status, JSON.stringify(reply.body), reply.headers);
+}
+
+function sendJson(res: ServerResponse, status: number, payload: string | Buffer, headers?: Record<string, string>): void {
+  res.writeHead(status, {
+    ...headers,
+    'Content-Type': 'application/json; charset=utf-8',
+    'Content-Length': typeof payload === 'string' ? Buffer.byteLength(payload) : payload.length,
+  });
   res.end(payload);
 }
+
+/** Rendered answers of cacheable routes, per company and path, valid while the read epoch holds. */
+const RESPONSE_CACHE_MAX = 10_000;
 
 export function createHttpServer(options: HttpServerOptions): Server {
   const { ctx, logger } = options;
   const limiter = createRateLimiter(options.rateLimitPerMinute);
+  const cache = new Map<string, { epoch: string; payload: Buffer }>();
 
-  async function handleApi(req: IncomingMessage, path: string, query: URLSearchParams, res: ServerResponse) {
-    const key = bearerKey(req);
-    const raw = await readBody(req);
-    const company = await authenticate(ctx, key);
-    const limit = limiter.take(key, Date.now());
+  function takeToken(caller: string): void {
+    const limit = limiter.take(caller, Date.now());
     if (limit.retryAfterSeconds > 0) {
       throw new HttpProblem('rate_limited', `Rate limit of ${options.rateLimitPerMinute} requests per minute exceeded`, {
         'Retry-After': String(limit.retryAfterSeconds),
       });
     }
+  }
+
+  /** Guessing keys costs from the caller's address's budget. */
+  async function authenticated(req: IncomingMessage) {
+    try {
+      const key = bearerKey(req);
+      const company = await authenticate(ctx, key);
+      return { key, company };
+    } catch (error) {
+      takeToken(`address:${req.socket.remoteAddress ?? 'unknown'}`);
+      throw error;
+    }
+  }
+
+  async function handleApi(req: IncomingMessage, path: string, query: URLSearchParams, res: ServerResponse) {
+    const raw = await readBody(req);
+    const { key, company } = await authenticated(req);
+    takeToken(`key:${key}`);
     const { route, params } = match(path.slice(API_PREFIX.length) || '/', req.method ?? 'GET');
     const body = route.method === 'POST' || route.method === 'PATCH' ? parseJsonBody(req, raw) : undefined;
-    send(res, await route.handle({ ctx, company, params, query, body }));
+    if (!route.cacheable) {
+      send(res, await route.handle({ ctx, company, params, query, body }));
+      return;
+    }
+    // Taken before reading, so that a change made meanwhile makes the entry stale at once.
+    const epoch = readEpoch(ctx);
+    const cacheKey = `${company.id} ${path}`;
+    const hit = cache.get(cacheKey);
+    if (hit && hit.epoch === epoch) {
+      sendJson(res, 200, hit.payload);
+      return;
+    }
+    const reply = await route.handle({ ctx, company, params, query, body });
+    if (reply.status !== 200 || reply.headers) {
+      send(res, reply);
+      return;
+    }
+    const payload = Buffer.from(JSON.stringify(reply.body));
+    if (cache.size >= RESPONSE_CACHE_MAX) cache.clear();
+    cache.set(cacheKey, { epoch, payload });
+    sendJson(res, 200, payload);
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const url = new URL(req.url ?? '/', 'http://localhost');
-    const path = url.pathname;
+    const target = req.url ?? '/';
+    const q = target.indexOf('?');
+    const path = q === -1 ? target : target.slice(0, q);
     try {
+      if (!path.startsWith('/')) throw new HttpProblem('bad_request', 'The request target must be a path, such as /api/v2/services');
       if (path === API_PREFIX || path.startsWith(`${API_PREFIX}/`)) {
-        await handleApi(req, path, url.searchParams, res);
+        await handleApi(req, path, new URLSearchParams(q === -1 ? '' : target.slice(q + 1)), res);
         return;
       }
       const raw = options.rawHandlers?.[path];
@@ -196,7 +247,10 @@ export function createHttpServer(options: HttpServerOptions): Server {
   }
 
   const server = createServer((req, res) => {
-    void handle(req, res);
+    handle(req, res).catch((error: unknown) => {
+      logger.error(`${req.method} ${req.url} failed while answering`, error);
+      res.destroy();
+    });
   });
   server.keepAliveTimeout = 65_000;
   return server;

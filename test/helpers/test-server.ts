@@ -47,7 +47,7 @@ companies:
         services: [acme-api]
         subscribers:
           - { webhook: "https://hooks.acme.example/statusbot", secret: "0123456789abcdef0123" }
-          - { email: "oncall@acme.example" }
+          - { webhook: "https://oncall.acme.example/hook", secret: "fedcba9876543210fedc" }
   - name: Globex
     plan: business
     api_keys: ["${GLOBEX_KEY}"]

@@ -223,3 +223,31 @@ describe('DELETE /api/v2/incidents/:id', () => {
     expect((await s.api('DELETE', `/api/v2/incidents/${list.body.data[0].id}`)).status).toBe(403);
   });
 });
+
+describe('cached reads', () => {
+  it('show a change at once when made in this process, and soon when made by another process', async () => {
+    const data = await create({ service_id: 1001, title: 'Cached' });
+    const path = `/api/v2/incidents/${data.id}`;
+    expect((await s.api('GET', path)).body.data.attributes.title).toBe('Cached');
+    expect((await s.api('GET', path)).body.data.attributes.title).toBe('Cached');
+    // A write that bypasses the API, on the server's own connection.
+    await s.ctx.db.updateTable('incidents').set({ title: 'Changed here' }).where('id', '=', Number(data.id)).execute();
+    expect((await s.api('GET', path)).body.data.attributes.title).toBe('Changed here');
+    // Another process's connection (e.g. `statusbot apply`, a second server).
+    const { openDatabase } = await import('../../src/db/database.js');
+    const other = openDatabase({ path: s.dbPath });
+    try {
+      await other.updateTable('incidents').set({ title: 'Changed elsewhere' }).where('id', '=', Number(data.id)).execute();
+    } finally {
+      await other.destroy();
+    }
+    await new Promise((r) => setTimeout(r, 5));
+    expect((await s.api('GET', path)).body.data.attributes.title).toBe('Changed elsewhere');
+  });
+
+  it('answer each company for itself', async () => {
+    const data = await create({ service_id: 1001, title: 'Mine' });
+    expect((await s.api('GET', `/api/v2/incidents/${data.id}`)).status).toBe(200);
+    expect((await s.api('GET', `/api/v2/incidents/${data.id}`, { key: GLOBEX_KEY })).status).toBe(404);
+  });
+});

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { prepared } from '../../db/prepared.js';
 import type { Database } from '../../db/schema.js';
 import type { Company } from '../companies/company.js';
 import type { DomainContext } from '../context.js';
@@ -12,17 +13,24 @@ import { boardServiceInput } from './board-input.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
+const boardOfCompany = prepared<'id' | 'company', { id: string; name: string; urlname: string }>((db, p) =>
+  db.selectFrom('boards').select(['id', 'name', 'urlname']).where('id', '=', p.id).where('company_id', '=', p.company),
+);
+
+const servicesOfBoard = prepared<'board', { name: string; urlname: string; tags: string }>((db, p) =>
+  db
+    .selectFrom('board_services')
+    .innerJoin('services', 'services.id', 'board_services.service_id')
+    .select(['services.name', 'services.urlname', 'board_services.tags'])
+    .where('board_services.board_id', '=', p.board)
+    .orderBy('board_services.position'),
+);
+
 const parseTags = (stored: string): string[] => JSON.parse(stored) as string[];
 
 export async function getBoard(ctx: DomainContext, company: Company, boardId: string): Promise<Board> {
   const board = await findBoard(ctx.db, company, boardId);
-  const services = await ctx.db
-    .selectFrom('board_services')
-    .innerJoin('services', 'services.id', 'board_services.service_id')
-    .select(['services.name', 'services.urlname', 'board_services.tags'])
-    .where('board_services.board_id', '=', board.id)
-    .orderBy('board_services.position')
-    .execute();
+  const services = await servicesOfBoard(ctx.db, { board: board.id });
   return {
     id: board.id,
     name: board.name,
@@ -41,7 +49,7 @@ export async function addServiceToBoard(
 ): Promise<BoardService> {
   const input = parseInput(boardServiceInput, raw ?? {});
   await syncDemoServices(ctx);
-  return ctx.db.transaction().execute(async (trx) => {
+  return ctx.write(async (trx) => {
     const board = await findBoard(trx, company, boardId);
     const service = await findCatalogService(trx, urlname);
     const existing = await trx
@@ -81,7 +89,7 @@ export async function updateBoardService(
 ): Promise<BoardService> {
   const input = parseInput(boardServiceInput, raw ?? {});
   await syncDemoServices(ctx);
-  return ctx.db.transaction().execute(async (trx) => {
+  return ctx.write(async (trx) => {
     const board = await findBoard(trx, company, boardId);
     const service = await findCatalogService(trx, urlname);
     const entry = await trx
@@ -116,12 +124,7 @@ async function boardService(
 
 async function findBoard(db: Kysely<Database>, company: Company, boardId: string) {
   if (!UUID.test(boardId)) throw notFound('board');
-  const board = await db
-    .selectFrom('boards')
-    .select(['id', 'name', 'urlname'])
-    .where('id', '=', boardId.toLowerCase())
-    .where('company_id', '=', company.id)
-    .executeTakeFirst();
+  const [board] = await boardOfCompany(db, { id: boardId.toLowerCase(), company: company.id });
   if (!board) throw notFound('board');
   return board;
 }

@@ -49,8 +49,8 @@ export interface DemoChange {
 export async function syncDemoServices(ctx: DomainContext): Promise<DemoChange[]> {
   const now = ctx.clock.now().getTime();
   const period = periodAt(now);
-  if (ctx.demo.syncedPeriod === period) return [];
-  const changes = await ctx.db.transaction().execute(async (trx) => {
+  if (ctx.memo.demoPeriod === period) return [];
+  const changes = await ctx.write(async (trx) => {
     const services = await trx
       .selectFrom('services')
       .select(['id', 'urlname', 'demo'])
@@ -68,7 +68,7 @@ export async function syncDemoServices(ctx: DomainContext): Promise<DemoChange[]
     }
     return found;
   });
-  ctx.demo.syncedPeriod = period;
+  ctx.memo.demoPeriod = period;
   return changes;
 }
 
@@ -136,7 +136,7 @@ async function openDemoIncident(
       updated_at: at,
       resolved_at: null,
     })
-    .onConflict((oc) => oc.column('external_key').doNothing())
+    .onConflict((oc) => oc.column('external_key').where('external_key', 'is not', null).doNothing())
     .returning('id')
     .executeTakeFirst();
   if (!inserted) return null;

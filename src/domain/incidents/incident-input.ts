@@ -31,14 +31,14 @@ export const updateIncidentInput = z
       ctx.addIssue({
         code: 'custom',
         path: ['resolution_stage'],
-        message: 'resolution_stage is required when description is sent',
+        message: 'is required when description is sent',
       });
     }
     if (input.resolution_stage !== undefined && input.description === undefined) {
       ctx.addIssue({
         code: 'custom',
         path: ['description'],
-        message: 'description is required when resolution_stage is sent',
+        message: 'is required when resolution_stage is sent',
       });
     }
   });

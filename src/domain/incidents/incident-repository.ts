@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
-import type { Database } from '../../db/schema.js';
+import { prepared } from '../../db/prepared.js';
+import type { Database, ResolutionStage } from '../../db/schema.js';
 import type { DomainContext } from '../context.js';
 import { incidentPageUrl, linkedPages } from '../status-pages/status-pages.js';
 import type { Incident, IncidentSummary } from './incident.js';
@@ -31,6 +32,20 @@ export const incidentRow = (db: Kysely<Database>) =>
 
 export type IncidentRow = NonNullable<Awaited<ReturnType<ReturnType<typeof incidentRow>['executeTakeFirst']>>>;
 
+const incidentById = prepared<'id', IncidentRow>((db, p) => incidentRow(db).where('incidents.id', '=', p.id));
+
+export async function findIncidentRow(db: Kysely<Database>, id: number): Promise<IncidentRow | undefined> {
+  return (await incidentById(db, { id }))[0];
+}
+
+const updatesOf = prepared<'incident', { stage: ResolutionStage; description: string; created_at: number }>((db, p) =>
+  db
+    .selectFrom('incident_updates')
+    .select(['stage', 'description', 'created_at'])
+    .where('incident_id', '=', p.incident)
+    .orderBy('id'),
+);
+
 const parseComponents = (stored: string): string[] => {
   const parsed: unknown = JSON.parse(stored);
   return Array.isArray(parsed) ? parsed.map(String) : [];
@@ -60,12 +75,7 @@ export function toSummary(row: Omit<IncidentRow, 'service_company_id' | 'service
  * addresses on its first linked status page.
  */
 export async function loadIncident(ctx: DomainContext, db: Kysely<Database>, row: IncidentRow): Promise<Incident> {
-  const updates = await db
-    .selectFrom('incident_updates')
-    .select(['stage', 'description', 'created_at'])
-    .where('incident_id', '=', row.id)
-    .orderBy('id')
-    .execute();
+  const updates = await updatesOf(db, { incident: row.id });
   const summary = toSummary(row);
   let url = row.url;
   let serviceStatusUrl = row.service_status_page_url;

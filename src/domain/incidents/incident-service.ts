@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { prepared } from '../../db/prepared.js';
 import type { Database } from '../../db/schema.js';
 import type { Company } from '../companies/company.js';
 import type { DomainContext } from '../context.js';
@@ -11,7 +12,7 @@ import { publishServiceStatus } from '../status-pages/status-pages.js';
 import { parseInput } from '../validation.js';
 import type { Incident, IncidentEvent, IncidentSummary } from './incident.js';
 import { createIncidentInput, updateIncidentInput } from './incident-input.js';
-import { incidentRow, loadIncident, toSummary } from './incident-repository.js';
+import { findIncidentRow, incidentRow, loadIncident, toSummary } from './incident-repository.js';
 import type { IncidentRow } from './incident-repository.js';
 import { applyUpdate, opening } from './incident-rules.js';
 import type { Transition } from './incident-rules.js';
@@ -20,10 +21,40 @@ const DAY_MS = 86_400_000;
 /** Lists cover incidents created in the last 30 days, plus any still unresolved. */
 export const HISTORY_WINDOW_MS = 30 * DAY_MS;
 
+const ownedService = prepared<'id' | 'company', { id: number }>((db, p) =>
+  db.selectFrom('services').select('id').where('id', '=', p.id).where('company_id', '=', p.company),
+);
+
+const insertIncident = prepared<'service' | 'title' | 'status' | 'description' | 'resolved' | 'now' | 'resolvedAt', { id: number }>(
+  (db, p) =>
+    db
+      .insertInto('incidents')
+      .values({
+        service_id: p.service,
+        title: p.title,
+        status: p.status,
+        description: p.description,
+        resolved: p.resolved,
+        url: null,
+        severity_from_provider: null,
+        external_key: null,
+        created_at: p.now,
+        updated_at: p.now,
+        resolved_at: p.resolvedAt,
+      })
+      .returning('id'),
+);
+
+const insertUpdate = prepared<'incident' | 'stage' | 'description' | 'now', never>((db, p) =>
+  db
+    .insertInto('incident_updates')
+    .values({ incident_id: p.incident, stage: p.stage, description: p.description, created_at: p.now }),
+);
+
 /** An incident the company may read: its own custom services', or a catalog service's its plan shows. */
 export async function getIncident(ctx: DomainContext, company: Company, id: number): Promise<Incident> {
   await syncDemoServices(ctx);
-  const row = await findIncidentRow(ctx.db, id);
+  const row = await existingIncidentRow(ctx.db, id);
   if (row.service_company_id !== null && row.service_company_id !== company.id) throw notFound('incident');
   await assertMayReadIncidentsOf(ctx, company, toService(ctx, serviceOf(row)));
   return loadIncident(ctx, ctx.db, row);
@@ -51,13 +82,8 @@ export async function listServiceIncidents(
 /** Opens (or records an already resolved) incident on one of the company's custom services. */
 export async function createIncident(ctx: DomainContext, company: Company, raw: unknown): Promise<Incident> {
   const input = parseInput(createIncidentInput, raw);
-  return ctx.db.transaction().execute(async (trx) => {
-    const service = await trx
-      .selectFrom('services')
-      .select('id')
-      .where('id', '=', input.service_id)
-      .where('company_id', '=', company.id)
-      .executeTakeFirst();
+  return ctx.write(async (trx) => {
+    const [service] = await ownedService(trx, { id: input.service_id, company: company.id });
     if (!service) {
       throw new DomainError('invalid_input', 'service_id must be the id of a custom service of your company', [
         { path: ['service_id'], message: 'service_id must be the id of a custom service of your company' },
@@ -65,31 +91,23 @@ export async function createIncident(ctx: DomainContext, company: Company, raw: 
     }
     const now = ctx.clock.now().getTime();
     const transition = opening(input, now);
-    const { id } = await trx
-      .insertInto('incidents')
-      .values({
-        service_id: service.id,
-        title: transition.next.title,
-        status: transition.next.status,
-        description: input.description,
-        resolved: transition.next.resolved ? 1 : 0,
-        url: null,
-        severity_from_provider: null,
-        external_key: null,
-        created_at: now,
-        updated_at: now,
-        resolved_at: transition.next.resolvedAt,
-      })
-      .returning('id')
-      .executeTakeFirstOrThrow();
-    return record(ctx, trx, company, id, transition, now);
+    const [inserted] = await insertIncident(trx, {
+      service: service.id,
+      title: transition.next.title,
+      status: transition.next.status,
+      description: input.description,
+      resolved: transition.next.resolved ? 1 : 0,
+      now,
+      resolvedAt: transition.next.resolvedAt,
+    });
+    return record(ctx, trx, company, inserted!.id, transition, now);
   });
 }
 
 /** Changes title or severity, and/or posts an update that may resolve or reopen the incident. */
 export async function updateIncident(ctx: DomainContext, company: Company, id: number, raw: unknown): Promise<Incident> {
   const input = parseInput(updateIncidentInput, raw);
-  return ctx.db.transaction().execute(async (trx) => {
+  return ctx.write(async (trx) => {
     const row = await findOwnedIncidentRow(trx, company, id);
     const now = ctx.clock.now().getTime();
     const current = {
@@ -118,7 +136,7 @@ export async function updateIncident(ctx: DomainContext, company: Company, id: n
 
 /** Removes an incident and its timeline for good. */
 export async function deleteIncident(ctx: DomainContext, company: Company, id: number): Promise<void> {
-  await ctx.db.transaction().execute(async (trx) => {
+  await ctx.write(async (trx) => {
     const row = await findOwnedIncidentRow(trx, company, id);
     const now = ctx.clock.now().getTime();
     const last = await loadIncident(ctx, trx, row);
@@ -137,12 +155,9 @@ async function record(
   now: number,
 ): Promise<Incident> {
   if (transition.update) {
-    await trx
-      .insertInto('incident_updates')
-      .values({ incident_id: id, stage: transition.update.stage, description: transition.update.description, created_at: now })
-      .execute();
+    await insertUpdate(trx, { incident: id, stage: transition.update.stage, description: transition.update.description, now });
   }
-  const incident = await loadIncident(ctx, trx, await findIncidentRow(trx, id));
+  const incident = await loadIncident(ctx, trx, await existingIncidentRow(trx, id));
   if (transition.event) await announce(trx, company, transition.event, incident, now);
   return incident;
 }
@@ -159,15 +174,15 @@ async function announce(
   await enqueueIncidentNotifications(trx, { company, event, incident, serviceStatus, now });
 }
 
-async function findIncidentRow(db: Kysely<Database>, id: number): Promise<IncidentRow> {
-  const row = await incidentRow(db).where('incidents.id', '=', id).executeTakeFirst();
+async function existingIncidentRow(db: Kysely<Database>, id: number): Promise<IncidentRow> {
+  const row = await findIncidentRow(db, id);
   if (!row) throw notFound('incident');
   return row;
 }
 
 /** Changes are for incidents on the company's own custom services; catalog incidents are read-only. */
 async function findOwnedIncidentRow(db: Kysely<Database>, company: Company, id: number): Promise<IncidentRow> {
-  const row = await findIncidentRow(db, id);
+  const row = await existingIncidentRow(db, id);
   if (row.service_company_id === null) throw forbidden('Incidents of third-party services cannot be changed');
   if (row.service_company_id !== company.id) throw notFound('incident');
   return row;

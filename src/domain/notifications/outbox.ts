@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { prepared } from '../../db/prepared.js';
 import type { Database } from '../../db/schema.js';
 import type { Company } from '../companies/company.js';
 import type { Incident, IncidentEvent } from '../incidents/incident.js';
@@ -25,6 +26,20 @@ export interface IncidentNotification {
   };
 }
 
+const subscribersOfService = prepared<
+  'service' | 'company',
+  { id: number; page_id: number; page_name: string; page_url: string }
+>((db, p) =>
+  db
+    .selectFrom('subscribers')
+    .innerJoin('status_pages', 'status_pages.id', 'subscribers.status_page_id')
+    .innerJoin('status_page_services', 'status_page_services.status_page_id', 'status_pages.id')
+    .select(['subscribers.id', 'status_pages.id as page_id', 'status_pages.name as page_name', 'status_pages.url as page_url'])
+    .where('status_page_services.service_id', '=', p.service)
+    .where('status_pages.company_id', '=', p.company)
+    .orderBy('subscribers.id'),
+);
+
 export const subscriberStream = (subscriberId: number): string => `subscriber:${subscriberId}`;
 
 /**
@@ -39,15 +54,7 @@ export async function enqueueIncidentNotifications(
   const { company, event, incident, serviceStatus, now } = args;
   if (!company.notifyOn.includes(event)) return 0;
 
-  const subscribers = await trx
-    .selectFrom('subscribers')
-    .innerJoin('status_pages', 'status_pages.id', 'subscribers.status_page_id')
-    .innerJoin('status_page_services', 'status_page_services.status_page_id', 'status_pages.id')
-    .select(['subscribers.id', 'status_pages.id as page_id', 'status_pages.name as page_name', 'status_pages.url as page_url'])
-    .where('status_page_services.service_id', '=', incident.serviceId)
-    .where('status_pages.company_id', '=', company.id)
-    .orderBy('subscribers.id')
-    .execute();
+  const subscribers = await subscribersOfService(trx, { service: incident.serviceId, company: company.id });
   if (subscribers.length === 0) return 0;
 
   const latest = incident.updates.at(-1);

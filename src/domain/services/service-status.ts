@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { prepared } from '../../db/prepared.js';
 import type { Database } from '../../db/schema.js';
 import type { ServiceStatus } from './service.js';
 
@@ -38,6 +39,46 @@ export async function statusesOf(
   return statuses;
 }
 
+// Each `exists` is one seek on the (service_id, resolved, status) index, however many incidents are open.
+const statusFlags = prepared<'service' | 'now', { maintenance: number; major: number; minor: number }>((db, p) =>
+  db.selectNoFrom((eb) => [
+    eb
+      .exists(
+        eb
+          .selectFrom('maintenance_windows')
+          .select('id')
+          .where('service_id', '=', p.service)
+          .where('starts_at', '<=', p.now)
+          .where('ends_at', '>', p.now),
+      )
+      .as('maintenance'),
+    eb
+      .exists(
+        eb
+          .selectFrom('incidents')
+          .select('id')
+          .where('service_id', '=', p.service)
+          .where('resolved', '=', 0)
+          .where('status', '=', 'major'),
+      )
+      .as('major'),
+    eb
+      .exists(
+        eb
+          .selectFrom('incidents')
+          .select('id')
+          .where('service_id', '=', p.service)
+          .where('resolved', '=', 0)
+          .where('status', '=', 'minor'),
+      )
+      .as('minor'),
+  ]),
+);
+
 export async function statusOf(db: Kysely<Database>, serviceId: number, now: number): Promise<ServiceStatus> {
-  return (await statusesOf(db, [serviceId], now)).get(serviceId) ?? 'ok';
+  const [flags] = await statusFlags(db, { service: serviceId, now });
+  if (flags?.maintenance) return 'maintenance';
+  if (flags?.major) return 'major';
+  if (flags?.minor) return 'minor';
+  return 'ok';
 }

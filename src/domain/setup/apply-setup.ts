@@ -24,7 +24,12 @@ export interface ApplyReport {
  */
 export async function applySetup(ctx: DomainContext, setup: Setup): Promise<ApplyReport> {
   const now = ctx.clock.now().getTime();
-  await ctx.db.transaction().execute(async (trx) => {
+  await ctx.write(async (trx) => {
+    // Custom services first: their ids are given, while catalog services take the next free ones.
+    const companyIds: number[] = [];
+    for (const [i, company] of setup.companies.entries()) {
+      companyIds.push(await applyCompanyIdentity(trx, company, now, ['companies', i]));
+    }
     for (const demo of DEMO_SERVICES) {
       await upsertCatalogService(trx, { urlname: demo.urlname, name: demo.name, status_page_url: null }, demo.demo, now, [
         'services',
@@ -41,9 +46,11 @@ export async function applySetup(ctx: DomainContext, setup: Setup): Promise<Appl
       }
     }
     for (const [i, company] of setup.companies.entries()) {
-      await applyCompany(trx, company, now, ['companies', i]);
+      await applyCompanyResources(trx, companyIds[i]!, company, now, ['companies', i]);
     }
   });
+  // Plans and settings may have changed: authenticate afresh.
+  ctx.memo.apiKeys.clear();
   await syncDemoServices(ctx);
   return { companies: setup.companies.length, services: setup.services.length + DEMO_SERVICES.length };
 }
@@ -79,7 +86,8 @@ async function upsertCatalogService(
   return id;
 }
 
-async function applyCompany(trx: Kysely<Database>, spec: CompanySpec, now: number, path: Path): Promise<void> {
+/** The company, its API keys and its custom services; returns its id. */
+async function applyCompanyIdentity(trx: Kysely<Database>, spec: CompanySpec, now: number, path: Path): Promise<number> {
   const notifyOn = JSON.stringify(spec.notify_on);
   const companyId = (
     await trx
@@ -114,6 +122,17 @@ async function applyCompany(trx: Kysely<Database>, spec: CompanySpec, now: numbe
       .execute();
   }
 
+  return companyId;
+}
+
+/** Everything else the company declares, which may refer to catalog services. */
+async function applyCompanyResources(
+  trx: Kysely<Database>,
+  companyId: number,
+  spec: CompanySpec,
+  now: number,
+  path: Path,
+): Promise<void> {
   await trx.deleteFrom('company_monitored_services').where('company_id', '=', companyId).execute();
   for (const [i, urlname] of spec.monitored_services.entries()) {
     const serviceId = await serviceIdOf(trx, urlname, companyId, [...path, 'monitored_services', i]);
@@ -207,8 +226,7 @@ async function applyCompany(trx: Kysely<Database>, spec: CompanySpec, now: numbe
 
     const kept: number[] = [];
     for (const sub of p.subscribers) {
-      const [kind, target, secret] =
-        'webhook' in sub ? (['webhook', sub.webhook, sub.secret] as const) : (['email', sub.email, null] as const);
+      const [kind, target, secret] = ['webhook', sub.webhook, sub.secret] as const;
       const row = await trx
         .insertInto('subscribers')
         .values({ status_page_id: pageId, kind, target, secret, created_at: now })

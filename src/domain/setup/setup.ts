@@ -37,6 +37,6 @@ export interface CompanySpec {
     name: string;
     url: string;
     services: string[];
-    subscribers: ({ webhook: string; secret: string | null } | { email: string })[];
+    subscribers: { webhook: string; secret: string }[];
   }[];
 }

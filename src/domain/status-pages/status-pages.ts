@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { prepared } from '../../db/prepared.js';
 import type { Database } from '../../db/schema.js';
 import type { ServiceStatus } from '../services/service.js';
 
@@ -9,15 +10,22 @@ export interface LinkedPage {
 }
 
 /** The status pages that show a service, oldest first; the first one is the service's public page. */
-export async function linkedPages(db: Kysely<Database>, serviceId: number): Promise<LinkedPage[]> {
-  return db
+const pagesOfService = prepared<'service', LinkedPage>((db, p) =>
+  db
     .selectFrom('status_page_services')
     .innerJoin('status_pages', 'status_pages.id', 'status_page_services.status_page_id')
     .select(['status_pages.id', 'status_pages.name', 'status_pages.url'])
-    .where('status_page_services.service_id', '=', serviceId)
-    .orderBy('status_pages.id')
-    .execute();
+    .where('status_page_services.service_id', '=', p.service)
+    .orderBy('status_pages.id'),
+);
+
+export async function linkedPages(db: Kysely<Database>, serviceId: number): Promise<LinkedPage[]> {
+  return pagesOfService(db, { service: serviceId });
 }
+
+const setServiceStatus = prepared<'service' | 'status' | 'now', never>((db, p) =>
+  db.updateTable('status_page_services').set({ status: p.status, updated_at: p.now }).where('service_id', '=', p.service),
+);
 
 /** Shows a service's new status on every page that links it. Call inside the transaction that changed it. */
 export async function publishServiceStatus(
@@ -26,22 +34,7 @@ export async function publishServiceStatus(
   status: ServiceStatus,
   now: number,
 ): Promise<void> {
-  const pages = await trx
-    .updateTable('status_page_services')
-    .set({ status, updated_at: now })
-    .where('service_id', '=', serviceId)
-    .returning('status_page_id')
-    .execute();
-  if (pages.length === 0) return;
-  await trx
-    .updateTable('status_pages')
-    .set({ updated_at: now })
-    .where(
-      'id',
-      'in',
-      pages.map((p) => p.status_page_id),
-    )
-    .execute();
+  await setServiceStatus(trx, { service: serviceId, status, now });
 }
 
 export const incidentPageUrl = (page: LinkedPage, incidentId: number): string =>

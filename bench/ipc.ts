@@ -1,0 +1,11 @@
+/** Messages between bench/run.ts and its server children. */
+export type ParentMessage =
+  | { type: 'rss' }
+  | { type: 'stop' }
+  /** Bare server only: answer every request with this status and a JSON body of exactly `bytes` bytes. */
+  | { type: 'body'; status: number; bytes: number };
+
+export type ChildReply =
+  | { type: 'ready'; port: number }
+  | { type: 'rss'; maxRssKb: number; rssKb: number }
+  | { type: 'body-set'; bytes: number };

@@ -1,0 +1,412 @@
+/**
+ * `npm run bench`: statusbot's /api/v2 against a bare node:http server.
+ *
+ * The statusbot server (bench/server-entry.ts, on a fresh temp DB) and the bare
+ * server (bench/bare-server.ts) each run in their own child process; autocannon
+ * drives them from this process. For every endpoint the bare server answers a
+ * fixed JSON body of the same byte size as statusbot's real response, and both
+ * are measured in the same run, so the ratio compares like with like.
+ *
+ * Environment:
+ *   BENCH_SECONDS         measured seconds per run (default 10)
+ *   BENCH_WARMUP_SECONDS  warm-up seconds before each measured run (default 2)
+ *   BENCH_CONNECTIONS     concurrent connections (default 10)
+ *   BENCH_CPU_PROF        a directory: run the statusbot child with --cpu-prof into it
+ *   BENCH_ONLY            run only the endpoints whose label contains this text (e.g. "POST")
+ */
+import { fork } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import type { ChildReply, ParentMessage } from './ipc.js';
+
+const SECONDS = positive('BENCH_SECONDS', 10);
+const WARMUP_SECONDS = positive('BENCH_WARMUP_SECONDS', 2, true);
+const CONNECTIONS = positive('BENCH_CONNECTIONS', 10);
+const CPU_PROF_DIR = process.env.BENCH_CPU_PROF ? resolve(process.env.BENCH_CPU_PROF) : null;
+const ONLY = process.env.BENCH_ONLY ?? '';
+
+const API_KEY = 'bench-key-0123456789';
+const BOARD_ID = '5d0e8f8e-8b1c-4c55-9d7a-2f1f0c0f4a01';
+const SERVICE_ID = 1001;
+const CREATE_BODY = JSON.stringify({ service_id: SERVICE_ID, title: 'bench', description: 'x' });
+
+const TARGETS = { readRatio: 0.5, createRps: 2000, createP99Ms: 25 };
+
+const here = fileURLToPath(new URL('.', import.meta.url));
+const RESULTS_FILE = resolve(here, '../../bench/results.json');
+
+function positive(name: string, fallback: number, zeroOk = false): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n < 0 || (n === 0 && !zeroOk)) throw new Error(`${name} must be a positive number, not "${raw}"`);
+  return n;
+}
+
+const CONFIG = `
+public_url: http://status.bench
+rate_limit: { per_minute: 10000000 }
+services:
+  - { urlname: acme-cloud, name: Acme Cloud, status_page_url: "https://status.acme-cloud.example" }
+  - { urlname: big-cdn, name: Big CDN, status_page_url: "https://status.big-cdn.example" }
+  - { urlname: pay-gateway, name: Pay Gateway }
+  - { urlname: mail-relay, name: Mail Relay }
+  - { urlname: dns-host, name: DNS Host }
+companies:
+  - name: Bench
+    plan: business
+    api_keys: ["${API_KEY}"]
+    monitored_services: [demo-service-minor, acme-cloud]
+    custom_services:
+      - { id: ${SERVICE_ID}, name: Bench API, urlname: bench-api }
+      - { id: 1002, name: Bench Web, urlname: bench-web }
+    boards:
+      - id: ${BOARD_ID}
+        name: Vendors
+        urlname: vendors
+        services:
+          - { urlname: demo-service, tags: [core, eu] }
+          - { urlname: demo-service-ok, tags: [core] }
+          - { urlname: demo-service-minor, tags: [edge, us, eu] }
+          - { urlname: acme-cloud, tags: [hosting, core] }
+          - { urlname: big-cdn, tags: [edge, cdn] }
+          - { urlname: pay-gateway, tags: [payments] }
+          - { urlname: mail-relay, tags: [email, ops] }
+          - { urlname: dns-host, tags: [dns, core, ops] }
+    status_pages:
+      - name: Bench status
+        url: https://status.bench.example
+        services: [bench-api]
+        subscribers:
+          - { webhook: "https://hooks.bench.example/statusbot", secret: "0123456789abcdef0123" }
+          - { webhook: "https://oncall.bench.example/hook", secret: "fedcba9876543210fedc" }
+`;
+
+// ---------------------------------------------------------------- children
+
+interface Child {
+  name: string;
+  proc: ChildProcess;
+  port: number;
+}
+
+const children: Child[] = [];
+
+function startChild(name: string, script: string, args: string[], execArgv: string[] = []): Promise<Child> {
+  const proc = fork(resolve(here, script), args, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv });
+  return new Promise((ok, fail) => {
+    const timer = setTimeout(() => fail(new Error(`${name} did not start within 30 s`)), 30_000);
+    proc.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      fail(new Error(`${name} exited before it was ready (code ${code}, signal ${signal})`));
+    });
+    proc.on('message', (m: ChildReply) => {
+      if (m.type !== 'ready') return;
+      clearTimeout(timer);
+      const child = { name, proc, port: m.port };
+      children.push(child);
+      ok(child);
+    });
+  });
+}
+
+function ask<T extends ChildReply['type']>(child: Child, message: ParentMessage, answer: T): Promise<Extract<ChildReply, { type: T }>> {
+  return new Promise((ok, fail) => {
+    const onMessage = (m: ChildReply) => {
+      if (m.type !== answer) return;
+      child.proc.off('message', onMessage);
+      ok(m as Extract<ChildReply, { type: T }>);
+    };
+    child.proc.on('message', onMessage);
+    child.proc.send(message, (error) => error && fail(error));
+  });
+}
+
+async function stopChild(child: Child): Promise<void> {
+  const { proc } = child;
+  if (proc.exitCode !== null || proc.signalCode !== null) return;
+  const exited = new Promise<void>((ok) => proc.once('exit', () => ok()));
+  if (proc.connected) proc.send({ type: 'stop' } satisfies ParentMessage);
+  const timer = setTimeout(() => proc.kill('SIGKILL'), 10_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+// ---------------------------------------------------------------- load
+
+interface Endpoint {
+  label: string;
+  method: 'GET' | 'POST';
+  path: string;
+  body?: string;
+  status: number;
+}
+
+interface Run {
+  rps: number;
+  p50: number;
+  p99: number;
+  requests: number;
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+}
+
+const headersFor = (e: Endpoint): Record<string, string> => ({
+  authorization: `Bearer ${API_KEY}`,
+  ...(e.body ? { 'content-type': 'application/json' } : {}),
+});
+
+function percentile(sorted: Float64Array, p: number): number {
+  if (sorted.length === 0) return NaN;
+  const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[i]!;
+}
+
+/** One autocannon run; latencies are kept at full (sub-ms) resolution, for 2xx responses only. */
+async function load(port: number, e: Endpoint, seconds: number): Promise<Run> {
+  const latencies: number[] = [];
+  const instance = autocannon({
+    url: `http://127.0.0.1:${port}${e.path}`,
+    method: e.method,
+    headers: headersFor(e),
+    ...(e.body ? { body: e.body } : {}),
+    connections: CONNECTIONS,
+    duration: seconds,
+    timeout: 10,
+  });
+  instance.on('response', (_client: unknown, status: number, _bytes: number, ms: number) => {
+    if (status >= 200 && status < 300) latencies.push(ms);
+  });
+  const result = await instance;
+  const sorted = Float64Array.from(latencies).sort();
+  return {
+    rps: result['2xx'] / result.duration,
+    p50: percentile(sorted, 50),
+    p99: percentile(sorted, 99),
+    requests: result['2xx'],
+    non2xx: result.non2xx,
+    errors: result.errors,
+    timeouts: result.timeouts,
+  };
+}
+
+async function measure(port: number, e: Endpoint): Promise<Run> {
+  if (WARMUP_SECONDS > 0) await load(port, e, WARMUP_SECONDS);
+  return load(port, e, SECONDS);
+}
+
+/** Status and byte size of one real response, which the bare server then imitates. */
+async function probe(port: number, e: Endpoint): Promise<{ status: number; bytes: number; text: string }> {
+  const res = await fetch(`http://127.0.0.1:${port}${e.path}`, {
+    method: e.method,
+    headers: { ...headersFor(e), connection: 'close' },
+    ...(e.body ? { body: e.body } : {}),
+  });
+  const buf = Buffer.from(await res.arrayBuffer());
+  return { status: res.status, bytes: buf.length, text: buf.toString('utf8') };
+}
+
+async function api(port: number, method: string, path: string, body: unknown): Promise<any> {
+  const res = await fetch(`http://127.0.0.1:${port}/api/v2${path}`, {
+    method,
+    headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json', connection: 'close' },
+    body: JSON.stringify(body),
+  });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`seeding: ${method} ${path} answered ${res.status}: ${text}`);
+  return JSON.parse(text);
+}
+
+/** Share of all CPUs busy over `ms` (Linux /proc/stat); null elsewhere. Other load skews every figure. */
+async function cpuBusy(ms: number): Promise<number | null> {
+  const read = () => {
+    try {
+      const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+      const idle = (fields[3] ?? 0) + (fields[4] ?? 0);
+      return { idle, total: fields.reduce((a, b) => a + b, 0) };
+    } catch {
+      return null;
+    }
+  };
+  const a = read();
+  await new Promise((ok) => setTimeout(ok, ms));
+  const b = read();
+  if (!a || !b || b.total === a.total) return null;
+  return 1 - (b.idle - a.idle) / (b.total - a.total);
+}
+
+// ---------------------------------------------------------------- report
+
+const f = (n: number, digits = 0) => (Number.isFinite(n) ? n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits }) : '-');
+
+function table(rows: string[][]): string {
+  const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => r[c]!.length)));
+  const line = (r: string[]) => r.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]!) : cell.padStart(widths[c]!))).join('  ');
+  return [line(rows[0]!), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.slice(1).map(line)].join('\n');
+}
+
+// ---------------------------------------------------------------- main
+
+async function main(): Promise<number> {
+  const dir = mkdtempSync(join(tmpdir(), 'statusbot-bench-'));
+  const cleanup = async () => {
+    await Promise.allSettled(children.map(stopChild));
+    rmSync(dir, { recursive: true, force: true });
+  };
+  const onSignal = (signal: NodeJS.Signals) => {
+    console.error(`\n${signal}: stopping`);
+    void cleanup().then(() => process.exit(130));
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+
+  try {
+    const configPath = join(dir, 'statusbot.yml');
+    writeFileSync(configPath, CONFIG);
+    const execArgv: string[] = [];
+    if (CPU_PROF_DIR) {
+      mkdirSync(CPU_PROF_DIR, { recursive: true });
+      execArgv.push('--cpu-prof', `--cpu-prof-dir=${CPU_PROF_DIR}`);
+    }
+    const [statusbot, bare] = await Promise.all([
+      startChild('statusbot', 'server-entry.js', [join(dir, 'statusbot.db'), configPath], execArgv),
+      startChild('bare', 'bare-server.js', []),
+    ]);
+
+    // An incident with a few updates, for GET /incidents/:id.
+    const created = await api(statusbot.port, 'POST', '/incidents', {
+      service_id: SERVICE_ID,
+      title: 'Elevated error rates on checkout',
+      description: 'We are seeing elevated 5xx rates on the checkout API.',
+      status: 'major',
+    });
+    const incidentId: string = created.data.id;
+    for (const [stage, description] of [
+      ['identified', 'A bad deploy of the payments adapter is the cause; rolling back.'],
+      ['monitoring', 'The rollback is complete; error rates are back to normal. We keep watching.'],
+      ['resolved', 'Resolved. A post-mortem follows within 48 hours.'],
+    ] as const) {
+      await api(statusbot.port, 'PATCH', `/incidents/${incidentId}`, { resolution_stage: stage, description });
+    }
+
+    const all: Endpoint[] = [
+      { label: 'GET /api/v2/incidents/:id', method: 'GET', path: `/api/v2/incidents/${incidentId}`, status: 200 },
+      { label: 'GET /api/v2/boards/:id', method: 'GET', path: `/api/v2/boards/${BOARD_ID}`, status: 200 },
+      { label: 'POST /api/v2/incidents', method: 'POST', path: '/api/v2/incidents', body: CREATE_BODY, status: 201 },
+    ];
+    const endpoints = all.filter((e) => e.label.includes(ONLY));
+    if (endpoints.length === 0) throw new Error(`BENCH_ONLY="${ONLY}" matches no endpoint`);
+
+    const busyBefore = await cpuBusy(1000);
+    console.log(
+      `statusbot bench: ${cpus().length} CPUs (${cpus()[0]?.model.trim() ?? '?'}), node ${process.version}, ` +
+        `${CONNECTIONS} connections, ${WARMUP_SECONDS} s warm-up + ${SECONDS} s per run`,
+    );
+    if (busyBefore !== null && busyBefore > 0.1) {
+      console.log(`WARNING: other processes kept ${f(busyBefore * 100)}% of the CPUs busy before the start; the figures will be low and noisy`);
+    }
+    console.log();
+
+    const results = [];
+    for (const e of endpoints) {
+      const real = await probe(statusbot.port, e);
+      if (real.status !== e.status) throw new Error(`${e.label} answered ${real.status}, not ${e.status}: ${real.text}`);
+      process.stdout.write(`${e.label} (${real.bytes} B body): statusbot…`);
+      const sb = await measure(statusbot.port, e);
+      const rss = await ask(statusbot, { type: 'rss' }, 'rss');
+      await ask(bare, { type: 'body', status: real.status, bytes: real.bytes }, 'body-set');
+      process.stdout.write(' bare…');
+      const base = await measure(bare.port, e);
+      console.log(' done');
+      for (const [who, r] of [['statusbot', sb], ['bare', base]] as const) {
+        if (r.non2xx > 0 || r.errors > 0 || r.timeouts > 0) {
+          throw new Error(`${e.label} on ${who}: ${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts`);
+        }
+      }
+      results.push({
+        endpoint: e.label,
+        bodyBytes: real.bytes,
+        statusbot: sb,
+        bare: base,
+        ratio: sb.rps / base.rps,
+        statusbotPeakRssMb: rss.maxRssKb / 1024,
+      });
+    }
+
+    const statusbotRss = await ask(statusbot, { type: 'rss' }, 'rss');
+    const bareRss = await ask(bare, { type: 'rss' }, 'rss');
+    const peakRssMb = statusbotRss.maxRssKb / 1024;
+
+    const reads = results.filter((r) => r.endpoint.startsWith('GET'));
+    const create = results.find((r) => r.endpoint.startsWith('POST'));
+    const targets = [
+      ...reads.map((r) => ({
+        target: `${r.endpoint} ≥ ${TARGETS.readRatio * 100}% of bare req/s`,
+        measured: `${f(r.ratio * 100, 1)}%`,
+        met: r.ratio >= TARGETS.readRatio,
+      })),
+      ...(create
+        ? [
+            { target: `POST /api/v2/incidents ≥ ${f(TARGETS.createRps)} req/s`, measured: `${f(create.statusbot.rps)} req/s`, met: create.statusbot.rps >= TARGETS.createRps },
+            { target: `POST /api/v2/incidents p99 < ${TARGETS.createP99Ms} ms`, measured: `${f(create.statusbot.p99, 2)} ms`, met: create.statusbot.p99 < TARGETS.createP99Ms },
+          ]
+        : []),
+    ];
+
+    console.log(
+      '\n' +
+        table([
+          ['endpoint', 'bytes', 'req/s', 'p50 ms', 'p99 ms', 'bare req/s', 'bare p50', 'bare p99', 'ratio', 'peak RSS MB'],
+          ...results.map((r) => [
+            r.endpoint,
+            String(r.bodyBytes),
+            f(r.statusbot.rps),
+            f(r.statusbot.p50, 2),
+            f(r.statusbot.p99, 2),
+            f(r.bare.rps),
+            f(r.bare.p50, 2),
+            f(r.bare.p99, 2),
+            `${f(r.ratio * 100, 1)}%`,
+            f(r.statusbotPeakRssMb, 1),
+          ]),
+        ]),
+    );
+    console.log(`\nstatusbot peak RSS: ${f(peakRssMb, 1)} MB (bare server: ${f(bareRss.maxRssKb / 1024, 1)} MB)\n`);
+    console.log(table([['target', 'measured', 'met'], ...targets.map((t) => [t.target, t.measured, t.met ? 'yes' : 'NO'])]));
+
+    const report = {
+      date: new Date().toISOString(),
+      machine: { cpuBusyBeforeStart: busyBefore, cpus: cpus().length, cpuModel: cpus()[0]?.model.trim() ?? null, node: process.version, platform: process.platform },
+      settings: { connections: CONNECTIONS, seconds: SECONDS, warmupSeconds: WARMUP_SECONDS, only: ONLY || null, cpuProfile: CPU_PROF_DIR !== null },
+      results,
+      statusbotPeakRssMb: peakRssMb,
+      barePeakRssMb: bareRss.maxRssKb / 1024,
+      targets,
+    };
+    if (ONLY || CPU_PROF_DIR) {
+      // A partial or profiled run is not the figure to quote: keep the last full one.
+      console.log(`\n(partial or profiled run: ${RESULTS_FILE} left as it was)`);
+    } else {
+      writeFileSync(RESULTS_FILE, `${JSON.stringify(report, null, 2)}\n`);
+      console.log(`\nwrote ${RESULTS_FILE}`);
+    }
+    return 0;
+  } finally {
+    await cleanup();
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    console.error('\nbench failed:', error instanceof Error ? error.message : error);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,39 @@
+/**
+ * Child process for `npm run bench`: the real statusbot server on a temp DB.
+ * Started with fork(); talks to the parent over IPC.
+ *   argv: <dbPath> <configPath>
+ *   -> { type: 'ready', port }          once listening
+ *   <- { type: 'rss' } -> { type: 'rss', maxRssKb, rssKb }
+ *   <- { type: 'stop' }                 closes and exits 0
+ */
+import { loadConfig } from '../src/config/load-config.js';
+import { startServer } from '../src/main.js';
+import type { ChildReply, ParentMessage } from './ipc.js';
+
+const [dbPath, configPath] = process.argv.slice(2);
+if (!dbPath || !configPath || !process.send) {
+  console.error('usage: fork(server-entry.js, [dbPath, configPath]) with an IPC channel');
+  process.exit(2);
+}
+
+const reply = (message: ChildReply) => process.send?.(message);
+
+const server = await startServer({
+  dbPath,
+  port: 0,
+  host: '127.0.0.1',
+  config: loadConfig(configPath).config,
+  logger: { info: () => {}, error: (m, e) => console.error(m, e) },
+});
+
+process.on('message', (message: ParentMessage) => {
+  if (message.type === 'rss') {
+    reply({ type: 'rss', maxRssKb: process.resourceUsage().maxRSS, rssKb: Math.round(process.memoryUsage.rss() / 1024) });
+  } else if (message.type === 'stop') {
+    void server.close().then(() => process.exit(0));
+  }
+});
+// The parent went away without saying stop: do not linger.
+process.on('disconnect', () => process.exit(0));
+
+reply({ type: 'ready', port: server.port });

@@ -1,0 +1,32 @@
+import type { Compilable, CompiledQuery, Kysely } from 'kysely';
+import type { Database } from './schema.js';
+
+const MARK = '\u0000statusbot-param:';
+
+export type PreparedQuery<P extends string, R> = (db: Kysely<Database>, args: Record<P, unknown>) => Promise<R[]>;
+
+/**
+ * A query built and compiled once, then run with new parameter values. Building
+ * a kysely query costs several times more than running it on SQLite, so the
+ * queries on the API's hot paths are prepared. `build` receives named
+ * placeholders; each must be used as a plain value (not inside an `in` list).
+ */
+export function prepared<P extends string, R>(
+  build: (db: Kysely<Database>, params: Record<P, never>) => Compilable<R>,
+): PreparedQuery<P, R> {
+  let compiled: CompiledQuery<R> | undefined;
+  let slots: (P | null)[] = [];
+  const placeholders = new Proxy({}, { get: (_target, key) => `${MARK}${String(key)}` }) as Record<P, never>;
+  return async (db, args) => {
+    if (!compiled) {
+      compiled = build(db, placeholders).compile();
+      slots = compiled.parameters.map((v) =>
+        typeof v === 'string' && v.startsWith(MARK) ? (v.slice(MARK.length) as P) : null,
+      );
+    }
+    const fixed = compiled.parameters;
+    const parameters = slots.map((slot, i) => (slot === null ? fixed[i] : args[slot]));
+    const result = await db.executeQuery<R>({ ...compiled, parameters });
+    return result.rows;
+  };
+}

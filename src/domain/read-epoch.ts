@@ -1,0 +1,13 @@
+import { changeMarker } from '../db/database.js';
+import type { DomainContext } from './context.js';
+import { periodAt } from './demo/demo-services.js';
+
+/**
+ * Changes whenever what a read could answer may have changed: any commit to
+ * the database (from this process or another), or the clock entering a new
+ * demo period (which changes demo services before anything is written).
+ * Reads that depend on nothing else may be cached under it.
+ */
+export function readEpoch(ctx: DomainContext): string {
+  return `${changeMarker(ctx.db)}:${periodAt(ctx.clock.now().getTime())}`;
+}

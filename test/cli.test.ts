@@ -1,0 +1,390 @@
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { connect, createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { openDatabase } from '../src/db/database.js';
+import { startTestServer } from './helpers/test-server.js';
+
+/** The compiled CLI: `npm test` builds it first (pretest); run `npm run build` before running this file alone. */
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const CLI = join(ROOT, 'dist', 'src', 'cli.js');
+
+const CONFIG = `public_url: http://localhost:8080
+services:
+  - urlname: acme-cloud
+    name: Acme Cloud
+    status_page_url: https://status.acme-cloud.example
+companies:
+  - name: Acme
+    plan: business
+    api_keys: ["acme-key-1"]
+    monitored_services: [demo-service-minor]
+    custom_services:
+      - { id: 1001, name: Acme API, urlname: acme-api }
+    custom_monitors:
+      - { id: 501, name: Homepage, url: "http://127.0.0.1:9/health", probe_type: ping, interval_seconds: 60 }
+      - { id: 502, name: Login, url: "http://127.0.0.1:9/login", probe_type: keyword, keyword: "Sign in" }
+    boards:
+      - id: 5d0e8f8e-8b1c-4c55-9d7a-2f1f0c0f4a01
+        name: Vendors
+        urlname: vendors
+        services:
+          - { urlname: demo-service, tags: [core] }
+`;
+
+/** The environment without anything that would change what the CLI does. */
+function cleanEnv(): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  for (const name of ['PORT', 'STATUSBOT_DB', 'STATUSBOT_CONFIG']) delete env[name];
+  return env;
+}
+
+interface Run {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+function cli(args: string[], timeoutMs = 20_000): Promise<Run> {
+  return new Promise((resolveRun, reject) => {
+    const child = spawn(process.execPath, [CLI, ...args], { cwd: dir, env: cleanEnv() });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (b: Buffer) => (stdout += b.toString('utf8')));
+    child.stderr.on('data', (b: Buffer) => (stderr += b.toString('utf8')));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`statusbot ${args.join(' ')} did not exit within ${timeoutMs} ms\n${stdout}\n${stderr}`));
+    }, timeoutMs);
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolveRun({ code, signal, stdout, stderr });
+    });
+  });
+}
+
+/** A port nobody listens on right now. */
+function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolvePort(port));
+    });
+  });
+}
+
+/** A running `statusbot serve`; output accumulates while it runs. */
+interface Served {
+  child: ChildProcess;
+  port: number;
+  out: { stdout: string; stderr: string };
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+async function serve(args: string[]): Promise<Served> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [CLI, 'serve', '--port', String(port), ...args], { cwd: dir, env: cleanEnv() });
+  children.push(child);
+  const out = { stdout: '', stderr: '' };
+  child.stdout!.on('data', (b: Buffer) => (out.stdout += b.toString('utf8')));
+  child.stderr!.on('data', (b: Buffer) => (out.stderr += b.toString('utf8')));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) =>
+    child.on('exit', (code, signal) => r({ code, signal })),
+  );
+  return { child, port, out, exited };
+}
+
+async function until<T>(what: string, fn: () => T | undefined | Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await fn();
+    if (value !== undefined) return value;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+async function exitWithin(s: Served, ms: number) {
+  return Promise.race([
+    s.exited,
+    new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`serve did not exit within ${ms} ms\n${s.out.stdout}\n${s.out.stderr}`)), ms)),
+  ]);
+}
+
+/** Rows of the tables a config declares. */
+async function counts(dbPath: string): Promise<Record<string, number>> {
+  const db = openDatabase({ path: dbPath });
+  try {
+    const out: Record<string, number> = {};
+    for (const table of ['companies', 'api_keys', 'services', 'company_monitored_services', 'custom_monitors', 'boards', 'board_services'] as const) {
+      const row = await db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+      out[table] = Number(row.n);
+    }
+    return out;
+  } finally {
+    await db.destroy();
+  }
+}
+
+let dir: string;
+let dbPath: string;
+let configPath: string;
+const children: ChildProcess[] = [];
+
+beforeAll(() => {
+  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run "npm run build" first (npm test does it)`);
+});
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'statusbot-cli-'));
+  dbPath = join(dir, 'data', 'statusbot.db');
+  configPath = join(dir, 'statusbot.yml');
+  writeFileSync(configPath, CONFIG);
+});
+afterEach(() => {
+  for (const child of children.splice(0)) {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  }
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('statusbot migrate', () => {
+  it('prints what it applied, then that the database is up to date', async () => {
+    const first = await cli(['migrate', '--db', dbPath]);
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stdout.trim()).toBe('applied 0001_init');
+    expect(existsSync(dbPath)).toBe(true);
+    const second = await cli(['migrate', '--db', dbPath]);
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stdout).toContain('up to date');
+    expect(second.stdout).not.toContain('0001_init');
+  });
+});
+
+describe('statusbot apply', () => {
+  it('applies a config file, twice with the same result', async () => {
+    const first = await cli(['apply', '--config', configPath, '--db', dbPath]);
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stdout).toContain(`applied ${configPath}`);
+    expect(first.stdout).toMatch(/1 compan/);
+    const once = await counts(dbPath);
+    expect(once).toMatchObject({ companies: 1, api_keys: 1, custom_monitors: 2, boards: 1, board_services: 1, company_monitored_services: 1 });
+
+    const second = await cli(['apply', '--config', configPath, '--db', dbPath]);
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stdout).toBe(first.stdout);
+    expect(await counts(dbPath)).toEqual(once);
+  });
+
+  it('without --config exits 2 with usage', async () => {
+    const res = await cli(['apply', '--db', dbPath]);
+    expect(res.code).toBe(2);
+    expect(res.stderr).toContain('apply needs --config FILE');
+    expect(res.stderr).toContain('Usage:');
+  });
+
+  it('an invalid config exits 1 naming the file, line and key, and writes nothing', async () => {
+    writeFileSync(configPath, CONFIG.replace('plan: business', 'plan: gold'));
+    const res = await cli(['apply', '--config', configPath, '--db', dbPath]);
+    expect(res.code).toBe(1);
+    expect(res.stderr).toContain(`${configPath}:8:`);
+    expect(res.stderr).toContain('companies[0].plan');
+    expect(res.stdout).toBe('');
+  });
+
+  it('a config that clashes with the database exits 1 with the line of the entry', async () => {
+    expect((await cli(['apply', '--config', configPath, '--db', dbPath])).code).toBe(0);
+    // Another file, applied to the same database, gives Acme's service id to Globex.
+    const clash = `companies:\n  - name: Globex\n    custom_services:\n      - { id: 1001, name: Globex API, urlname: globex-api }\n`;
+    writeFileSync(configPath, clash);
+    const res = await cli(['apply', '--config', configPath, '--db', dbPath]);
+    expect(res.code).toBe(1);
+    expect(res.stderr).toContain(`${configPath}:${clash.split('\n').length - 1}:`);
+    expect(res.stderr).toContain('service id 1001 is already taken');
+    expect((await counts(dbPath)).companies).toBe(1);
+  });
+});
+
+describe('statusbot key create', () => {
+  it('prints a new key on stdout that authenticates against a server on that database', async () => {
+    expect((await cli(['apply', '--config', configPath, '--db', dbPath])).code).toBe(0);
+    const res = await cli(['key', 'create', '--company', 'Acme', '--db', dbPath]);
+    expect(res.code, res.stderr).toBe(0);
+    const key = res.stdout.trim();
+    expect(res.stdout).toBe(`${key}\n`);
+    expect(key).toMatch(/^\S{20,}$/);
+    expect(key).not.toBe('acme-key-1');
+    expect(res.stderr).toContain('Acme');
+
+    const server = await startTestServer({ dbPath, config: '' });
+    try {
+      const db = server.ctx.db;
+      const hashes = (await db.selectFrom('api_keys').select('key_hash').execute()).map((r) => r.key_hash);
+      expect(hashes).toContain(createHash('sha256').update(key).digest('hex'));
+      expect(hashes).not.toContain(key);
+
+      const monitors = await server.api('GET', '/api/v2/custom_monitors', { key });
+      expect(monitors.status, monitors.text).toBe(200);
+      expect(monitors.body.data.map((m: { id: string }) => m.id)).toEqual(['501', '502']);
+      // The key from the config still works, and a second key is a different one.
+      expect((await server.api('GET', '/api/v2/custom_monitors', { key: 'acme-key-1' })).status).toBe(200);
+    } finally {
+      await server.stop();
+    }
+    const again = await cli(['key', 'create', '--company', 'Acme', '--db', dbPath]);
+    expect(again.stdout.trim()).not.toBe(key);
+  });
+
+  it('for an unknown company exits non-zero with a clear message and prints no key', async () => {
+    expect((await cli(['apply', '--config', configPath, '--db', dbPath])).code).toBe(0);
+    const res = await cli(['key', 'create', '--company', 'Nope', '--db', dbPath]);
+    expect(res.code).not.toBe(0);
+    expect(res.code).toBe(1);
+    expect(res.stdout).toBe('');
+    expect(res.stderr).toContain('Nope');
+    expect(res.stderr).toMatch(/no company/i);
+    expect((await counts(dbPath)).api_keys).toBe(1);
+  });
+
+  it('without --company, or with a wrong subcommand, exits 2 with usage', async () => {
+    const noCompany = await cli(['key', 'create', '--db', dbPath]);
+    expect(noCompany.code).toBe(2);
+    expect(noCompany.stderr).toContain('--company');
+    const wrong = await cli(['key', 'delete', '--company', 'Acme', '--db', dbPath]);
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toContain('Usage:');
+  });
+});
+
+describe('usage errors', () => {
+  it('an unknown command exits 2 with the usage', async () => {
+    const res = await cli(['frobnicate', '--db', dbPath]);
+    expect(res.code).toBe(2);
+    expect(res.stderr).toContain('unknown command "frobnicate"');
+    expect(res.stderr).toContain('Usage:');
+    expect(res.stderr).toContain('statusbot key create --company NAME');
+    expect(existsSync(dbPath)).toBe(false);
+  });
+
+  it('an unknown option and a bad port exit 2', async () => {
+    const option = await cli(['migrate', '--frobnicate', '--db', dbPath]);
+    expect(option.code).toBe(2);
+    expect(option.stderr).toContain('Usage:');
+    const port = await cli(['serve', '--port', 'eighty', '--db', dbPath]);
+    expect(port.code).toBe(2);
+    expect(port.stderr).toContain('eighty');
+  });
+
+  it('--help prints the usage and exits 0', async () => {
+    const res = await cli(['--help']);
+    expect(res.code).toBe(0);
+    expect(res.stdout).toContain('Usage:');
+  });
+});
+
+describe('statusbot serve', () => {
+  it('with an invalid config file exits 1 with the line number on stderr', async () => {
+    const bad = CONFIG.replace(', keyword: "Sign in"', '');
+    writeFileSync(configPath, bad);
+    const port = await freePort();
+    const res = await cli(['serve', '--port', String(port), '--db', dbPath, '--config', configPath]);
+    expect(res.code).toBe(1);
+    const line = bad.split('\n').findIndex((l) => l.includes('name: Login')) + 1;
+    expect(res.stderr).toContain(`${configPath}:${line}:`);
+    expect(res.stderr).toContain('companies[0].custom_monitors[1].keyword');
+  });
+
+  it('with a config file that is not there exits 1 naming it', async () => {
+    const res = await cli(['serve', '--port', String(await freePort()), '--db', dbPath, '--config', join(dir, 'missing.yml')]);
+    expect(res.code).toBe(1);
+    expect(res.stderr).toContain('missing.yml');
+  });
+
+  it('without config on a fresh database prints the demo key and a curl line, answers, and exits 0 on SIGTERM', async () => {
+    const s = await serve(['--db', dbPath]);
+    const curl = await until('the curl line', () => /curl -s -H "Authorization: Bearer (\S+)" (\S+)/.exec(s.out.stdout) ?? undefined);
+    const key = curl[1]!;
+    const url = new URL(curl[2]!);
+    expect(s.out.stdout).toContain(`  ${key}\n`);
+    expect(s.out.stdout).toMatch(/shown this once/);
+    expect(url.port).toBe(String(s.port));
+    expect(url.pathname).toMatch(/^\/api\/v2\/boards\/[0-9a-f-]{36}$/);
+
+    const base = `http://127.0.0.1:${s.port}`;
+    const health = await fetch(`${base}/healthz`);
+    expect(health.status).toBe(200);
+    expect(await health.json()).toEqual({ status: 'ok' });
+
+    // The curl line works as printed (against 127.0.0.1, as curl would fall back to).
+    const board = await fetch(`${base}${url.pathname}`, { headers: { authorization: `Bearer ${key}` } });
+    expect(board.status).toBe(200);
+    const body = (await board.json()) as { data: { type: string; attributes: { services: unknown[] } } };
+    expect(body.data.type).toBe('board');
+    expect(body.data.attributes.services.length).toBeGreaterThan(0);
+    expect((await fetch(`${base}/api/v2/services`)).status).toBe(401);
+
+    s.child.kill('SIGTERM');
+    const exit = await exitWithin(s, 10_000);
+    expect(exit).toEqual({ code: 0, signal: null });
+    expect(s.out.stdout).toContain('SIGTERM');
+    expect(s.out.stderr).toBe('');
+  });
+
+  it('a second start on the same database does not create another demo company or print a key', async () => {
+    const first = await serve(['--db', dbPath]);
+    await until('the curl line', () => (first.out.stdout.includes('curl') ? true : undefined));
+    first.child.kill('SIGTERM');
+    expect((await exitWithin(first, 10_000)).code).toBe(0);
+
+    const second = await serve(['--db', dbPath]);
+    await until('listening', () => (second.out.stdout.includes('listening') ? true : undefined));
+    expect(second.out.stdout).not.toContain('curl');
+    expect((await counts(dbPath)).companies).toBe(1);
+    second.child.kill('SIGTERM');
+    expect((await exitWithin(second, 10_000)).code).toBe(0);
+  });
+
+  it('with a config serves its companies and no demo company', async () => {
+    const s = await serve(['--db', dbPath, '--config', configPath]);
+    await until('listening', () => (s.out.stdout.includes('listening') ? true : undefined));
+    expect(s.out.stdout).not.toContain('curl');
+    const res = await fetch(`http://127.0.0.1:${s.port}/api/v2/custom_monitors`, { headers: { authorization: 'Bearer acme-key-1' } });
+    expect(res.status).toBe(200);
+    s.child.kill('SIGTERM');
+    expect((await exitWithin(s, 10_000)).code).toBe(0);
+  });
+
+  it('survives a request whose target is not a valid URL', async () => {
+    const s = await serve(['--db', dbPath, '--config', configPath]);
+    await until('listening', () => (s.out.stdout.includes('listening') ? true : undefined));
+    const reply = await new Promise<string>((resolveReply) => {
+      const socket = connect(s.port, '127.0.0.1');
+      let data = '';
+      const done = () => {
+        clearTimeout(timer);
+        socket.destroy();
+        resolveReply(data);
+      };
+      const timer = setTimeout(done, 2000);
+      socket.on('data', (b) => (data += b.toString('utf8')));
+      socket.on('end', done);
+      socket.on('error', done);
+      socket.write('GET //[ HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+    });
+    await new Promise((r) => setTimeout(r, 200));
+    expect(s.child.exitCode, `the server died:\n${s.out.stderr}`).toBeNull();
+    expect(reply).toMatch(/^HTTP\/1\.1 4\d\d /);
+    const health = await fetch(`http://127.0.0.1:${s.port}/healthz`);
+    expect(health.status).toBe(200);
+    s.child.kill('SIGTERM');
+    expect((await exitWithin(s, 10_000)).code).toBe(0);
+  });
+});
