@@ -40,6 +40,19 @@ const subscribersOfService = prepared<
     .orderBy('subscribers.id'),
 );
 
+const enqueue = prepared<'company' | 'subscriber' | 'stream' | 'event' | 'payload' | 'now', never>((db, p) =>
+  db.insertInto('outbox').values({
+    company_id: p.company,
+    subscriber_id: p.subscriber,
+    stream: p.stream,
+    event: p.event,
+    payload: p.payload,
+    state: 'pending',
+    next_attempt_at: p.now,
+    created_at: p.now,
+  }),
+);
+
 export const subscriberStream = (subscriberId: number): string => `subscriber:${subscriberId}`;
 
 /**
@@ -80,16 +93,14 @@ export async function enqueueIncidentNotifications(
       },
     };
     return {
-      company_id: company.id,
-      subscriber_id: s.id,
+      company: company.id,
+      subscriber: s.id,
       stream: subscriberStream(s.id),
       event: payload.event,
       payload: JSON.stringify(payload),
-      state: 'pending' as const,
-      next_attempt_at: now,
-      created_at: now,
+      now,
     };
   });
-  await trx.insertInto('outbox').values(rows).execute();
+  for (const row of rows) await enqueue(trx, row);
   return rows.length;
 }
