@@ -24,6 +24,9 @@ const server = await startServer({
   host: '127.0.0.1',
   config: loadConfig(configPath).config,
   logger: { info: () => {}, error: (m, e) => console.error(m, e) },
+  // The API is measured; notifications queue up in the outbox (their hosts are not reachable from here).
+  delivery: { enabled: false },
+  env: {},
 });
 
 process.on('message', (message: ParentMessage) => {

@@ -9,7 +9,12 @@ import { systemClock } from './domain/clock.js';
 import { createDomainContext } from './domain/context.js';
 import { DomainError } from './domain/errors.js';
 import { applySetup } from './domain/setup/apply-setup.js';
-import { startServer } from './main.js';
+import { runJobOnce, startServer } from './main.js';
+import { JOB_NAMES } from './jobs/jobs.js';
+import { registerDiscordCommands } from '../adapters/discord/register.js';
+import { readChatEnv } from './config/env.js';
+import type { DomainContext } from './domain/context.js';
+import { listOutbox, retryDead } from './domain/notifications/outbox-queue.js';
 
 const USAGE = `statusbot — incident and status service
 
@@ -18,6 +23,10 @@ Usage:
   statusbot migrate [--db FILE]                              apply pending database migrations
   statusbot apply --config FILE [--db FILE]                  apply a config file to the database
   statusbot key create --company NAME [--db FILE]            issue an API key (printed once)
+  statusbot outbox list [--dead] [--db FILE]                 notifications waiting, sent or dead-lettered
+  statusbot outbox retry [ID ...] [--db FILE]                put dead-lettered notifications back in line
+  statusbot discord register [--guild ID]                    register the Discord slash commands
+  statusbot jobs run NAME [--config FILE] [--db FILE]        run one job once (${JOB_NAMES.join(', ')})
 
 Options and environment:
   --port N       PORT              listening port (default 8080)
@@ -38,6 +47,8 @@ function parse(argv: string[]) {
         config: { type: 'string' },
         company: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
+        dead: { type: 'boolean' },
+        guild: { type: 'string' },
       },
     });
   } catch (e) {
@@ -126,8 +137,61 @@ export async function run(argv: string[], env: NodeJS.ProcessEnv = process.env):
       }
       return 0;
     }
+    case 'outbox': {
+      const [verb, ...ids] = rest;
+      if (verb !== 'list' && verb !== 'retry') throw new UsageError('usage: statusbot outbox list [--dead] | outbox retry [ID ...]');
+      if (verb === 'list' && ids.length > 0) throw new UsageError('outbox list takes no arguments');
+      const numbers = ids.map((id) => {
+        if (!/^\d+$/.test(id)) throw new UsageError(`"${id}" is not an outbox row id`);
+        return Number(id);
+      });
+      return withContext(dbPath, async (ctx) => {
+        if (verb === 'retry') {
+          const count = await retryDead(ctx, numbers);
+          console.log(`${count} dead notification${count === 1 ? '' : 's'} back in line; a running server delivers them`);
+          return 0;
+        }
+        const rows = await listOutbox(ctx, values.dead ? { state: 'dead' } : {});
+        if (rows.length === 0) console.log(values.dead ? 'no dead notifications' : 'the outbox is empty');
+        for (const row of rows) {
+          const when = (row.sentAt ?? row.nextAttemptAt).toISOString();
+          const error = row.lastError ? `  ${row.lastError}` : '';
+          console.log(`${row.id}\t${row.state}\t${row.event}\t${row.stream}\tattempts ${row.attempts}\t${when}${error}`);
+        }
+        return 0;
+      });
+    }
+    case 'jobs': {
+      const [verb, name, ...extra] = rest;
+      if (verb !== 'run' || !name || extra.length > 0) throw new UsageError('usage: statusbot jobs run NAME');
+      if (!JOB_NAMES.includes(name)) throw new UsageError(`unknown job "${name}"; the jobs are ${JOB_NAMES.join(', ')}`);
+      const loaded = configOf(configFile);
+      const summary = await withConfigErrors(loaded, configFile, () =>
+        runJobOnce({ dbPath, config: loaded?.config ?? emptyConfig(), name }),
+      );
+      console.log(`job ${name}: ${summary ?? 'done'}`);
+      return 0;
+    }
+    case 'discord': {
+      if (rest[0] !== 'register' || rest.length !== 1) throw new UsageError('usage: statusbot discord register [--guild ID]');
+      const discord = readChatEnv(env).discord;
+      if (!discord) throw new UsageError('discord register needs DISCORD_TOKEN and DISCORD_APPLICATION_ID');
+      const { count, scope } = await registerDiscordCommands({ env: discord, guildId: values.guild ?? null });
+      console.log(`registered ${count} commands ${scope}`);
+      return 0;
+    }
     default:
       throw new UsageError(`unknown command "${command}"`);
+  }
+}
+
+async function withContext(dbPath: string, fn: (ctx: DomainContext) => Promise<number>): Promise<number> {
+  const db = openDatabase({ path: dbPath });
+  try {
+    await migrateToLatest(db);
+    return await fn(createDomainContext({ db, clock: systemClock, publicUrl: 'http://localhost' }));
+  } finally {
+    await db.destroy();
   }
 }
 

@@ -12,7 +12,22 @@ import type { DomainContext } from './domain/context.js';
 import { applySetup } from './domain/setup/apply-setup.js';
 import { DEMO_BOARD_ID, seedDemoCompany } from './domain/setup/demo-setup.js';
 import { createHttpServer } from './http/server.js';
-import type { Logger } from './http/server.js';
+import type { Logger, RawHandler } from './http/server.js';
+import { createDiscordFront } from '../adapters/discord/app.js';
+import { createSlackFront } from '../adapters/slack/app.js';
+import type { ChatFront } from '../adapters/chat-front.js';
+import { readChatEnv } from './config/env.js';
+import { createOutboxWorker } from './delivery/outbox-worker.js';
+import type { OutboxWorker, OutboxWorkerOptions } from './delivery/outbox-worker.js';
+import { createWebhookPublisher } from './delivery/webhook-publisher.js';
+import { createProbeClient } from './jobs/http-probe.js';
+import { JOBS } from './jobs/jobs.js';
+import { createMonitorProber } from './jobs/monitor-prober.js';
+import type { MonitorProber } from './jobs/monitor-prober.js';
+import { createScheduler } from './jobs/scheduler.js';
+import type { Scheduler } from './jobs/scheduler.js';
+
+export const USER_AGENT = 'statusbot-monitor/0.1';
 
 export interface StartOptions {
   dbPath: string;
@@ -22,6 +37,14 @@ export interface StartOptions {
   config?: Config;
   clock?: Clock;
   logger?: Logger;
+  /** Where chat credentials come from (default: process.env). */
+  env?: NodeJS.ProcessEnv;
+  /** Outbox delivery settings; `enabled: false` leaves rows pending (for tests that inspect them). */
+  delivery?: Partial<Pick<OutboxWorkerOptions, 'maxAttempts' | 'baseDelayMs' | 'maxDelayMs' | 'pollMs' | 'leaseMs'>> & {
+    enabled?: boolean;
+  };
+  /** The job scheduler (monitor probes, demo cycle, digests, retention); on unless false. */
+  jobs?: boolean;
 }
 
 export interface RunningServer {
@@ -31,6 +54,10 @@ export interface RunningServer {
   ctx: DomainContext;
   /** The demo company's key when this start created it. */
   demoKey: string | null;
+  worker: OutboxWorker;
+  fronts: readonly ChatFront[];
+  scheduler: Scheduler;
+  prober: MonitorProber;
   close(): Promise<void>;
 }
 
@@ -53,8 +80,44 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     await applySetup(ctx, config.setup);
     const demoKey = config.setup.companies.length === 0 ? await seedDemoCompany(ctx) : null;
 
+    const chatEnv = readChatEnv(options.env ?? process.env);
+    for (const note of chatEnv.notes) logger.info(note);
+    const fronts: ChatFront[] = [];
+    if (chatEnv.slack) fronts.push(await createSlackFront({ ctx, env: chatEnv.slack, logger }));
+    if (chatEnv.discord) fronts.push(await createDiscordFront({ ctx, env: chatEnv.discord, logger }));
+    const worker = createOutboxWorker({
+      ctx,
+      logger,
+      publishers: [createWebhookPublisher({ ctx }), ...fronts.map((f) => f.publisher)],
+      ...options.delivery,
+    });
+
+    const probeClient = createProbeClient({
+      timeoutMs: config.probes.timeoutMs,
+      blockPrivateTargets: config.probes.blockPrivateTargets,
+      userAgent: USER_AGENT,
+    });
+    const prober = createMonitorProber({
+      ctx,
+      client: probeClient,
+      region: config.region,
+      logger,
+      concurrency: config.probes.concurrency,
+    });
+    const scheduler = createScheduler({
+      deps: { ctx, logger, prober, retentionDays: config.retentionDays },
+      jobs: JOBS,
+      disabled: config.disabledJobs,
+    });
+
     let ready = false;
-    server = createHttpServer({ ctx, logger, rateLimitPerMinute: config.rateLimitPerMinute, ready: () => ready });
+    server = createHttpServer({
+      ctx,
+      logger,
+      rateLimitPerMinute: config.rateLimitPerMinute,
+      ready: () => ready,
+      rawHandlers: Object.assign({}, ...fronts.map((f) => f.rawHandlers)) as Record<string, RawHandler>,
+    });
     const listening = server;
     await new Promise<void>((resolve, reject) => {
       listening.once('error', reject);
@@ -63,6 +126,12 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
         resolve();
       });
     });
+    for (const front of fronts) await front.start();
+    if (options.jobs !== false) scheduler.start();
+    if (options.delivery?.enabled !== false) {
+      ctx.afterCommit.add(worker.wake);
+      worker.start();
+    }
     ready = true;
     const actualPort = (listening.address() as AddressInfo).port;
     const host = options.host && options.host !== '0.0.0.0' ? options.host : 'localhost';
@@ -85,7 +154,18 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       port: actualPort,
       ctx,
       demoKey,
+      worker,
+      fronts,
+      scheduler,
+      prober,
       close: async () => {
+        // New work stops first; work under way finishes (bounded) before the database closes.
+        await scheduler.stop();
+        await prober.idle();
+        await probeClient.close();
+        ctx.afterCommit.delete(worker.wake);
+        await worker.stop();
+        for (const front of fronts) await front.stop();
         await new Promise<void>((resolve) => {
           listening.close(() => resolve());
           listening.closeIdleConnections();
@@ -97,5 +177,38 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     server?.close();
     await db.destroy();
     throw error;
+  }
+}
+
+/** Runs one job once against a database, as `serve` would run a slot of it; for `statusbot jobs run`. */
+export async function runJobOnce(options: {
+  dbPath: string;
+  config: Config;
+  name: string;
+  logger?: Logger;
+  clock?: Clock;
+}): Promise<string | void> {
+  const logger = options.logger ?? consoleLogger;
+  const { config } = options;
+  const db = openDatabase({ path: options.dbPath });
+  const probeClient = createProbeClient({
+    timeoutMs: config.probes.timeoutMs,
+    blockPrivateTargets: config.probes.blockPrivateTargets,
+    userAgent: USER_AGENT,
+  });
+  try {
+    await migrateToLatest(db);
+    const ctx = createDomainContext({
+      db,
+      clock: options.clock ?? systemClock,
+      publicUrl: config.publicUrl ?? 'http://localhost:8080',
+    });
+    await applySetup(ctx, config.setup);
+    const prober = createMonitorProber({ ctx, client: probeClient, region: config.region, logger, concurrency: config.probes.concurrency });
+    const scheduler = createScheduler({ deps: { ctx, logger, prober, retentionDays: config.retentionDays }, jobs: JOBS });
+    return await scheduler.runOnce(options.name);
+  } finally {
+    await probeClient.close();
+    await db.destroy();
   }
 }

@@ -40,7 +40,9 @@ companies:
 /** The environment without anything that would change what the CLI does. */
 function cleanEnv(): NodeJS.ProcessEnv {
   const env = { ...process.env };
-  for (const name of ['PORT', 'STATUSBOT_DB', 'STATUSBOT_CONFIG']) delete env[name];
+  for (const name of Object.keys(env)) {
+    if (/^(PORT|STATUSBOT_|SLACK_|DISCORD_)/.test(name)) delete env[name];
+  }
   return env;
 }
 
@@ -160,7 +162,7 @@ describe('statusbot migrate', () => {
   it('prints what it applied, then that the database is up to date', async () => {
     const first = await cli(['migrate', '--db', dbPath]);
     expect(first.code, first.stderr).toBe(0);
-    expect(first.stdout.trim()).toBe('applied 0001_init');
+    expect(first.stdout.trim()).toBe('applied 0001_init, 0002_chat, 0003_jobs');
     expect(existsSync(dbPath)).toBe(true);
     const second = await cli(['migrate', '--db', dbPath]);
     expect(second.code, second.stderr).toBe(0);
@@ -261,6 +263,37 @@ describe('statusbot key create', () => {
     const wrong = await cli(['key', 'delete', '--company', 'Acme', '--db', dbPath]);
     expect(wrong.code).toBe(2);
     expect(wrong.stderr).toContain('Usage:');
+  });
+});
+
+describe('statusbot outbox', () => {
+  it('lists dead notifications and puts them back in line', async () => {
+    expect((await cli(['apply', '--config', configPath, '--db', dbPath])).code).toBe(0);
+    const db = openDatabase({ path: dbPath });
+    try {
+      const company = await db.selectFrom('companies').select('id').executeTakeFirstOrThrow();
+      await db
+        .insertInto('outbox')
+        .values([
+          { company_id: company.id, subscriber_id: null, stream: 'slack:T1:C1', event: 'incident.created', payload: '{}', state: 'dead', attempts: 10, next_attempt_at: 0, last_error: 'HTTP 500', created_at: 0 },
+          { company_id: company.id, subscriber_id: null, stream: 'slack:T1:C1', event: 'incident.updated', payload: '{}', state: 'sent', attempts: 1, next_attempt_at: 0, created_at: 0, sent_at: 1 },
+        ])
+        .execute();
+    } finally {
+      await db.destroy();
+    }
+    const dead = await cli(['outbox', 'list', '--dead', '--db', dbPath]);
+    expect(dead.code, dead.stderr).toBe(0);
+    expect(dead.stdout).toMatch(/^1\tdead\tincident\.created\tslack:T1:C1\tattempts 10\t.*HTTP 500\n$/);
+    const all = await cli(['outbox', 'list', '--db', dbPath]);
+    expect(all.stdout.trim().split('\n')).toHaveLength(2);
+    const retry = await cli(['outbox', 'retry', '--db', dbPath]);
+    expect(retry.stdout).toContain('1 dead notification back in line');
+    expect((await cli(['outbox', 'list', '--dead', '--db', dbPath])).stdout).toContain('no dead notifications');
+    const pending = await cli(['outbox', 'list', '--db', dbPath]);
+    expect(pending.stdout).toMatch(/^1\tpending\t.*attempts 0/m);
+    const bad = await cli(['outbox', 'retry', 'x1', '--db', dbPath]);
+    expect(bad.code).toBe(2);
   });
 });
 

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { normalizeTags, MAX_TAGS, TAG_MAX_LENGTH } from '../domain/boards/board-input.js';
+import { digestSettings } from '../domain/chat/subscription-input.js';
 import { NOTIFY_EVENTS } from '../domain/companies/company.js';
+import { JOB_NAMES } from '../jobs/jobs.js';
 
 const URLNAME = /^[a-z0-9](?:[a-z0-9-]{0,98}[a-z0-9])?$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -66,6 +68,21 @@ const statusPage = z.strictObject({
   subscribers: z.array(subscriber).default([]),
 });
 
+/** A channel and what it follows; `slack` or `discord` names the channel id. */
+const channel = z
+  .strictObject({
+    slack: z.string().trim().min(1).max(100).optional(),
+    discord: z.string().trim().min(1).max(100).optional(),
+    incidents: z.boolean().default(false),
+    services: z.array(urlname).default([]),
+    /** Custom monitors of the company, by id. */
+    monitors: z.array(id).default([]),
+    boards: z.array(z.strictObject({ board: z.string().trim().min(1).max(200), ...digestSettings })).default([]),
+  })
+  .refine((c) => (c.slack === undefined) !== (c.discord === undefined), {
+    error: 'needs exactly one of slack or discord (the channel id)',
+  });
+
 const company = z.strictObject({
   name,
   plan: z.enum(['free', 'business']).default('free'),
@@ -78,6 +95,9 @@ const company = z.strictObject({
   custom_monitors: z.array(customMonitor).default([]),
   boards: z.array(board).default([]),
   status_pages: z.array(statusPage).default([]),
+  slack: z.strictObject({ team_id: z.string().trim().min(1).max(100) }).optional(),
+  discord: z.strictObject({ guild_id: z.string().trim().min(1).max(100) }).optional(),
+  channels: z.array(channel).default([]),
 });
 
 /** The config file. Unknown keys are errors, so that a misspelt key never goes unnoticed. */
@@ -85,10 +105,33 @@ export const configFileSchema = z
   .strictObject({
     public_url: httpUrl.optional(),
     rate_limit: z.strictObject({ per_minute: z.int().min(1).max(10_000_000) }).optional(),
+    /** The probing region of this process, named in monitor incidents. */
+    region: z.string().trim().min(1).max(64).default('local'),
+    retention_days: z.int().min(1).max(36_500).default(90),
+    probes: z
+      .strictObject({
+        block_private_targets: z.boolean().default(false),
+        timeout_seconds: z.number().min(0.1).max(120).default(10),
+        concurrency: z.int().min(1).max(100_000).default(1_000),
+      })
+      .default({ block_private_targets: false, timeout_seconds: 10, concurrency: 1_000 }),
+    jobs: z
+      .partialRecord(z.enum(JOB_NAMES as [string, ...string[]]), z.strictObject({ enabled: z.boolean().default(true) }))
+      .default({}),
     services: z.array(catalogService).default([]),
     companies: z.array(company).default([]),
   })
   .superRefine((config, ctx) => {
+    config.companies.forEach((c, i) =>
+      c.channels.forEach((ch, j) => {
+        if (ch.slack !== undefined && !c.slack) {
+          ctx.addIssue({ code: 'custom', path: ['companies', i, 'channels', j, 'slack'], message: 'needs slack.team_id on the company' });
+        }
+        if (ch.discord !== undefined && !c.discord) {
+          ctx.addIssue({ code: 'custom', path: ['companies', i, 'channels', j, 'discord'], message: 'needs discord.guild_id on the company' });
+        }
+      }),
+    );
     const seen = (what: string, values: { value: string | number; path: (string | number)[] }[], secret = false) => {
       const first = new Set<string | number>();
       for (const v of values) {

@@ -15,6 +15,11 @@ export interface Config {
   publicUrl: string | null;
   rateLimitPerMinute: number;
   setup: Setup;
+  region: string;
+  retentionDays: number;
+  probes: { blockPrivateTargets: boolean; timeoutMs: number; concurrency: number };
+  /** Jobs turned off with `jobs.<name>.enabled: false`. */
+  disabledJobs: ReadonlySet<string>;
 }
 
 /** A config file that cannot be used; the message names the file, line and key of each problem. */
@@ -35,6 +40,10 @@ export const emptyConfig = (): Config => ({
   publicUrl: null,
   rateLimitPerMinute: DEFAULT_RATE_LIMIT_PER_MINUTE,
   setup: { services: [], companies: [] },
+  region: 'local',
+  retentionDays: 90,
+  probes: { blockPrivateTargets: false, timeoutMs: 10_000, concurrency: 1_000 },
+  disabledJobs: new Set(),
 });
 
 function locator(file: string, doc: Document, lines: LineCounter) {
@@ -81,6 +90,14 @@ export function parseConfig(file: string, text: string): LoadedConfig {
       publicUrl: parsed.public_url ?? null,
       rateLimitPerMinute: parsed.rate_limit?.per_minute ?? DEFAULT_RATE_LIMIT_PER_MINUTE,
       setup: { services: parsed.services, companies: parsed.companies },
+      region: parsed.region,
+      retentionDays: parsed.retention_days,
+      probes: {
+        blockPrivateTargets: parsed.probes.block_private_targets,
+        timeoutMs: Math.round(parsed.probes.timeout_seconds * 1000),
+        concurrency: parsed.probes.concurrency,
+      },
+      disabledJobs: new Set(Object.entries(parsed.jobs).filter(([, j]) => j?.enabled === false).map(([name]) => name)),
     },
   };
 }

@@ -146,6 +146,54 @@ export interface OutboxTable {
   last_error: string | null;
   created_at: number;
   sent_at: number | null;
+  /** JSON: the steps of a multi-step delivery already confirmed by the platform. */
+  progress: string | null;
+  /** Until when one process holds the row for delivery. */
+  lease_until: number | null;
+}
+
+export type ChatPlatform = 'slack' | 'discord';
+
+export interface ChatLinksTable {
+  platform: ChatPlatform;
+  workspace_id: string;
+  company_id: number;
+  created_at: number;
+}
+
+export interface ChannelSubscriptionsTable {
+  id: Generated<number>;
+  company_id: number;
+  platform: ChatPlatform;
+  workspace_id: string;
+  channel_id: string;
+  kind: 'incidents' | 'service' | 'monitor' | 'board';
+  service_id: number | null;
+  monitor_id: number | null;
+  board_id: string | null;
+  target_key: string;
+  schedule: string | null;
+  timezone: string | null;
+  only_on_change: Generated<number>;
+  edit_in_place: Generated<number>;
+  last_digest: string | null;
+  created_at: number;
+}
+
+export interface ChatMessagesTable {
+  platform: ChatPlatform;
+  channel_id: string;
+  /** What the message shows, e.g. 'incident:42' or 'digest:<subscription id>'. */
+  subject: string;
+  message_id: string;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface JobLeasesTable {
+  slot: string;
+  holder: string;
+  expires_at: number;
 }
 
 export interface MetaTable {
@@ -170,4 +218,8 @@ export interface Database {
   subscribers: SubscribersTable;
   outbox: OutboxTable;
   meta: MetaTable;
+  job_leases: JobLeasesTable;
+  chat_links: ChatLinksTable;
+  channel_subscriptions: ChannelSubscriptionsTable;
+  chat_messages: ChatMessagesTable;
 }

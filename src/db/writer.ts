@@ -25,7 +25,7 @@ type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
  * fails is rolled back to its savepoint without touching the others. No unit
  * is answered before the commit that holds it is on disk.
  */
-export function createWriter(db: Db, options: { maxBatch?: number } = {}): Writer {
+export function createWriter(db: Db, options: { maxBatch?: number; afterCommit?: () => void } = {}): Writer {
   const maxBatch = options.maxBatch ?? 64;
   const queue: Pending[] = [];
   let draining = false;
@@ -54,6 +54,7 @@ export function createWriter(db: Db, options: { maxBatch?: number } = {}): Write
         }
       }
       await trx.commit().execute();
+      options.afterCommit?.();
     } catch (error) {
       await trx.rollback().execute().catch(() => undefined);
       for (const p of batch) p.reject(error);

@@ -23,3 +23,19 @@ export function manualClock(start: Date | string | number): ManualClock {
     },
   };
 }
+
+/** A clock that runs with real time from `start`, and can also be set or moved on. */
+export function runningClock(start: Date | string | number): ManualClock {
+  let base = new Date(start).getTime();
+  let origin = performance.now();
+  return {
+    now: () => new Date(base + (performance.now() - origin)),
+    set: (at) => {
+      base = new Date(at).getTime();
+      origin = performance.now();
+    },
+    advance: (ms) => {
+      base += ms;
+    },
+  };
+}

@@ -15,6 +15,8 @@ export interface DomainContext {
   readonly clock: Clock;
   /** Base of `tracker_url` values, without a trailing slash. */
   readonly publicUrl: string;
+  /** Called after every commit of `write`; the outbox worker listens to deliver at once. */
+  readonly afterCommit: Set<() => void>;
   /** Process-local state: the demo period this process brought up to date, and recently used API keys. */
   readonly memo: {
     demoPeriod: number;
@@ -31,8 +33,14 @@ export interface DomainContextOptions {
 export type Tx = Kysely<Database>;
 
 export function createDomainContext(options: DomainContextOptions): DomainContext {
-  const writer = createWriter(options.db);
+  const afterCommit = new Set<() => void>();
+  const writer = createWriter(options.db, {
+    afterCommit: () => {
+      for (const listener of afterCommit) listener();
+    },
+  });
   return {
+    afterCommit,
     db: options.db,
     write: (unit) => writer.run(unit),
     clock: options.clock,

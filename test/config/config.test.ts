@@ -4,7 +4,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ConfigError, DEFAULT_RATE_LIMIT_PER_MINUTE, describeConfigIssues, loadConfig, parseConfig } from '../../src/config/load-config.js';
+import {
+  ConfigError,
+  DEFAULT_RATE_LIMIT_PER_MINUTE,
+  describeConfigIssues,
+  emptyConfig,
+  loadConfig,
+  parseConfig,
+} from '../../src/config/load-config.js';
 import type { LoadedConfig } from '../../src/config/load-config.js';
 import { openDatabase } from '../../src/db/database.js';
 import type { Db } from '../../src/db/database.js';
@@ -87,9 +94,14 @@ describe('parseConfig: the example of the issue', () => {
               },
             ],
             status_pages: [],
+            channels: [],
           },
         ],
       },
+      region: 'local',
+      retentionDays: 90,
+      probes: { blockPrivateTargets: false, timeoutMs: 10_000, concurrency: 1_000 },
+      disabledJobs: new Set(),
     });
     expect(config.setup.companies[0]!.notify_on.length).toBeGreaterThan(0);
   });
@@ -111,11 +123,7 @@ describe('parseConfig: the example of the issue', () => {
 
   it('the standard test config and an empty file are accepted too', () => {
     expect(parseConfig('test.yml', STANDARD_CONFIG).config.setup.companies.map((c) => c.name)).toEqual(['Acme', 'Globex', 'Initech']);
-    expect(parseConfig('empty.yml', '').config).toEqual({
-      publicUrl: null,
-      rateLimitPerMinute: DEFAULT_RATE_LIMIT_PER_MINUTE,
-      setup: { services: [], companies: [] },
-    });
+    expect(parseConfig('empty.yml', '').config).toEqual(emptyConfig());
   });
 
   it('loadConfig of a missing file is a ConfigError naming the file', () => {
@@ -449,5 +457,56 @@ describe('startServer twice on the same database file', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('parseConfig: chat, jobs and probes', () => {
+  const base = `companies:\n  - name: Acme\n    api_keys: ["acme-key-1"]\n`;
+  const failure = (text: string): string => {
+    try {
+      parseConfig('test.yml', text);
+    } catch (e) {
+      return (e as Error).message;
+    }
+    throw new Error('the config was accepted');
+  };
+
+  it('reads workspaces, channels, jobs, region, retention and probe settings', () => {
+    const { config } = parseConfig(
+      'test.yml',
+      `${base}    slack: { team_id: T1 }
+    channels:
+      - slack: C1
+        incidents: true
+        services: [demo-service]
+        boards: [{ board: vendors, timezone: Europe/Berlin }]
+region: eu-west
+retention_days: 30
+probes: { block_private_targets: true, timeout_seconds: 2.5 }
+jobs: { digests: { enabled: false } }
+`,
+    );
+    expect(config.setup.companies[0]!.channels).toEqual([
+      {
+        slack: 'C1',
+        incidents: true,
+        services: ['demo-service'],
+        monitors: [],
+        boards: [{ board: 'vendors', schedule: '0 9 * * 1-5', timezone: 'Europe/Berlin', only_on_change: false, edit_in_place: false }],
+      },
+    ]);
+    expect(config.region).toBe('eu-west');
+    expect(config.retentionDays).toBe(30);
+    expect(config.probes).toEqual({ blockPrivateTargets: true, timeoutMs: 2500, concurrency: 1000 });
+    expect([...config.disabledJobs]).toEqual(['digests']);
+  });
+
+  it('names the line of a channel without its workspace, a bad schedule and an unknown job', () => {
+    const noTeam = `${base}    channels:\n      - slack: C1\n        incidents: true\n`;
+    expect(failure(noTeam)).toContain('test.yml:5:');
+    expect(failure(noTeam)).toContain('companies[0].channels[0].slack needs slack.team_id on the company');
+    const badCron = `${base}    discord: { guild_id: "1" }\n    channels:\n      - discord: "2"\n        boards: [{ board: b, schedule: "at nine" }]\n`;
+    expect(failure(badCron)).toContain('schedule must be a cron expression');
+    expect(failure(`jobs: { coffee: { enabled: false } }\n`)).toContain('jobs.coffee');
   });
 });

@@ -3,10 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseConfig } from '../../src/config/load-config.js';
 import type { Config } from '../../src/config/load-config.js';
-import { manualClock } from '../../src/domain/clock.js';
+import { manualClock, runningClock } from '../../src/domain/clock.js';
 import type { ManualClock } from '../../src/domain/clock.js';
 import { startServer } from '../../src/main.js';
-import type { RunningServer } from '../../src/main.js';
+import type { RunningServer, StartOptions } from '../../src/main.js';
 
 export const T0 = '2026-11-22T10:02:00.000Z';
 
@@ -78,10 +78,23 @@ export interface TestServer extends RunningServer {
   stop(): Promise<void>;
 }
 
-export async function startTestServer(options: { config?: string | Config; clock?: ManualClock; dbPath?: string } = {}): Promise<TestServer> {
+export interface TestServerOptions {
+  config?: string | Config;
+  clock?: ManualClock;
+  dbPath?: string;
+  /** Chat credentials and API URLs (none by default: both adapters off). */
+  env?: NodeJS.ProcessEnv;
+  /** Outbox delivery; off by default so that tests can read the pending rows. */
+  delivery?: StartOptions['delivery'];
+  /** The job scheduler; off by default (tests run jobs directly). */
+  jobs?: boolean;
+}
+
+export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
   const dir = options.dbPath ? null : mkdtempSync(join(tmpdir(), 'statusbot-test-'));
   const dbPath = options.dbPath ?? join(dir!, 'statusbot.db');
-  const clock = options.clock ?? manualClock(T0);
+  // Delivery retries wait on the clock: with delivery on, time runs (from T0); else it stands still at T0.
+  const clock = options.clock ?? (options.delivery?.enabled ? runningClock(T0) : manualClock(T0));
   const config =
     typeof options.config === 'string'
       ? parseConfig('test.yml', options.config).config
@@ -93,6 +106,9 @@ export async function startTestServer(options: { config?: string | Config; clock
     config,
     clock,
     logger: { info: () => {}, error: (m, e) => console.error(m, e) },
+    env: options.env ?? {},
+    delivery: options.delivery ?? { enabled: false },
+    jobs: options.jobs ?? false,
   });
   return {
     ...server,

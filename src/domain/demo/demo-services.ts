@@ -2,6 +2,8 @@ import type { Kysely } from 'kysely';
 import type { Database, DemoBehaviour } from '../../db/schema.js';
 import type { DomainContext } from '../context.js';
 import type { Severity } from '../incidents/incident.js';
+import { enqueueStatusChange } from '../notifications/channel-outbox.js';
+import { statusOf } from '../services/service-status.js';
 
 /** `demo-service` changes state at every 5-minute boundary of the clock. */
 export const DEMO_PERIOD_MS = 5 * 60_000;
@@ -53,11 +55,12 @@ export async function syncDemoServices(ctx: DomainContext): Promise<DemoChange[]
   const changes = await ctx.write(async (trx) => {
     const services = await trx
       .selectFrom('services')
-      .select(['id', 'urlname', 'demo'])
+      .select(['id', 'urlname', 'name', 'demo'])
       .where('demo', 'is not', null)
       .execute();
     const found: DemoChange[] = [];
     for (const service of services) {
+      const before = await statusOf(trx, service.id, now);
       if (service.demo === 'minor' || service.demo === 'major') {
         const key = `${service.urlname}:standing`;
         const id = await openDemoIncident(trx, service.id, key, service.demo, now);
@@ -65,6 +68,16 @@ export async function syncDemoServices(ctx: DomainContext): Promise<DemoChange[]
       } else if (service.demo === 'cycle') {
         found.push(...(await syncCycle(trx, service.id, service.urlname, period)));
       }
+      // Channels following a demo service hear of each change of its status, once.
+      const after = await statusOf(trx, service.id, now);
+      await enqueueStatusChange(trx, {
+        service: { id: service.id, name: service.name, urlname: service.urlname },
+        publicUrl: ctx.publicUrl,
+        from: before,
+        to: after,
+        cause: after === 'ok' ? 'The demo outage is over.' : `Demo ${after} outage`,
+        now,
+      });
     }
     return found;
   });

@@ -5,7 +5,9 @@ import type { Company } from '../companies/company.js';
 import type { DomainContext } from '../context.js';
 import { syncDemoServices } from '../demo/demo-services.js';
 import { DomainError, forbidden, notFound } from '../errors.js';
+import { enqueueIncidentAnnouncements, enqueueStatusChange } from '../notifications/channel-outbox.js';
 import { enqueueIncidentNotifications } from '../notifications/outbox.js';
+import type { ServiceStatus } from '../services/service.js';
 import { assertMayReadIncidentsOf, findVisibleService, toService } from '../services/service-access.js';
 import { statusOf } from '../services/service-status.js';
 import { publishServiceStatus } from '../status-pages/status-pages.js';
@@ -90,6 +92,7 @@ export async function createIncident(ctx: DomainContext, company: Company, raw: 
       ]);
     }
     const now = ctx.clock.now().getTime();
+    const before = await statusOf(trx, service.id, now);
     const transition = opening(input, now);
     const [inserted] = await insertIncident(trx, {
       service: service.id,
@@ -100,7 +103,7 @@ export async function createIncident(ctx: DomainContext, company: Company, raw: 
       now,
       resolvedAt: transition.next.resolvedAt,
     });
-    return record(ctx, trx, company, inserted!.id, transition, now);
+    return record(ctx, trx, company, inserted!.id, transition, before, now);
   });
 }
 
@@ -118,6 +121,7 @@ export async function updateIncident(ctx: DomainContext, company: Company, id: n
     };
     const transition = applyUpdate(current, input, now);
     if (transition.event === null) return loadIncident(ctx, trx, row);
+    const before = await statusOf(trx, row.service_id, now);
     await trx
       .updateTable('incidents')
       .set({
@@ -130,7 +134,7 @@ export async function updateIncident(ctx: DomainContext, company: Company, id: n
       })
       .where('id', '=', row.id)
       .execute();
-    return record(ctx, trx, company, row.id, transition, now);
+    return record(ctx, trx, company, row.id, transition, before, now);
   });
 }
 
@@ -140,8 +144,9 @@ export async function deleteIncident(ctx: DomainContext, company: Company, id: n
     const row = await findOwnedIncidentRow(trx, company, id);
     const now = ctx.clock.now().getTime();
     const last = await loadIncident(ctx, trx, row);
+    const before = await statusOf(trx, row.service_id, now);
     await trx.deleteFrom('incidents').where('id', '=', row.id).execute();
-    await announce(trx, company, 'deleted', last, now);
+    await announce(ctx, trx, company, { event: 'deleted', incident: last, updatePosted: false, before, now });
   });
 }
 
@@ -152,26 +157,44 @@ async function record(
   company: Company,
   id: number,
   transition: Transition,
+  before: ServiceStatus,
   now: number,
 ): Promise<Incident> {
   if (transition.update) {
     await insertUpdate(trx, { incident: id, stage: transition.update.stage, description: transition.update.description, now });
   }
   const incident = await loadIncident(ctx, trx, await existingIncidentRow(trx, id));
-  if (transition.event) await announce(trx, company, transition.event, incident, now);
+  if (transition.event) {
+    await announce(ctx, trx, company, { event: transition.event, incident, updatePosted: transition.update !== null, before, now });
+  }
   return incident;
 }
 
+/**
+ * Everything a change of an incident causes, in its transaction: the
+ * service's status on its status pages, the subscribers' notifications, the
+ * announcement in every channel following the company's incidents, and a
+ * status-change message where the service's status moved.
+ */
 async function announce(
+  ctx: DomainContext,
   trx: Kysely<Database>,
   company: Company,
-  event: IncidentEvent,
-  incident: Incident,
-  now: number,
+  change: { event: IncidentEvent; incident: Incident; updatePosted: boolean; before: ServiceStatus; now: number },
 ): Promise<void> {
+  const { event, incident, now } = change;
   const serviceStatus = await statusOf(trx, incident.serviceId, now);
   await publishServiceStatus(trx, incident.serviceId, serviceStatus, now);
   await enqueueIncidentNotifications(trx, { company, event, incident, serviceStatus, now });
+  await enqueueIncidentAnnouncements(trx, { companyId: company.id, event, incident, update: change.updatePosted, now });
+  await enqueueStatusChange(trx, {
+    service: { id: incident.serviceId, name: incident.serviceName, urlname: incident.serviceUrlname },
+    publicUrl: ctx.publicUrl,
+    from: change.before,
+    to: serviceStatus,
+    cause: incident.title,
+    now,
+  });
 }
 
 async function existingIncidentRow(db: Kysely<Database>, id: number): Promise<IncidentRow> {
@@ -195,3 +218,25 @@ const serviceOf = (row: IncidentRow) => ({
   company_id: row.service_company_id,
   status_page_url: row.service_status_page_url,
 });
+
+/** The open incidents on the company's custom services, newest first. */
+export async function listOpenIncidents(ctx: DomainContext, company: Company): Promise<IncidentSummary[]> {
+  const rows = await incidentRow(ctx.db)
+    .where('services.company_id', '=', company.id)
+    .where('incidents.resolved', '=', 0)
+    .orderBy('incidents.created_at', 'desc')
+    .orderBy('incidents.id', 'desc')
+    .execute();
+  return rows.map(toSummary);
+}
+
+/** Resolves an incident with a closing update; the chat verb behind `/incident resolve`. */
+export async function resolveIncident(
+  ctx: DomainContext,
+  company: Company,
+  id: number,
+  message: string | undefined,
+): Promise<Incident> {
+  const description = message?.trim() || 'Resolved.';
+  return updateIncident(ctx, company, id, { description, resolution_stage: 'resolved' });
+}

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Company } from '../companies/company.js';
 import type { DomainContext } from '../context.js';
 import { syncDemoServices } from '../demo/demo-services.js';
@@ -29,4 +30,35 @@ export async function getServiceStatus(ctx: DomainContext, company: Company, url
     statusPageUrl: page?.url ?? service.statusPageUrl,
     status: await statusOf(ctx.db, service.id, ctx.clock.now().getTime()),
   };
+}
+
+/** The company's own custom services, by name. */
+export async function listCustomServices(ctx: DomainContext, company: Company): Promise<Service[]> {
+  const rows = await ctx.db
+    .selectFrom('services')
+    .select(['id', 'name', 'urlname', 'company_id', 'status_page_url'])
+    .where('company_id', '=', company.id)
+    .orderBy('name')
+    .execute();
+  return rows.map((row) => toService(ctx, row));
+}
+
+/** Services the company can address whose name or urlname contains the text; for autocompletion. */
+export async function searchServices(ctx: DomainContext, company: Company, text: string, limit = 25): Promise<Service[]> {
+  // A % or _ typed by the user only widens the match.
+  const pattern = `%${text.trim().toLowerCase()}%`;
+  const rows = await ctx.db
+    .selectFrom('services')
+    .select(['id', 'name', 'urlname', 'company_id', 'status_page_url'])
+    .where((eb) => eb.or([eb('company_id', 'is', null), eb('company_id', '=', company.id)]))
+    .where((eb) =>
+      eb.or([
+        eb(sql<string>`lower(name)`, 'like', pattern),
+        eb('urlname', 'like', pattern),
+      ]),
+    )
+    .orderBy('name')
+    .limit(limit)
+    .execute();
+  return rows.map((row) => toService(ctx, row));
 }

@@ -3,7 +3,9 @@ import type { Database } from '../../db/schema.js';
 import { hashApiKey } from '../companies/api-keys.js';
 import type { DomainContext } from '../context.js';
 import { DEMO_SERVICES, syncDemoServices } from '../demo/demo-services.js';
-import { invalidInput } from '../errors.js';
+import { saveSubscription } from '../chat/subscriptions.js';
+import type { SubscriptionInput } from '../chat/subscription-input.js';
+import { DomainError, invalidInput } from '../errors.js';
 import { statusOf } from '../services/service-status.js';
 import type { CompanySpec, Setup } from './setup.js';
 
@@ -239,6 +241,8 @@ async function applyCompanyResources(
     if (kept.length > 0) drop = drop.where('id', 'not in', kept);
     await drop.execute();
   }
+
+  await applyChat(trx, companyId, spec, now, path);
 }
 
 /** A catalog service, or (when allowed) one of the company's custom services. */
@@ -266,4 +270,37 @@ async function catalogServiceId(trx: Kysely<Database>, urlname: string, path: Pa
     .executeTakeFirst();
   if (!row) throw invalidInput(path, `${urlname} is not a third-party service in the catalog`);
   return row.id;
+}
+
+/** The company's Slack workspace and Discord guild, and what its channels follow. */
+async function applyChat(trx: Kysely<Database>, companyId: number, spec: CompanySpec, now: number, path: Path): Promise<void> {
+  const workspaces = { slack: spec.slack?.team_id, discord: spec.discord?.guild_id };
+  for (const platform of ['slack', 'discord'] as const) {
+    const workspaceId = workspaces[platform];
+    if (workspaceId === undefined) continue;
+    await trx
+      .insertInto('chat_links')
+      .values({ platform, workspace_id: workspaceId, company_id: companyId, created_at: now })
+      .onConflict((oc) => oc.columns(['platform', 'workspace_id']).doUpdateSet({ company_id: companyId }))
+      .execute();
+  }
+  for (const [i, ch] of spec.channels.entries()) {
+    const at: Path = [...path, 'channels', i];
+    const platform = ch.slack !== undefined ? 'slack' : 'discord';
+    const channel = { platform, workspaceId: workspaces[platform]!, channelId: (ch.slack ?? ch.discord)! } as const;
+    const follow: [SubscriptionInput, Path][] = [
+      ...(ch.incidents ? [[{ target: 'incidents' }, [...at, 'incidents']] as [SubscriptionInput, Path]] : []),
+      ...ch.services.map((service, j): [SubscriptionInput, Path] => [{ target: 'service', service }, [...at, 'services', j]]),
+      ...ch.monitors.map((monitor, j): [SubscriptionInput, Path] => [{ target: 'monitor', monitor: String(monitor) }, [...at, 'monitors', j]]),
+      ...ch.boards.map((b, j): [SubscriptionInput, Path] => [{ target: 'board', ...b }, [...at, 'boards', j]]),
+    ];
+    for (const [input, inputPath] of follow) {
+      try {
+        await saveSubscription(trx, companyId, channel, input, now);
+      } catch (error) {
+        if (error instanceof DomainError) throw invalidInput(inputPath, error.message);
+        throw error;
+      }
+    }
+  }
 }

@@ -49,6 +49,7 @@ export async function seedDemoCompany(ctx: DomainContext): Promise<string | null
           },
         ],
         status_pages: [],
+        channels: [],
       },
     ],
   };

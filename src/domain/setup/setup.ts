@@ -39,4 +39,14 @@ export interface CompanySpec {
     services: string[];
     subscribers: { webhook: string; secret: string }[];
   }[];
+  slack?: { team_id: string } | undefined;
+  discord?: { guild_id: string } | undefined;
+  channels: {
+    slack?: string | undefined;
+    discord?: string | undefined;
+    incidents: boolean;
+    services: string[];
+    monitors: number[];
+    boards: { board: string; schedule: string; timezone: string; only_on_change: boolean; edit_in_place: boolean }[];
+  }[];
 }

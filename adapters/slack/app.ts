@@ -1,0 +1,124 @@
+import { App, LogLevel, SocketModeReceiver } from '@slack/bolt';
+import type { Logger as BoltLogger, Receiver } from '@slack/bolt';
+import type { ChatEnv } from '../../src/config/env.js';
+import type { DomainContext } from '../../src/domain/context.js';
+import type { Logger } from '../../src/http/server.js';
+import type { ChatFront } from '../chat-front.js';
+import { registerCommands } from './commands.js';
+import { registerModals } from './modals.js';
+import { createDeliveryClient, createSlackPublisher } from './publisher.js';
+import { SlackHttpReceiver } from './receiver.js';
+
+export interface SlackFrontOptions {
+  ctx: DomainContext;
+  env: NonNullable<ChatEnv['slack']>;
+  logger: Logger;
+}
+
+export const SLACK_EVENTS_PATH = '/slack/events';
+
+/** Bolt's logger interface over statusbot's; Bolt's debug output carries request bodies and is dropped. */
+function boltLogger(logger: Logger): BoltLogger {
+  let level = LogLevel.INFO;
+  return {
+    debug: () => {},
+    info: (...message) => logger.info(`slack: ${message.join(' ')}`),
+    warn: (...message) => logger.info(`slack: ${message.join(' ')}`),
+    error: (...message) => logger.error(`slack: ${message.map(String).join(' ')}`),
+    setLevel: (l) => {
+      level = l;
+    },
+    getLevel: () => level,
+    setName: () => {},
+  };
+}
+
+/** WebClient wants the base with its trailing slash. */
+const apiBase = (url: string | null): string | undefined => (url ? (url.endsWith('/') ? url : `${url}/`) : undefined);
+
+/**
+ * The Slack front: Bolt with a receiver on statusbot's own listener (HTTP
+ * mode), or Bolt's Socket Mode receiver when an app token is set; and the
+ * publisher of the outbox rows of Slack channels.
+ */
+export async function createSlackFront(options: SlackFrontOptions): Promise<ChatFront> {
+  const { ctx, env } = options;
+  const logger = boltLogger(options.logger);
+  const slackApiUrl = apiBase(env.apiUrl);
+  const clientOptions = {
+    ...(slackApiUrl ? { slackApiUrl } : {}),
+    // A trigger_id lives 3 seconds: waiting out a rate limit or retrying later helps nobody.
+    retryConfig: { retries: 0 },
+    rejectRateLimitedCalls: true,
+    timeout: 10_000,
+  };
+
+  let httpReceiver: SlackHttpReceiver | null = null;
+  let socketReceiver: SocketModeReceiver | null = null;
+  let receiver: Receiver;
+  if (env.appToken) {
+    // Its own options object: the Socket Mode client keeps retrying apps.connections.open, as it should when reconnecting.
+    const socketClientOptions = { ...(slackApiUrl ? { slackApiUrl } : {}), timeout: 10_000 };
+    socketReceiver = new SocketModeReceiver({ appToken: env.appToken, logger, installerOptions: { clientOptions: socketClientOptions } });
+    receiver = socketReceiver;
+  } else if (env.signingSecret) {
+    httpReceiver = new SlackHttpReceiver({ signingSecret: env.signingSecret, logger });
+    receiver = httpReceiver;
+  } else {
+    throw new Error('Slack needs SLACK_SIGNING_SECRET (HTTP mode) or SLACK_APP_TOKEN (Socket Mode)');
+  }
+
+  const deliveryClient = createDeliveryClient({ botToken: env.botToken, slackApiUrl, logger });
+  // Who the bot is, learnt at start; commands never wait on it, so a Slack hiccup then costs nothing later.
+  let identity: { botId?: string; botUserId?: string } = {};
+
+  const app = new App({
+    receiver,
+    authorize: async () => ({ botToken: env.botToken, ...identity }),
+    clientOptions,
+    logger,
+    convoStore: false,
+    // The app handles no message events, so there is nothing of its own to ignore.
+    ignoreSelf: false,
+  });
+  app.error(async (error) => {
+    options.logger.error('slack: a listener failed', error);
+  });
+
+  const deps = { ctx, logger: options.logger };
+  let connecting: Promise<void> | null = null;
+  registerCommands(app, deps);
+  registerModals(app, deps);
+
+  return {
+    name: 'slack',
+    rawHandlers: httpReceiver ? { [SLACK_EVENTS_PATH]: httpReceiver.handler } : {},
+    publisher: createSlackPublisher({ client: deliveryClient }),
+    async start() {
+      try {
+        const me = await deliveryClient.auth.test();
+        identity = { ...(me.bot_id ? { botId: me.bot_id } : {}), ...(me.user_id ? { botUserId: me.user_id } : {}) };
+        options.logger.info(`slack: signed in as ${me.user ?? '?'} in workspace ${me.team ?? '?'} (${me.team_id ?? '?'})`);
+      } catch (error) {
+        // Not fatal: deliveries fail and retry on their own, and commands need no identity.
+        options.logger.error('slack: auth.test failed; check SLACK_BOT_TOKEN', error);
+      }
+      if (!env.appToken) {
+        await app.start();
+        options.logger.info(`slack: answering on ${SLACK_EVENTS_PATH}`);
+        return;
+      }
+      // Connecting may retry for a long while; the API and the other fronts need not wait for Slack.
+      connecting = app.start().then(
+        () => options.logger.info('slack: connected in Socket Mode'),
+        (error: unknown) => options.logger.error('slack: Socket Mode could not connect; check SLACK_APP_TOKEN', error),
+      );
+    },
+    async stop() {
+      // Bolt's stop does not wait for the WebSocket's close handshake; the client's disconnect does.
+      if (socketReceiver) await socketReceiver.client.disconnect();
+      else await app.stop();
+      await connecting;
+    },
+  };
+}

@@ -1,0 +1,214 @@
+import type { DomainContext } from '../domain/context.js';
+import {
+  chatMessageOf,
+  claimDue,
+  markFailed,
+  markSent,
+  rememberChatMessage,
+  saveProgress,
+} from '../domain/notifications/outbox-queue.js';
+import type { OutboxEntry } from '../domain/notifications/outbox-queue.js';
+import type { Logger } from '../http/server.js';
+import { DeliveryFailure } from './publisher.js';
+import type { Delivery, DeliveryRecorder, Publisher } from './publisher.js';
+
+export interface OutboxWorkerOptions {
+  ctx: DomainContext;
+  publishers: readonly Publisher[];
+  logger: Logger;
+  /** Failed attempts before a row is dead-lettered. */
+  maxAttempts?: number;
+  /** First retry delay; doubles with each attempt, with jitter, up to maxDelayMs. */
+  baseDelayMs?: number;
+  maxDelayMs?: number;
+  /** How long a claimed row is held by this process. */
+  leaseMs?: number;
+  /** Streams delivered at once. */
+  concurrency?: number;
+  /** How often to look for due rows when nothing wakes the worker. */
+  pollMs?: number;
+  random?: () => number;
+}
+
+export interface OutboxWorker {
+  start(): void;
+  /** Stops taking rows and waits for the deliveries under way. */
+  stop(): Promise<void>;
+  /** Looks for due rows now (after a commit that queued some). */
+  wake(): void;
+  /** Delivers every row that is due, including those that fall due while it runs briefly; for tests and the CLI. */
+  drain(): Promise<void>;
+}
+
+/**
+ * Delivers outbox rows: per stream in order, streams side by side, each row
+ * marked sent only once its publisher confirmed it. Failures retry with
+ * exponential backoff and jitter (a Retry-After is honoured) and, after
+ * `maxAttempts`, the row is dead-lettered. Rows left pending by a crash are
+ * simply due again after the next start.
+ */
+export function createOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
+  const { ctx, publishers, logger } = options;
+  const maxAttempts = options.maxAttempts ?? 10;
+  const baseDelayMs = options.baseDelayMs ?? 1_000;
+  const maxDelayMs = options.maxDelayMs ?? 15 * 60_000;
+  const leaseMs = options.leaseMs ?? 60_000;
+  const concurrency = options.concurrency ?? 8;
+  const pollMs = options.pollMs ?? 1_000;
+  const random = options.random ?? Math.random;
+
+  const inFlight = new Map<string, Promise<void>>();
+  const readyAt = new Map<string, number>();
+  let running = false;
+  let timer: NodeJS.Timeout | undefined;
+  let pass: Promise<void> | null = null;
+  let again = false;
+
+  const publisherFor = (stream: string) => publishers.find((p) => p.accepts(stream));
+
+  function backoff(attempt: number): number {
+    const ceiling = Math.min(maxDelayMs, baseDelayMs * 2 ** Math.max(0, attempt - 1));
+    return Math.round(ceiling / 2 + (random() * ceiling) / 2);
+  }
+
+  async function deliverOne(entry: OutboxEntry, publisher: Publisher): Promise<void> {
+    const progress = { ...entry.progress };
+    const platform = entry.stream.split(':', 1)[0] as 'slack' | 'discord';
+    const recorder: DeliveryRecorder = {
+      step: async (name, value) => {
+        progress[name] = value;
+        await saveProgress(ctx, entry.id, progress);
+      },
+      messageOf: (channelId, subject) => chatMessageOf(ctx, platform, channelId, subject),
+      rememberMessage: (channelId, subject, messageId) => rememberChatMessage(ctx, platform, channelId, subject, messageId),
+    };
+    const delivery: Delivery = {
+      id: entry.id,
+      stream: entry.stream,
+      event: entry.event,
+      subscriberId: entry.subscriberId,
+      payload: JSON.parse(entry.payload) as unknown,
+      body: entry.payload,
+      attempts: entry.attempts,
+      progress,
+    };
+    try {
+      await publisher.deliver(delivery, recorder);
+      await markSent(ctx, entry.id);
+    } catch (error) {
+      const now = ctx.clock.now().getTime();
+      const failure = error instanceof DeliveryFailure ? error : null;
+      // Being told to slow down is not a failed attempt.
+      const countsAsAttempt = !failure?.rateLimited;
+      const attempts = entry.attempts + (countsAsAttempt ? 1 : 0);
+      const dead = countsAsAttempt && attempts >= maxAttempts;
+      const delay = failure?.retryAfterMs ?? backoff(attempts);
+      const message = error instanceof Error ? error.message : String(error);
+      await markFailed(ctx, entry.id, { error: message, countsAsAttempt, retryAt: now + delay, dead });
+      if (dead) logger.error(`outbox row ${entry.id} (${entry.event} to ${entry.stream}) dead after ${attempts} attempts: ${message}`);
+    } finally {
+      readyAt.set(entry.stream, Date.now() + publisher.minIntervalMs(entry.stream));
+    }
+  }
+
+  /** One look for due rows; starts deliveries up to the concurrency. */
+  async function runPass(): Promise<void> {
+    const free = concurrency - inFlight.size;
+    if (free <= 0) return;
+    const now = Date.now();
+    const busy = new Set(inFlight.keys());
+    for (const [stream, at] of readyAt) {
+      if (at > now) busy.add(stream);
+      else readyAt.delete(stream);
+    }
+    const claimed = await claimDue(ctx, {
+      limit: free,
+      leaseMs,
+      busy,
+      accepts: (stream) => publisherFor(stream) !== undefined,
+    });
+    for (const entry of claimed) {
+      const publisher = publisherFor(entry.stream)!;
+      const work = deliverOne(entry, publisher)
+        .catch((error: unknown) => logger.error(`outbox row ${entry.id} could not be recorded`, error))
+        .finally(() => {
+          inFlight.delete(entry.stream);
+          if (running) wake();
+        });
+      inFlight.set(entry.stream, work);
+    }
+  }
+
+  function wake(): void {
+    if (pass) {
+      again = true;
+      return;
+    }
+    pass = runPass()
+      .catch((error: unknown) => logger.error('outbox worker pass failed', error))
+      .finally(() => {
+        pass = null;
+        if (again) {
+          again = false;
+          wake();
+        }
+      });
+  }
+
+  function schedule(): void {
+    if (!running) return;
+    // The next pass comes when a paced stream is ready again, or at the poll interval.
+    const soonest = Math.min(Date.now() + pollMs, ...readyAt.values());
+    timer = setTimeout(
+      () => {
+        wake();
+        schedule();
+      },
+      Math.max(10, soonest - Date.now()),
+    );
+  }
+
+  return {
+    start() {
+      if (running) return;
+      running = true;
+      wake();
+      schedule();
+    },
+    async stop() {
+      running = false;
+      clearTimeout(timer);
+      await pass;
+      await Promise.all(inFlight.values());
+    },
+    wake,
+    async drain() {
+      for (;;) {
+        await runPass();
+        if (inFlight.size > 0) {
+          await Promise.race(inFlight.values());
+          continue;
+        }
+        // Nothing could start: finished, unless due rows wait only for their stream's pacing.
+        const paced = [...readyAt].filter(([, at]) => at > Date.now());
+        const waiting = await dueStreams();
+        const waits = paced.filter(([stream]) => waiting.has(stream)).map(([, at]) => at - Date.now());
+        if (waits.length === 0) return;
+        await new Promise((r) => setTimeout(r, Math.min(...waits)));
+      }
+    },
+  };
+
+  /** Streams with a row due now that some publisher takes. */
+  async function dueStreams(): Promise<Set<string>> {
+    const now = ctx.clock.now().getTime();
+    const rows = await ctx.db
+      .selectFrom('outbox')
+      .select('stream')
+      .distinct()
+      .where('state', '=', 'pending')
+      .where('next_attempt_at', '<=', now)
+      .execute();
+    return new Set(rows.map((r) => r.stream).filter((stream) => publisherFor(stream) !== undefined));
+  }
+}

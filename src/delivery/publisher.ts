@@ -1,0 +1,55 @@
+/** One outbox row as a publisher sees it. */
+export interface Delivery {
+  id: number;
+  stream: string;
+  event: string;
+  subscriberId: number | null;
+  /** The row's payload, parsed. */
+  payload: unknown;
+  /** The raw payload text, as stored (webhooks send it byte for byte). */
+  body: string;
+  attempts: number;
+  /** Steps of this delivery the platform already confirmed, from earlier attempts. */
+  progress: Readonly<Record<string, string>>;
+}
+
+/** What a publisher may record while it delivers, so that a retry neither repeats nor loses a step. */
+export interface DeliveryRecorder {
+  /** Marks a step done (with a value, such as a message id) before the next one starts. */
+  step(name: string, value: string): Promise<void>;
+  /** The message that shows a subject in a channel, for editing in place. */
+  messageOf(channelId: string, subject: string): Promise<string | null>;
+  rememberMessage(channelId: string, subject: string, messageId: string): Promise<void>;
+}
+
+/** A destination: Slack, Discord, or webhooks. */
+export interface Publisher {
+  readonly name: string;
+  /** Whether this publisher delivers the rows of a stream. */
+  accepts(stream: string): boolean;
+  /** Least time between two deliveries to one stream (Slack: about one message per second per channel). */
+  minIntervalMs(stream: string): number;
+  /** Resolves once the platform confirmed every step; throws DeliveryFailure (or any error) otherwise. */
+  deliver(delivery: Delivery, recorder: DeliveryRecorder): Promise<void>;
+}
+
+/** A failed delivery; `retryAfterMs` when the platform said when to come back (HTTP 429 Retry-After). */
+export class DeliveryFailure extends Error {
+  readonly retryAfterMs: number | null;
+  readonly rateLimited: boolean;
+  constructor(message: string, options: { retryAfterMs?: number | null; rateLimited?: boolean } = {}) {
+    super(message);
+    this.name = 'DeliveryFailure';
+    this.retryAfterMs = options.retryAfterMs ?? null;
+    this.rateLimited = options.rateLimited ?? false;
+  }
+}
+
+/** Seconds or an HTTP date, as in Retry-After; null when absent or unreadable. */
+export function retryAfterMs(header: string | string[] | undefined | null, now = Date.now()): number | null {
+  const value = Array.isArray(header) ? header[0] : header;
+  if (!value) return null;
+  if (/^\d+(\.\d+)?$/.test(value.trim())) return Math.ceil(Number(value) * 1000);
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? null : Math.max(0, at - now);
+}

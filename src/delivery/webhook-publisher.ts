@@ -1,0 +1,68 @@
+import { createHmac } from 'node:crypto';
+import { request } from 'undici';
+import type { Dispatcher } from 'undici';
+import type { DomainContext } from '../domain/context.js';
+import { DeliveryFailure, retryAfterMs } from './publisher.js';
+import type { Delivery, Publisher } from './publisher.js';
+
+export const SIGNATURE_HEADER = 'x-statusbot-signature';
+
+/** `sha256=<hex>`: HMAC-SHA256 of the exact body under the subscriber's secret. */
+export const signBody = (secret: string, body: string): string =>
+  `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
+
+export interface WebhookPublisherOptions {
+  ctx: DomainContext;
+  timeoutMs?: number;
+  dispatcher?: Dispatcher;
+  userAgent?: string;
+}
+
+/**
+ * Status page subscribers' webhooks: a JSON POST of the notification, signed in
+ * `X-Statusbot-Signature`. Any 2xx confirms; anything else is retried.
+ */
+export function createWebhookPublisher(options: WebhookPublisherOptions): Publisher {
+  const timeoutMs = options.timeoutMs ?? 10_000;
+  return {
+    name: 'webhook',
+    accepts: (stream) => stream.startsWith('subscriber:'),
+    minIntervalMs: () => 0,
+    async deliver(delivery: Delivery) {
+      const subscriber =
+        delivery.subscriberId === null
+          ? undefined
+          : await options.ctx.db
+              .selectFrom('subscribers')
+              .select(['target', 'secret'])
+              .where('id', '=', delivery.subscriberId)
+              .executeTakeFirst();
+      if (!subscriber?.secret) throw new DeliveryFailure('the subscriber no longer exists');
+      let response: Dispatcher.ResponseData;
+      try {
+        response = await request(subscriber.target, {
+          method: 'POST',
+          body: delivery.body,
+          headers: {
+            'content-type': 'application/json',
+            'user-agent': options.userAgent ?? 'statusbot-webhooks',
+            [SIGNATURE_HEADER]: signBody(subscriber.secret, delivery.body),
+            'x-statusbot-event': delivery.event,
+            'x-statusbot-delivery': String(delivery.id),
+          },
+          headersTimeout: timeoutMs,
+          bodyTimeout: timeoutMs,
+          ...(options.dispatcher ? { dispatcher: options.dispatcher } : {}),
+        });
+      } catch (error) {
+        throw new DeliveryFailure(`POST ${subscriber.target}: ${(error as Error).message}`);
+      }
+      await response.body.dump();
+      if (response.statusCode >= 200 && response.statusCode < 300) return;
+      throw new DeliveryFailure(`POST ${subscriber.target}: HTTP ${response.statusCode}`, {
+        retryAfterMs: retryAfterMs(response.headers['retry-after']),
+        rateLimited: response.statusCode === 429,
+      });
+    },
+  };
+}

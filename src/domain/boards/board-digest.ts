@@ -1,0 +1,140 @@
+import { createHash } from 'node:crypto';
+import { createTask } from 'node-cron';
+import type { ChatPlatform } from '../../db/schema.js';
+import { channelStream } from '../chat/chat.js';
+import type { DomainContext } from '../context.js';
+import type { Severity } from '../incidents/incident.js';
+import type { DigestAnnouncement } from '../notifications/announcement.js';
+import type { ServiceStatus } from '../services/service.js';
+import { serviceTrackerUrl } from '../services/service.js';
+import { statusesOf } from '../services/service-status.js';
+
+const SEVERITY_RANK: Record<ServiceStatus, number> = { major: 0, minor: 1, maintenance: 2, ok: 3 };
+
+interface DigestSubscription {
+  id: number;
+  company_id: number;
+  platform: ChatPlatform;
+  workspace_id: string;
+  channel_id: string;
+  board_id: string;
+  schedule: string;
+  timezone: string;
+  only_on_change: number;
+  edit_in_place: number;
+  last_digest: string | null;
+}
+
+/** Whether a cron schedule, read in a time zone, fires at this minute. */
+export function firesAt(schedule: string, timezone: string, at: Date): boolean {
+  const minute = new Date(Math.floor(at.getTime() / 60_000) * 60_000);
+  const task = createTask(schedule, () => undefined, { timezone });
+  try {
+    return task.match(minute);
+  } finally {
+    void task.destroy();
+  }
+}
+
+/** The digest of a board: each service with its status, open incidents and tags, worst first. */
+export async function buildDigest(
+  ctx: DomainContext,
+  boardId: string,
+): Promise<Pick<DigestAnnouncement, 'board' | 'services'> | null> {
+  const board = await ctx.db.selectFrom('boards').select(['id', 'name', 'urlname']).where('id', '=', boardId).executeTakeFirst();
+  if (!board) return null;
+  const entries = await ctx.db
+    .selectFrom('board_services')
+    .innerJoin('services', 'services.id', 'board_services.service_id')
+    .select(['services.id', 'services.name', 'services.urlname', 'board_services.tags', 'board_services.position'])
+    .where('board_services.board_id', '=', board.id)
+    .orderBy('board_services.position')
+    .execute();
+  const ids = entries.map((e) => e.id);
+  const statuses = await statusesOf(ctx.db, ids, ctx.clock.now().getTime());
+  const open =
+    ids.length === 0
+      ? []
+      : await ctx.db
+          .selectFrom('incidents')
+          .select(['id', 'service_id', 'title', 'status', 'created_at', 'url'])
+          .where('service_id', 'in', ids)
+          .where('resolved', '=', 0)
+          .orderBy('created_at', 'desc')
+          .execute();
+  const services = entries.map((e) => ({
+    name: e.name,
+    urlname: e.urlname,
+    status: statuses.get(e.id) ?? ('ok' as ServiceStatus),
+    tags: JSON.parse(e.tags) as string[],
+    trackerUrl: serviceTrackerUrl(ctx.publicUrl, e.urlname),
+    openIncidents: open
+      .filter((i) => i.service_id === e.id)
+      .map((i) => ({ id: i.id, title: i.title, severity: i.status as Severity, createdAt: new Date(i.created_at).toISOString(), url: i.url })),
+    position: e.position,
+  }));
+  services.sort((a, b) => SEVERITY_RANK[a.status] - SEVERITY_RANK[b.status] || a.position - b.position);
+  return { board, services: services.map(({ position: _position, ...s }) => s) };
+}
+
+/**
+ * Queues the digest of every board subscription whose schedule fires at this
+ * minute in its time zone; with only_on_change, a digest equal to the last
+ * one posted is skipped. Returns how many were queued.
+ */
+export async function queueDueDigests(ctx: DomainContext, at: Date): Promise<number> {
+  const subscriptions: DigestSubscription[] = (await ctx.db
+    .selectFrom('channel_subscriptions')
+    .select([
+      'id',
+      'company_id',
+      'platform',
+      'workspace_id',
+      'channel_id',
+      'board_id',
+      'schedule',
+      'timezone',
+      'only_on_change',
+      'edit_in_place',
+      'last_digest',
+    ])
+    .where('kind', '=', 'board')
+    .orderBy('id')
+    .execute()) as DigestSubscription[];
+  let queued = 0;
+  for (const sub of subscriptions) {
+    if (!firesAt(sub.schedule, sub.timezone, at)) continue;
+    const digest = await buildDigest(ctx, sub.board_id);
+    if (!digest) continue;
+    const fingerprint = createHash('sha256').update(JSON.stringify(digest)).digest('hex');
+    if (sub.only_on_change === 1 && sub.last_digest === fingerprint) continue;
+    const channel = { platform: sub.platform, workspaceId: sub.workspace_id, channelId: sub.channel_id };
+    const announcement: DigestAnnouncement = {
+      kind: 'digest',
+      channel,
+      subscriptionId: sub.id,
+      editInPlace: sub.edit_in_place === 1,
+      at: new Date(Math.floor(at.getTime() / 60_000) * 60_000).toISOString(),
+      ...digest,
+    };
+    const now = ctx.clock.now().getTime();
+    await ctx.write(async (trx) => {
+      await trx
+        .insertInto('outbox')
+        .values({
+          company_id: sub.company_id,
+          subscriber_id: null,
+          stream: channelStream(channel),
+          event: 'board.digest',
+          payload: JSON.stringify(announcement),
+          state: 'pending',
+          next_attempt_at: now,
+          created_at: now,
+        })
+        .execute();
+      await trx.updateTable('channel_subscriptions').set({ last_digest: fingerprint }).where('id', '=', sub.id).execute();
+    });
+    queued++;
+  }
+  return queued;
+}

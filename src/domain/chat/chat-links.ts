@@ -1,0 +1,48 @@
+import { prepared } from '../../db/prepared.js';
+import { authenticate } from '../companies/api-keys.js';
+import type { Company } from '../companies/company.js';
+import { parseNotifyOn } from '../companies/company.js';
+import type { DomainContext } from '../context.js';
+import type { ChatPlatform } from './chat.js';
+
+const companyOfWorkspace = prepared<'platform' | 'workspace', { id: number; name: string; plan: Company['plan']; notify_on: string }>(
+  (db, p) =>
+    db
+      .selectFrom('chat_links')
+      .innerJoin('companies', 'companies.id', 'chat_links.company_id')
+      .select(['companies.id', 'companies.name', 'companies.plan', 'companies.notify_on'])
+      .where('chat_links.platform', '=', p.platform)
+      .where('chat_links.workspace_id', '=', p.workspace),
+);
+
+/** The company a workspace acts for, or null while it is not linked. */
+export async function companyForWorkspace(
+  ctx: DomainContext,
+  platform: ChatPlatform,
+  workspaceId: string,
+): Promise<Company | null> {
+  const [row] = await companyOfWorkspace(ctx.db, { platform, workspace: workspaceId });
+  return row ? { id: row.id, name: row.name, plan: row.plan, notifyOn: parseNotifyOn(row.notify_on) } : null;
+}
+
+/**
+ * Makes a workspace act for the company whose API key is given: the key proves
+ * the company. A workspace acts for one company; linking again moves it.
+ */
+export async function linkWorkspace(
+  ctx: DomainContext,
+  platform: ChatPlatform,
+  workspaceId: string,
+  apiKey: string,
+): Promise<Company> {
+  const company = await authenticate(ctx, apiKey.trim());
+  const now = ctx.clock.now().getTime();
+  await ctx.write((trx) =>
+    trx
+      .insertInto('chat_links')
+      .values({ platform, workspace_id: workspaceId, company_id: company.id, created_at: now })
+      .onConflict((oc) => oc.columns(['platform', 'workspace_id']).doUpdateSet({ company_id: company.id, created_at: now }))
+      .execute(),
+  );
+  return company;
+}

@@ -1,0 +1,80 @@
+import type { ChannelRef } from '../chat/chat.js';
+import type { IncidentEvent, ResolutionStage, Severity } from '../incidents/incident.js';
+import type { ServiceStatus } from '../services/service.js';
+
+/**
+ * What a chat channel is told, as plain data stored in the outbox; each chat
+ * adapter renders it (Block Kit, embeds). Timestamps are ISO 8601 strings.
+ */
+export type Announcement = IncidentAnnouncement | StatusChangeAnnouncement | MonitorAnnouncement | DigestAnnouncement;
+
+/** An incident's state, shown by one message per channel that is edited in place. */
+export interface IncidentAnnouncement {
+  kind: 'incident';
+  event: IncidentEvent;
+  channel: ChannelRef;
+  incident: {
+    id: number;
+    title: string;
+    severity: Severity;
+    resolved: boolean;
+    stage: ResolutionStage | null;
+    description: string;
+    service: { id: number; name: string; urlname: string };
+    url: string | null;
+    trackerUrl: string;
+    createdAt: string;
+    updatedAt: string;
+    resolvedAt: string | null;
+  };
+  /** The update this event added, posted as a reply under the message. */
+  update: { stage: ResolutionStage; description: string; createdAt: string } | null;
+}
+
+/** A service's status changed; one new message. */
+export interface StatusChangeAnnouncement {
+  kind: 'status_change';
+  channel: ChannelRef;
+  service: { id: number; name: string; urlname: string; trackerUrl: string };
+  from: ServiceStatus;
+  to: ServiceStatus;
+  at: string;
+  /** What caused it, e.g. the incident's title. */
+  cause: string | null;
+}
+
+/** The chat message that shows an incident in a channel. */
+export const incidentSubject = (incidentId: number): string => `incident:${incidentId}`;
+
+/** A custom monitor went down or recovered; one new message. */
+export interface MonitorAnnouncement {
+  kind: 'monitor';
+  channel: ChannelRef;
+  monitor: { id: number; name: string; url: string };
+  change: 'down' | 'recovered';
+  /** e.g. "Down in local: HTTP 503". */
+  description: string;
+  region: string;
+  at: string;
+}
+
+/** A board's services with their status, worst first; posted anew, or edited in place when `editInPlace`. */
+export interface DigestAnnouncement {
+  kind: 'digest';
+  channel: ChannelRef;
+  subscriptionId: number;
+  board: { id: string; name: string; urlname: string };
+  editInPlace: boolean;
+  at: string;
+  services: {
+    name: string;
+    urlname: string;
+    status: ServiceStatus;
+    tags: string[];
+    trackerUrl: string;
+    openIncidents: { id: number; title: string; severity: Severity; createdAt: string; url: string | null }[];
+  }[];
+}
+
+/** The chat message that shows a board's digest in a channel (for edit_in_place). */
+export const digestSubject = (subscriptionId: number): string => `digest:${subscriptionId}`;

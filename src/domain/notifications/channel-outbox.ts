@@ -1,0 +1,122 @@
+import type { Kysely } from 'kysely';
+import { prepared } from '../../db/prepared.js';
+import type { ChatPlatform, Database } from '../../db/schema.js';
+import type { ChannelRef } from '../chat/chat.js';
+import { channelStream } from '../chat/chat.js';
+import type { Incident, IncidentEvent } from '../incidents/incident.js';
+import type { ServiceStatus } from '../services/service.js';
+import { serviceTrackerUrl } from '../services/service.js';
+import type { IncidentAnnouncement, StatusChangeAnnouncement } from './announcement.js';
+
+type ChannelRow = { platform: ChatPlatform; workspace_id: string; channel_id: string };
+
+const channelsFollowingIncidents = prepared<'company', ChannelRow>((db, p) =>
+  db
+    .selectFrom('channel_subscriptions')
+    .select(['platform', 'workspace_id', 'channel_id'])
+    .where('company_id', '=', p.company)
+    .where('kind', '=', 'incidents')
+    .orderBy('id'),
+);
+
+const channelsFollowingService = prepared<'service', ChannelRow & { company_id: number }>((db, p) =>
+  db
+    .selectFrom('channel_subscriptions')
+    .select(['platform', 'workspace_id', 'channel_id', 'company_id'])
+    .where('kind', '=', 'service')
+    .where('service_id', '=', p.service)
+    .orderBy('id'),
+);
+
+const insertRow = prepared<'company' | 'stream' | 'event' | 'payload' | 'now', never>((db, p) =>
+  db.insertInto('outbox').values({
+    company_id: p.company,
+    subscriber_id: null,
+    stream: p.stream,
+    event: p.event,
+    payload: p.payload,
+    state: 'pending',
+    next_attempt_at: p.now,
+    created_at: p.now,
+  }),
+);
+
+const toChannel = (r: ChannelRow): ChannelRef => ({ platform: r.platform, workspaceId: r.workspace_id, channelId: r.channel_id });
+
+/** One announcement per channel following the company's incidents; in the transaction of the change. */
+export async function enqueueIncidentAnnouncements(
+  trx: Kysely<Database>,
+  args: { companyId: number; event: IncidentEvent; incident: Incident; update: boolean; now: number },
+): Promise<void> {
+  const { incident, now } = args;
+  const channels = await channelsFollowingIncidents(trx, { company: args.companyId });
+  const latest = incident.updates.at(-1) ?? null;
+  for (const row of channels) {
+    const channel = toChannel(row);
+    const announcement: IncidentAnnouncement = {
+      kind: 'incident',
+      event: args.event,
+      channel,
+      incident: {
+        id: incident.id,
+        title: incident.title,
+        severity: incident.status,
+        resolved: incident.resolved,
+        stage: latest?.stage ?? null,
+        description: incident.description,
+        service: { id: incident.serviceId, name: incident.serviceName, urlname: incident.serviceUrlname },
+        url: incident.url,
+        trackerUrl: incident.trackerUrl,
+        createdAt: incident.createdAt.toISOString(),
+        updatedAt: incident.updatedAt.toISOString(),
+        resolvedAt: incident.resolvedAt?.toISOString() ?? null,
+      },
+      update:
+        args.update && latest
+          ? { stage: latest.stage, description: latest.description, createdAt: latest.createdAt.toISOString() }
+          : null,
+    };
+    await insertRow(trx, {
+      company: args.companyId,
+      stream: channelStream(channel),
+      event: `incident.${args.event}`,
+      payload: JSON.stringify(announcement),
+      now,
+    });
+  }
+}
+
+/** When a service's status changed: one message to every channel following the service. */
+export async function enqueueStatusChange(
+  trx: Kysely<Database>,
+  args: {
+    service: { id: number; name: string; urlname: string };
+    publicUrl: string;
+    from: ServiceStatus;
+    to: ServiceStatus;
+    cause: string | null;
+    now: number;
+  },
+): Promise<void> {
+  if (args.from === args.to) return;
+  const channels = await channelsFollowingService(trx, { service: args.service.id });
+  for (const row of channels) {
+    const channel = toChannel(row);
+    const announcement: StatusChangeAnnouncement = {
+      kind: 'status_change',
+      channel,
+      service: { ...args.service, trackerUrl: serviceTrackerUrl(args.publicUrl, args.service.urlname) },
+      from: args.from,
+      to: args.to,
+      at: new Date(args.now).toISOString(),
+      cause: args.cause,
+    };
+    await insertRow(trx, {
+      company: row.company_id,
+      stream: channelStream(channel),
+      event: 'service.status_changed',
+      payload: JSON.stringify(announcement),
+      now: args.now,
+    });
+  }
+}

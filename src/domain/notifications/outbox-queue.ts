@@ -1,0 +1,202 @@
+import type { DomainContext } from '../context.js';
+
+export interface OutboxEntry {
+  id: number;
+  companyId: number;
+  subscriberId: number | null;
+  stream: string;
+  event: string;
+  payload: string;
+  state: 'pending' | 'sent' | 'dead';
+  attempts: number;
+  nextAttemptAt: Date;
+  lastError: string | null;
+  createdAt: Date;
+  sentAt: Date | null;
+  progress: Record<string, string>;
+}
+
+type Row = {
+  id: number;
+  company_id: number;
+  subscriber_id: number | null;
+  stream: string;
+  event: string;
+  payload: string;
+  state: 'pending' | 'sent' | 'dead';
+  attempts: number;
+  next_attempt_at: number;
+  last_error: string | null;
+  created_at: number;
+  sent_at: number | null;
+  progress: string | null;
+};
+
+const columns = [
+  'id',
+  'company_id',
+  'subscriber_id',
+  'stream',
+  'event',
+  'payload',
+  'state',
+  'attempts',
+  'next_attempt_at',
+  'last_error',
+  'created_at',
+  'sent_at',
+  'progress',
+] as const;
+
+const toEntry = (r: Row): OutboxEntry => ({
+  id: r.id,
+  companyId: r.company_id,
+  subscriberId: r.subscriber_id,
+  stream: r.stream,
+  event: r.event,
+  payload: r.payload,
+  state: r.state,
+  attempts: r.attempts,
+  nextAttemptAt: new Date(r.next_attempt_at),
+  lastError: r.last_error,
+  createdAt: new Date(r.created_at),
+  sentAt: r.sent_at === null ? null : new Date(r.sent_at),
+  progress: r.progress ? (JSON.parse(r.progress) as Record<string, string>) : {},
+});
+
+/**
+ * Takes the first pending row of up to `limit` streams whose turn has come,
+ * skipping `busy` streams, and holds them for `leaseMs` so that no other
+ * process delivers them meanwhile. Rows of one stream go out in id order: a
+ * stream's later rows wait until its first one is sent or dead.
+ */
+export async function claimDue(
+  ctx: DomainContext,
+  options: { limit: number; leaseMs: number; busy: ReadonlySet<string>; accepts: (stream: string) => boolean },
+): Promise<OutboxEntry[]> {
+  const now = ctx.clock.now().getTime();
+  const heads = await ctx.db
+    .selectFrom('outbox as o')
+    .select(columns.map((c) => `o.${c}` as const))
+    .where('o.state', '=', 'pending')
+    .where('o.next_attempt_at', '<=', now)
+    .where((eb) => eb.or([eb('o.lease_until', 'is', null), eb('o.lease_until', '<', now)]))
+    .where('o.id', '=', (eb) =>
+      eb
+        .selectFrom('outbox as i')
+        .select((e) => e.fn.min('i.id').as('id'))
+        .whereRef('i.stream', '=', 'o.stream')
+        .where('i.state', '=', 'pending'),
+    )
+    .orderBy('o.id')
+    .limit(options.limit + options.busy.size)
+    .execute();
+  const candidates = heads.filter((row) => !options.busy.has(row.stream) && options.accepts(row.stream)).slice(0, options.limit);
+  // Nothing to take: no write, so that looking costs no commit.
+  if (candidates.length === 0) return [];
+  return ctx.write(async (trx) => {
+    const claimed: OutboxEntry[] = [];
+    for (const row of candidates) {
+      // Another process may have taken it since: the lease is taken only where it is free.
+      const result = await trx
+        .updateTable('outbox')
+        .set({ lease_until: now + options.leaseMs })
+        .where('id', '=', row.id)
+        .where('state', '=', 'pending')
+        .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
+        .executeTakeFirst();
+      if (Number(result.numUpdatedRows) === 1) claimed.push(toEntry(row));
+    }
+    return claimed;
+  });
+}
+
+export async function markSent(ctx: DomainContext, id: number): Promise<void> {
+  const now = ctx.clock.now().getTime();
+  await ctx.write((trx) =>
+    trx.updateTable('outbox').set({ state: 'sent', sent_at: now, lease_until: null, last_error: null }).where('id', '=', id).execute(),
+  );
+}
+
+/** Schedules the next attempt, or dead-letters the row when `dead`. */
+export async function markFailed(
+  ctx: DomainContext,
+  id: number,
+  failure: { error: string; countsAsAttempt: boolean; retryAt: number; dead: boolean },
+): Promise<void> {
+  await ctx.write((trx) =>
+    trx
+      .updateTable('outbox')
+      .set((eb) => ({
+        state: failure.dead ? 'dead' : 'pending',
+        attempts: failure.countsAsAttempt ? eb('attempts', '+', 1) : eb.ref('attempts'),
+        last_error: failure.error.slice(0, 2000),
+        next_attempt_at: failure.retryAt,
+        lease_until: null,
+      }))
+      .where('id', '=', id)
+      .execute(),
+  );
+}
+
+/** Records a confirmed step of a multi-step delivery. */
+export async function saveProgress(ctx: DomainContext, id: number, progress: Record<string, string>): Promise<void> {
+  await ctx.write((trx) => trx.updateTable('outbox').set({ progress: JSON.stringify(progress) }).where('id', '=', id).execute());
+}
+
+export async function listOutbox(
+  ctx: DomainContext,
+  options: { state?: OutboxEntry['state']; limit?: number } = {},
+): Promise<OutboxEntry[]> {
+  let query = ctx.db.selectFrom('outbox').select(columns).orderBy('id').limit(options.limit ?? 1000);
+  if (options.state) query = query.where('state', '=', options.state);
+  return (await query.execute()).map(toEntry);
+}
+
+/** Puts dead rows (all, or the given ids) back in line for delivery, with their attempts reset. */
+export async function retryDead(ctx: DomainContext, ids?: readonly number[]): Promise<number> {
+  const now = ctx.clock.now().getTime();
+  const result = await ctx.write((trx) => {
+    let query = trx
+      .updateTable('outbox')
+      .set({ state: 'pending', attempts: 0, next_attempt_at: now, lease_until: null })
+      .where('state', '=', 'dead');
+    if (ids && ids.length > 0) query = query.where('id', 'in', [...ids]);
+    return query.executeTakeFirst();
+  });
+  return Number(result.numUpdatedRows);
+}
+
+/** The message that shows a subject (an incident, a digest) in a channel. */
+export async function chatMessageOf(
+  ctx: DomainContext,
+  platform: string,
+  channelId: string,
+  subject: string,
+): Promise<string | null> {
+  const row = await ctx.db
+    .selectFrom('chat_messages')
+    .select('message_id')
+    .where('platform', '=', platform as 'slack' | 'discord')
+    .where('channel_id', '=', channelId)
+    .where('subject', '=', subject)
+    .executeTakeFirst();
+  return row?.message_id ?? null;
+}
+
+export async function rememberChatMessage(
+  ctx: DomainContext,
+  platform: 'slack' | 'discord',
+  channelId: string,
+  subject: string,
+  messageId: string,
+): Promise<void> {
+  const now = ctx.clock.now().getTime();
+  await ctx.write((trx) =>
+    trx
+      .insertInto('chat_messages')
+      .values({ platform, channel_id: channelId, subject, message_id: messageId, created_at: now, updated_at: now })
+      .onConflict((oc) => oc.columns(['platform', 'channel_id', 'subject']).doUpdateSet({ message_id: messageId, updated_at: now }))
+      .execute(),
+  );
+}

@@ -1,0 +1,58 @@
+import { queueDueDigests } from '../domain/boards/board-digest.js';
+import type { DomainContext } from '../domain/context.js';
+import { syncDemoServices } from '../domain/demo/demo-services.js';
+import { pruneLeases } from '../domain/jobs/leases.js';
+import { removeExpiredIncidents } from '../domain/retention.js';
+import type { Logger } from '../http/server.js';
+import type { MonitorProber } from './monitor-prober.js';
+
+/** What every job runs with. */
+export interface JobDeps {
+  ctx: DomainContext;
+  logger: Logger;
+  prober: MonitorProber;
+  retentionDays: number;
+}
+
+export interface Job {
+  name: string;
+  /** A node-cron expression (six fields: with seconds), in UTC. */
+  schedule: string;
+  /** `at` is the slot the run is for: the scheduled time, or now when run by hand. */
+  run(deps: JobDeps, at: Date): Promise<string | void>;
+}
+
+/** The jobs that `serve` runs; config `jobs.<name>.enabled: false` turns one off. */
+export const JOBS: readonly Job[] = [
+  {
+    name: 'monitors',
+    schedule: '* * * * * *',
+    run: async ({ prober }, at) => {
+      await prober.tick(at);
+    },
+  },
+  {
+    name: 'demo-cycle',
+    schedule: '1 */5 * * * *',
+    run: async ({ ctx }) => {
+      const changes = await syncDemoServices(ctx);
+      return `${changes.length} demo incidents opened or resolved`;
+    },
+  },
+  {
+    name: 'digests',
+    schedule: '0 * * * * *',
+    run: async ({ ctx }, at) => `${await queueDueDigests(ctx, at)} digests queued`,
+  },
+  {
+    name: 'retention',
+    schedule: '0 30 3 * * *',
+    run: async ({ ctx, retentionDays }) => {
+      const removed = await removeExpiredIncidents(ctx, { retentionDays });
+      const leases = await pruneLeases(ctx);
+      return `removed ${removed.incidents} incidents, ${removed.monitorIncidents} monitor incidents, ${leases} leases`;
+    },
+  },
+];
+
+export const JOB_NAMES = JOBS.map((j) => j.name);

@@ -1,0 +1,155 @@
+import type { DomainContext } from '../domain/context.js';
+import { recordProbe } from '../domain/monitors/probe-results.js';
+import type { MonitorState } from '../domain/monitors/probe-results.js';
+import type { Logger } from '../http/server.js';
+import type { ProbeClient } from './http-probe.js';
+
+interface Scheduled extends MonitorState {
+  probeType: 'ping' | 'keyword';
+  keyword: string | null;
+  intervalMs: number;
+  /** When the next probe is due (epoch ms). */
+  dueAt: number;
+  running: boolean;
+}
+
+export interface ProberStats {
+  started: number;
+  /** Probes that started more than a second after they were due. */
+  late: number;
+  completed: number;
+}
+
+export interface MonitorProber {
+  /** Starts every probe due by `now` (each monitor every `interval_seconds`) and returns without waiting for them. */
+  tick(now: Date): Promise<void>;
+  /** Probes every monitor once and waits for all; `statusbot jobs run monitors`. */
+  probeAll(): Promise<void>;
+  /** Resolves when no probe is under way. */
+  idle(): Promise<void>;
+  readonly stats: ProberStats;
+}
+
+export interface MonitorProberOptions {
+  ctx: DomainContext;
+  client: ProbeClient;
+  region: string;
+  logger: Logger;
+  /** Probes under way at once; the rest wait, and count as late if they wait past a second. */
+  concurrency?: number;
+  /** How often the monitor list is read again, to see monitors added or changed by config. */
+  reloadMs?: number;
+}
+
+/** Spreads monitors over their interval so that they do not all fire in the same second. */
+const phaseOf = (id: number, intervalMs: number): number => ((id * 2_654_435_761) % (intervalMs / 1000)) * 1000;
+
+/**
+ * Probes each custom monitor every `interval_seconds`. The schedule lives in
+ * memory (a probe of a healthy monitor writes nothing); results go through
+ * the domain's recordProbe. Slow targets hold only their own slot: probes run
+ * side by side up to `concurrency`, on the probe client's shared pools.
+ */
+export function createMonitorProber(options: MonitorProberOptions): MonitorProber {
+  const { ctx, client, region, logger } = options;
+  const concurrency = options.concurrency ?? 1_000;
+  const reloadMs = options.reloadMs ?? 30_000;
+  const monitors = new Map<number, Scheduled>();
+  const waiting: Scheduled[] = [];
+  const stats: ProberStats = { started: 0, late: 0, completed: 0 };
+  const inFlight = new Set<Promise<void>>();
+  let loadedAt = -Infinity;
+
+  async function reload(now: number): Promise<void> {
+    const rows = await ctx.db
+      .selectFrom('custom_monitors')
+      .select(['id', 'company_id', 'name', 'url', 'probe_type', 'keyword', 'interval_seconds', 'status', 'consecutive_failures'])
+      .execute();
+    const seen = new Set<number>();
+    for (const r of rows) {
+      seen.add(r.id);
+      const intervalMs = r.interval_seconds * 1000;
+      const known = monitors.get(r.id);
+      const base = {
+        id: r.id,
+        companyId: r.company_id,
+        name: r.name,
+        url: r.url,
+        probeType: r.probe_type,
+        keyword: r.keyword,
+        intervalMs,
+      };
+      if (known) {
+        Object.assign(known, base);
+        if (!known.running) Object.assign(known, { status: r.status, consecutiveFailures: r.consecutive_failures });
+      } else {
+        const phase = phaseOf(r.id, intervalMs);
+        const dueAt = Math.ceil((now - phase) / intervalMs) * intervalMs + phase;
+        monitors.set(r.id, { ...base, status: r.status, consecutiveFailures: r.consecutive_failures, dueAt, running: false });
+      }
+    }
+    for (const id of monitors.keys()) if (!seen.has(id)) monitors.delete(id);
+    loadedAt = now;
+  }
+
+  function launch(m: Scheduled, dueAt: number): void {
+    m.running = true;
+    stats.started++;
+    if (Date.now() - dueAt > 1000) stats.late++;
+    const work = (async () => {
+      try {
+        const outcome = await client.probe({ url: m.url, probeType: m.probeType, keyword: m.keyword });
+        const { state, change } = await recordProbe(ctx, m, outcome, region);
+        m.status = state.status;
+        m.consecutiveFailures = state.consecutiveFailures;
+        if (change) logger.info(`monitor ${m.id} (${m.name}) ${change === 'down' ? 'is down' : 'recovered'} in ${region}`);
+      } catch (error) {
+        logger.error(`probe of monitor ${m.id} could not be recorded`, error);
+      } finally {
+        m.running = false;
+        stats.completed++;
+      }
+    })();
+    inFlight.add(work);
+    void work.finally(() => {
+      inFlight.delete(work);
+      drainWaiting();
+    });
+  }
+
+  function drainWaiting(): void {
+    while (waiting.length > 0 && inFlight.size < concurrency) {
+      const m = waiting.shift()!;
+      launch(m, m.dueAt - m.intervalMs);
+    }
+  }
+
+  return {
+    stats,
+    async tick(at) {
+      const now = at.getTime();
+      if (now - loadedAt >= reloadMs) await reload(now);
+      for (const m of monitors.values()) {
+        if (m.dueAt > now) continue;
+        const dueAt = m.dueAt;
+        // A probe still under way skips its turn rather than piling up.
+        m.dueAt += Math.max(1, Math.ceil((now - m.dueAt + 1) / m.intervalMs)) * m.intervalMs;
+        if (m.running) continue;
+        if (inFlight.size < concurrency) launch(m, dueAt);
+        else if (!waiting.includes(m)) waiting.push(m);
+      }
+    },
+    async probeAll() {
+      await reload(ctx.clock.now().getTime());
+      for (const m of monitors.values()) {
+        if (m.running) continue;
+        if (inFlight.size < concurrency) launch(m, Date.now());
+        else waiting.push(m);
+      }
+      await this.idle();
+    },
+    async idle() {
+      while (inFlight.size > 0 || waiting.length > 0) await Promise.race(inFlight);
+    },
+  };
+}

@@ -1,0 +1,102 @@
+import { randomUUID } from 'node:crypto';
+import { createTask } from 'node-cron';
+import type { ScheduledTask } from 'node-cron';
+import { takeLease } from '../domain/jobs/leases.js';
+import type { Job, JobDeps } from './jobs.js';
+
+export interface SchedulerOptions {
+  deps: JobDeps;
+  jobs: readonly Job[];
+  /** Names of jobs turned off by config. */
+  disabled?: ReadonlySet<string>;
+  /** How long a slot's lease holds; two processes never both run a slot within it. */
+  leaseMs?: number;
+}
+
+export interface Scheduler {
+  start(): void;
+  /** Stops taking new runs and waits (at most `timeoutMs`) for the runs under way. */
+  stop(timeoutMs?: number): Promise<void>;
+  /** Runs a job's slot as the timer would: only if this process takes the slot's lease. True when it ran. */
+  runSlot(name: string, at: Date): Promise<boolean>;
+  /** Runs one job once, now, under a lease of its own slot; for `statusbot jobs run`. */
+  runOnce(name: string): Promise<string | void>;
+}
+
+/**
+ * The job table on node-cron: one task per job, never overlapping itself; each
+ * scheduled slot runs in the process that takes its lease first.
+ */
+export function createScheduler(options: SchedulerOptions): Scheduler {
+  const { deps, jobs } = options;
+  const leaseMs = options.leaseMs ?? 10 * 60_000;
+  const holder = randomUUID();
+  const tasks: ScheduledTask[] = [];
+  const running = new Set<Promise<unknown>>();
+  let accepting = false;
+
+  async function runSlot(job: Job, at: Date): Promise<boolean> {
+    const run = (async () => {
+      if (!(await takeLease(deps.ctx, `${job.name}@${at.toISOString()}`, holder, leaseMs))) return false;
+      try {
+        const summary = await job.run(deps, at);
+        if (summary && job.name !== 'monitors') deps.logger.info(`job ${job.name}: ${summary}`);
+      } catch (error) {
+        deps.logger.error(`job ${job.name} failed`, error);
+      }
+      return true;
+    })();
+    running.add(run);
+    try {
+      return await run;
+    } finally {
+      running.delete(run);
+    }
+  }
+
+  const jobNamed = (name: string): Job => {
+    const job = jobs.find((j) => j.name === name);
+    if (!job) throw new Error(`unknown job "${name}"`);
+    return job;
+  };
+
+  return {
+    start() {
+      accepting = true;
+      for (const job of jobs) {
+        if (options.disabled?.has(job.name)) continue;
+        const task = createTask(job.schedule, async (context) => (accepting ? runSlot(job, context.date) : false), {
+          name: job.name,
+          noOverlap: true,
+          timezone: 'Etc/UTC',
+          suppressMissedWarning: true,
+        });
+        void task.start();
+        tasks.push(task);
+      }
+    },
+    async stop(timeoutMs = 10_000) {
+      accepting = false;
+      for (const task of tasks.splice(0)) await task.destroy();
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        Promise.allSettled([...running]),
+        new Promise((resolve) => {
+          timer = setTimeout(resolve, timeoutMs);
+        }),
+      ]);
+      clearTimeout(timer);
+    },
+    runSlot: (name, at) => runSlot(jobNamed(name), at),
+    async runOnce(name) {
+      const job = jobNamed(name);
+      const at = deps.ctx.clock.now();
+      if (!(await takeLease(deps.ctx, `${job.name}@${at.toISOString()}`, holder, leaseMs))) return 'another process runs this slot';
+      if (job.name === 'monitors') {
+        await deps.prober.probeAll();
+        return `probed ${deps.prober.stats.completed} monitors`;
+      }
+      return job.run(deps, at);
+    },
+  };
+}

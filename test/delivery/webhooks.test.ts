@@ -1,0 +1,136 @@
+import { createHmac } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { retryDead } from '../../src/domain/notifications/outbox-queue.js';
+import { startFakeWebhook } from '../fakes/fake-webhook.js';
+import type { FakeWebhook } from '../fakes/fake-webhook.js';
+import { ACME_KEY, startTestServer } from '../helpers/test-server.js';
+import type { TestServer, TestServerOptions } from '../helpers/test-server.js';
+
+const SECRET = 'whsec-0123456789abcdef';
+const FAST = { enabled: true, baseDelayMs: 10, maxDelayMs: 40, pollMs: 10 } as const;
+
+const config = (hook: string) => `
+public_url: http://status.test
+companies:
+  - name: Acme
+    plan: business
+    api_keys: ["${ACME_KEY}"]
+    custom_services:
+      - { id: 1001, name: Acme API, urlname: acme-api }
+    status_pages:
+      - name: Acme status
+        url: https://status.acme.example
+        services: [acme-api]
+        subscribers:
+          - { webhook: "${hook}/hooks/a", secret: "${SECRET}" }
+`;
+
+let hook: FakeWebhook;
+let dir: string;
+const servers: TestServer[] = [];
+beforeEach(async () => {
+  hook = await startFakeWebhook();
+  dir = mkdtempSync(join(tmpdir(), 'statusbot-hooks-'));
+});
+afterEach(async () => {
+  for (const s of servers.splice(0)) await s.stop();
+  await hook.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function start(delivery: TestServerOptions['delivery'] = FAST) {
+  const s = await startTestServer({ config: config(hook.url), dbPath: join(dir, 'statusbot.db'), delivery });
+  servers.push(s);
+  return s;
+}
+
+async function until(check: () => boolean | Promise<boolean>, ms = 5000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error('timed out waiting');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+const events = () => hook.received.map((h) => JSON.parse(h.body) as { event: string; incident: { id: number; title: string } });
+
+describe('webhook delivery', () => {
+  it('POSTs each notification once, signed with HMAC-SHA256 of the body', async () => {
+    const s = await start();
+    const created = await s.api('POST', '/api/v2/incidents', { body: { service_id: 1001, title: 'Down' } });
+    await until(() => hook.received.length === 1);
+    const [delivery] = hook.received;
+    expect(delivery!.path).toBe('/hooks/a');
+    expect(delivery!.headers['content-type']).toBe('application/json');
+    expect(delivery!.headers['x-statusbot-event']).toBe('incident.created');
+    expect(delivery!.headers['x-statusbot-signature']).toBe(
+      `sha256=${createHmac('sha256', SECRET).update(delivery!.body).digest('hex')}`,
+    );
+    expect(JSON.parse(delivery!.body)).toMatchObject({
+      event: 'incident.created',
+      service: { id: 1001, urlname: 'acme-api', status: 'minor' },
+      incident: { id: Number(created.body.data.id), title: 'Down', resolved: false },
+    });
+    const row = await s.ctx.db.selectFrom('outbox').select(['state', 'attempts', 'sent_at']).executeTakeFirstOrThrow();
+    expect(row.state).toBe('sent');
+    expect(row.sent_at).not.toBeNull();
+  });
+
+  it('retries through 500s and a 429 with Retry-After, then delivers in order, each once', async () => {
+    const s = await start();
+    hook.failNext(3, 500);
+    hook.failNext(1, 429, 0);
+    const { body } = await s.api('POST', '/api/v2/incidents', { body: { service_id: 1001, title: 'One' } });
+    await s.api('PATCH', `/api/v2/incidents/${body.data.id}`, { body: { description: 'fixing', resolution_stage: 'identified' } });
+    await s.api('PATCH', `/api/v2/incidents/${body.data.id}`, { body: { description: 'fixed', resolution_stage: 'resolved' } });
+    await until(() => hook.received.length === 3);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(events().map((e) => e.event)).toEqual(['incident.created', 'incident.updated', 'incident.resolved']);
+    const first = await s.ctx.db.selectFrom('outbox').select(['attempts', 'last_error']).orderBy('id').executeTakeFirstOrThrow();
+    // Three 500s count as attempts; the 429 does not.
+    expect(first.attempts).toBe(3);
+  });
+
+  it('dead-letters a row after the last attempt, keeps it, and delivers it once retried', async () => {
+    const s = await start({ ...FAST, maxAttempts: 3 });
+    hook.failNext(3, 503);
+    await s.api('POST', '/api/v2/incidents', { body: { service_id: 1001, title: 'Doomed' } });
+    await until(async () => (await s.ctx.db.selectFrom('outbox').select('state').executeTakeFirstOrThrow()).state === 'dead');
+    const dead = await s.ctx.db.selectFrom('outbox').select(['attempts', 'last_error']).executeTakeFirstOrThrow();
+    expect(dead.attempts).toBe(3);
+    expect(dead.last_error).toContain('HTTP 503');
+    expect(hook.received).toHaveLength(0);
+    expect(await retryDead(s.ctx)).toBe(1);
+    s.worker.wake();
+    await until(() => hook.received.length === 1);
+    expect(events()[0]!.incident.title).toBe('Doomed');
+  });
+
+  it('delivers rows left pending by a stopped server after the next start, once', async () => {
+    const first = await start({ enabled: false });
+    await first.api('POST', '/api/v2/incidents', { body: { service_id: 1001, title: 'Before restart' } });
+    await first.api('POST', '/api/v2/incidents', { body: { service_id: 1001, title: 'Also before' } });
+    expect(await first.ctx.db.selectFrom('outbox').select('state').execute()).toEqual([{ state: 'pending' }, { state: 'pending' }]);
+    await servers.pop()!.stop();
+
+    await start();
+    await until(() => hook.received.length === 2);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(events().map((e) => e.incident.title)).toEqual(['Before restart', 'Also before']);
+  });
+
+  it('a row held by a process that died is taken over once its lease ends', async () => {
+    const s = await start({ enabled: false });
+    await s.api('POST', '/api/v2/incidents', { body: { service_id: 1001, title: 'Leased' } });
+    // As if another process had claimed it and crashed.
+    await s.ctx.db.updateTable('outbox').set({ lease_until: Date.parse('2026-11-22T10:03:00.000Z') }).execute();
+    await s.worker.drain();
+    expect(hook.received).toHaveLength(0);
+    s.clock.advance(120_000);
+    await s.worker.drain();
+    expect(hook.received).toHaveLength(1);
+  });
+});

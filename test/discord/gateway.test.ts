@@ -1,0 +1,60 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeDiscord, FAKE_APPLICATION_ID, FAKE_DISCORD_TOKEN } from '../fakes/fake-discord.js';
+import type { FakeDiscord } from '../fakes/fake-discord.js';
+import { startFakeGateway } from '../fakes/fake-discord-gateway.js';
+import type { FakeGateway } from '../fakes/fake-discord-gateway.js';
+import { command, modalSubmit } from '../fakes/discord-interactions.js';
+import { startTestServer } from '../helpers/test-server.js';
+import type { TestServer } from '../helpers/test-server.js';
+import { discordConfig, discordEnv } from './discord-env.js';
+
+let fake: FakeDiscord;
+let gateway: FakeGateway;
+let s: TestServer;
+beforeAll(async () => {
+  fake = await startFakeDiscord();
+  gateway = await startFakeGateway(FAKE_APPLICATION_ID);
+  fake.gatewayUrl = gateway.url;
+  // Gateway only: no public key, so no HTTP interactions endpoint.
+  s = await startTestServer({ config: discordConfig(), env: discordEnv(fake, { DISCORD_GATEWAY: 'on', DISCORD_PUBLIC_KEY: '' }) });
+  await gateway.ready;
+});
+afterAll(async () => {
+  await s?.stop();
+  await gateway?.close();
+  await fake?.close();
+});
+
+const callbackOf = (interaction: { id: string; token: string }) =>
+  fake.waitFor(() => fake.calls.find((c) => c.method === 'POST' && c.path === `/interactions/${interaction.id}/${interaction.token}/callback`));
+
+describe('gateway mode', () => {
+  it('identifies with the bot token after fetching the gateway URL over REST', () => {
+    expect(fake.calls.some((c) => c.method === 'GET' && c.path === '/gateway/bot')).toBe(true);
+    expect(gateway.identifies[0].token).toBe(FAKE_DISCORD_TOKEN);
+  });
+
+  it('answers an interaction that arrives over the gateway through the callback endpoint', async () => {
+    const list = command('incident list');
+    gateway.dispatch('INTERACTION_CREATE', list);
+    const call = await callbackOf(list);
+    expect(call.status).toBe(204);
+    expect(call.body).toMatchObject({ type: 4, data: { embeds: [{ title: 'Open incidents' }] } });
+    // The callback is authorized by the interaction token in its path, not by the bot token.
+    expect(call.headers.authorization).toBeUndefined();
+  });
+
+  it('runs modal submissions through the same handler', async () => {
+    const submit = modalSubmit('incident:new:1001', { title: 'Via gateway', severity: ['major'], stage: ['investigating'], description: '' });
+    gateway.dispatch('INTERACTION_CREATE', submit);
+    const call = await callbackOf(submit);
+    expect(call.body.data.content).toMatch(/^Opened incident #\d+ on Acme API: Via gateway$/);
+    const row = await s.ctx.db.selectFrom('incidents').select(['title', 'status']).where('title', '=', 'Via gateway').executeTakeFirst();
+    expect(row).toEqual({ title: 'Via gateway', status: 'major' });
+  });
+
+  it('mounts no HTTP interactions endpoint without a public key', async () => {
+    const res = await fetch(`${s.url}/discord/interactions`, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } });
+    expect(res.status).toBe(404);
+  });
+});

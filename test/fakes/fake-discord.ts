@@ -1,0 +1,249 @@
+import { generateKeyPairSync, sign } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export const FAKE_DISCORD_TOKEN = 'fake-discord-bot-token';
+export const FAKE_APPLICATION_ID = '900000000000000001';
+
+/** One request that reached the fake REST API, with its JSON body parsed. */
+export interface DiscordCall {
+  method: string;
+  /** The route below the versioned base, e.g. `/channels/222/messages`. */
+  path: string;
+  body: any;
+  headers: IncomingHttpHeaders;
+  /** The HTTP status the fake answered with. */
+  status: number;
+  /** The Retry-After of a 429, in seconds. */
+  retryAfterSeconds?: number;
+  at: number;
+}
+
+export interface DiscordMessageRecord {
+  id: string;
+  channelId: string;
+  body: any;
+  /** The message this one replies to (message_reference). */
+  replyTo: string | null;
+  nonce: string | null;
+  edits: number;
+  deleted: boolean;
+}
+
+export type FakeFailure =
+  | { status: 500 }
+  /** `afterApplying`: the request takes effect, but the answer is lost (the client sees a 500). */
+  | { status: 500; afterApplying: true }
+  | { status: 429; retryAfterSeconds: number; global?: boolean };
+
+/**
+ * A local Discord REST API on 127.0.0.1 (channel messages, interaction
+ * callbacks, command registration, GET /gateway/bot) that records every call
+ * and keeps the messages; it can be told to answer 500, or 429 with
+ * Discord's rate-limit headers and body, for a while. It also plays
+ * Discord's part for HTTP interactions: it holds an Ed25519 key pair and
+ * signs what it sends.
+ */
+export interface FakeDiscord {
+  url: string;
+  /** The base for DISCORD_API_URL (the REST client appends /v10). */
+  apiUrl: string;
+  /** The application's public key, 64 hex digits, for DISCORD_PUBLIC_KEY. */
+  publicKey: string;
+  calls: DiscordCall[];
+  /** Messages by id, in posting order. */
+  messages: Map<string, DiscordMessageRecord>;
+  /** Messages of one channel that were not deleted, in posting order. */
+  channel(channelId: string): DiscordMessageRecord[];
+  /** Calls answered with 2xx, optionally only those whose `METHOD path` matches. */
+  ok(match?: RegExp): DiscordCall[];
+  failNext(count: number, failure: FakeFailure, when?: (call: { method: string; path: string }) => boolean): void;
+  heal(): void;
+  /** As if a user deleted the message in Discord. */
+  deleteMessage(id: string): void;
+  /** What GET /gateway/bot answers. */
+  gatewayUrl: string | null;
+  /** The signature Discord would send for this body at this timestamp (unix seconds). */
+  sign(timestamp: string, body: string): string;
+  /** POSTs a signed interaction to statusbot, as Discord does. */
+  interact(
+    url: string,
+    interaction: unknown,
+    options: { now: Date; signature?: string | null; timestamp?: string },
+  ): Promise<{ status: number; body: any }>;
+  waitFor<T>(probe: () => T | undefined | null | false | Promise<T | undefined | null | false>, timeoutMs?: number): Promise<T>;
+  close(): Promise<void>;
+}
+
+const VERSIONED = /^\/api\/v10(\/.*)$/;
+let nextSnowflake = 1_300_000_000_000_000_000n;
+const snowflake = () => String(nextSnowflake++);
+
+export async function startFakeDiscord(): Promise<FakeDiscord> {
+  const { publicKey, privateKey } = generateKeyPairSync('ed25519');
+  const publicHex = Buffer.from(publicKey.export({ format: 'jwk' }).x!, 'base64url').toString('hex');
+  const calls: DiscordCall[] = [];
+  const messages = new Map<string, DiscordMessageRecord>();
+  const failures: { failure: FakeFailure; when?: (call: { method: string; path: string }) => boolean }[] = [];
+
+  function json(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): number {
+    const payload = body === undefined ? '' : JSON.stringify(body);
+    res.writeHead(status, { ...headers, ...(payload ? { 'content-type': 'application/json' } : {}) });
+    res.end(payload);
+    return status;
+  }
+
+  const bucketHeaders = { 'x-ratelimit-limit': '5', 'x-ratelimit-remaining': '4', 'x-ratelimit-reset-after': '1', 'x-ratelimit-bucket': 'fake' };
+
+  const messageJson = (m: DiscordMessageRecord) => ({
+    id: m.id,
+    channel_id: m.channelId,
+    type: m.replyTo ? 19 : 0,
+    content: m.body.content ?? '',
+    embeds: m.body.embeds ?? [],
+    components: m.body.components ?? [],
+    ...(m.replyTo ? { message_reference: { message_id: m.replyTo, channel_id: m.channelId } } : {}),
+    ...(m.nonce ? { nonce: m.nonce } : {}),
+  });
+
+  /** Carries out a request; returns the status and body a healthy Discord would answer. */
+  function apply(method: string, path: string, body: any): { status: number; body: unknown } {
+    let m: RegExpExecArray | null;
+    if (method === 'POST' && (m = /^\/channels\/(\d+)\/messages$/.exec(path))) {
+      const channelId = m[1]!;
+      const nonce = body?.nonce === undefined ? null : String(body.nonce);
+      if (nonce && body.enforce_nonce) {
+        const same = [...messages.values()].find((x) => x.channelId === channelId && x.nonce === nonce);
+        if (same) return { status: 200, body: messageJson(same) };
+      }
+      const record: DiscordMessageRecord = {
+        id: snowflake(),
+        channelId,
+        body,
+        replyTo: body?.message_reference?.message_id ?? null,
+        nonce,
+        edits: 0,
+        deleted: false,
+      };
+      messages.set(record.id, record);
+      return { status: 200, body: messageJson(record) };
+    }
+    if (method === 'PATCH' && (m = /^\/channels\/(\d+)\/messages\/(\d+)$/.exec(path))) {
+      const record = messages.get(m[2]!);
+      if (!record || record.deleted || record.channelId !== m[1]) return { status: 404, body: { message: 'Unknown Message', code: 10008 } };
+      record.body = { ...record.body, ...body };
+      record.edits++;
+      return { status: 200, body: messageJson(record) };
+    }
+    if (method === 'POST' && /^\/interactions\/\d+\/[^/]+\/callback$/.test(path)) return { status: 204, body: undefined };
+    if (method === 'PUT' && (m = /^\/applications\/(\d+)(?:\/guilds\/\d+)?\/commands$/.exec(path))) {
+      const list = Array.isArray(body) ? body : [];
+      return { status: 200, body: list.map((c: object) => ({ ...c, id: snowflake(), application_id: m![1], version: snowflake() })) };
+    }
+    if (method === 'GET' && path === '/gateway/bot') {
+      return {
+        status: 200,
+        body: { url: fake.gatewayUrl, shards: 1, session_start_limit: { total: 1000, remaining: 999, reset_after: 0, max_concurrency: 1 } },
+      };
+    }
+    return { status: 404, body: { message: '404: Not Found', code: 0 } };
+  }
+
+  function handle(req: IncomingMessage, res: ServerResponse, raw: string): { status: number; retryAfterSeconds?: number } {
+    const method = req.method ?? 'GET';
+    const route = VERSIONED.exec((req.url ?? '/').split('?')[0]!);
+    if (!route) return { status: json(res, 404, { message: '404: Not Found', code: 0 }) };
+    const path = route[1]!;
+    const body = raw ? JSON.parse(raw) : undefined;
+    const i = failures.findIndex((f) => !f.when || f.when({ method, path }));
+    const failure = i === -1 ? undefined : failures.splice(i, 1)[0]!.failure;
+    if (failure?.status === 429) {
+      const retryAfter = String(failure.retryAfterSeconds);
+      const status = json(res, 429, { message: 'You are being rate limited.', retry_after: failure.retryAfterSeconds, global: failure.global ?? false }, {
+        'retry-after': retryAfter,
+        'x-ratelimit-limit': '5',
+        'x-ratelimit-remaining': '0',
+        'x-ratelimit-reset-after': retryAfter,
+        'x-ratelimit-bucket': 'fake',
+        'x-ratelimit-scope': failure.global ? 'global' : 'user',
+        ...(failure.global ? { 'x-ratelimit-global': 'true' } : {}),
+      });
+      return { status, retryAfterSeconds: failure.retryAfterSeconds };
+    }
+    if (failure?.status === 500) {
+      if ('afterApplying' in failure) apply(method, path, body);
+      return { status: json(res, 500, { message: 'Internal Server Error', code: 0 }) };
+    }
+    const answer = apply(method, path, body);
+    return { status: json(res, answer.status, answer.body, bucketHeaders) };
+  }
+
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const raw = Buffer.concat(chunks).toString('utf8');
+      const answered = handle(req, res, raw);
+      const route = VERSIONED.exec((req.url ?? '/').split('?')[0]!);
+      calls.push({
+        method: req.method ?? 'GET',
+        path: route ? route[1]! : (req.url ?? '/'),
+        body: raw ? JSON.parse(raw) : undefined,
+        headers: req.headers,
+        ...answered,
+        at: Date.now(),
+      });
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  const url = `http://127.0.0.1:${port}`;
+
+  const fake: FakeDiscord = {
+    url,
+    apiUrl: `${url}/api`,
+    publicKey: publicHex,
+    calls,
+    messages,
+    gatewayUrl: null,
+    channel: (channelId) => [...messages.values()].filter((m) => m.channelId === channelId && !m.deleted),
+    ok: (match) => calls.filter((c) => c.status < 300 && (!match || match.test(`${c.method} ${c.path}`))),
+    failNext(count, failure, when) {
+      for (let i = 0; i < count; i++) failures.push({ failure, ...(when ? { when } : {}) });
+    },
+    heal() {
+      failures.length = 0;
+    },
+    deleteMessage(id) {
+      const m = messages.get(id);
+      if (m) m.deleted = true;
+    },
+    sign: (timestamp, body) => sign(null, Buffer.from(timestamp + body), privateKey).toString('hex'),
+    async interact(target, interaction, options) {
+      const body = JSON.stringify(interaction);
+      const timestamp = options.timestamp ?? String(Math.floor(options.now.getTime() / 1000));
+      const signature = options.signature === undefined ? fake.sign(timestamp, body) : options.signature;
+      const headers: Record<string, string> = { 'content-type': 'application/json', 'x-signature-timestamp': timestamp };
+      if (signature !== null) headers['x-signature-ed25519'] = signature;
+      const res = await fetch(`${target}/discord/interactions`, { method: 'POST', headers, body });
+      const text = await res.text();
+      return { status: res.status, body: text ? JSON.parse(text) : undefined };
+    },
+    async waitFor(probe, timeoutMs = 5000) {
+      const end = Date.now() + timeoutMs;
+      for (;;) {
+        const value = await probe();
+        if (value) return value;
+        if (Date.now() > end) throw new Error('timed out waiting on the fake Discord');
+        await new Promise((r) => setTimeout(r, 10));
+      }
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+  return fake;
+}

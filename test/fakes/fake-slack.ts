@@ -1,0 +1,250 @@
+import { createServer } from 'node:http';
+import type { IncomingHttpHeaders, Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { parse as parseQuery } from 'node:querystring';
+import { WebSocketServer } from 'ws';
+import type { WebSocket } from 'ws';
+
+export const FAKE_BOT_TOKEN = 'xoxb-fake-bot-token';
+export const FAKE_APP_TOKEN = 'xapp-fake-app-token';
+
+/** One request that reached the fake, with its body parsed (form fields holding JSON are decoded). */
+export interface SlackCall {
+  /** A Web API method such as `chat.postMessage`, or `response_url` for a respond. */
+  method: string;
+  path: string;
+  body: Record<string, any>;
+  headers: IncomingHttpHeaders;
+  /** The HTTP status the fake answered with. */
+  status: number;
+  /** The Web API's `ok`, or the platform error the fake answered. */
+  ok: boolean;
+  error?: string;
+  at: number;
+}
+
+export interface SlackMessageRecord {
+  channel: string;
+  ts: string;
+  threadTs: string | null;
+  text: string;
+  blocks: any[] | undefined;
+  edits: number;
+}
+
+export type FakeFailure = { status: 500 } | { status: 429; retryAfterSeconds: number };
+
+/** Slack's side of Socket Mode: envelopes go to the connected app, acks come back. */
+export interface FakeSocket {
+  /** Resolves once an app connected (after apps.connections.open) and was sent its hello. */
+  connected(): Promise<void>;
+  /** Sends an envelope and resolves with the app's ack for it. */
+  send(type: 'slash_commands' | 'interactive', payload: Record<string, unknown>): Promise<{ envelope_id: string; payload?: any }>;
+}
+
+/**
+ * A local Slack Web API (auth.test, chat.postMessage, chat.update,
+ * chat.postEphemeral, views.open, apps.connections.open), a Socket Mode
+ * WebSocket, and a response_url endpoint on 127.0.0.1. It
+ * records every call and keeps the messages it was asked to post, and can be
+ * told to answer 500 or 429 for a while.
+ */
+export interface FakeSlack {
+  url: string;
+  /** The Web API base for SLACK_API_URL. */
+  apiUrl: string;
+  calls: SlackCall[];
+  /** Messages by channel, in posting order. */
+  messages: Map<string, SlackMessageRecord[]>;
+  socket: FakeSocket;
+  /** A response_url that records what is posted to it. */
+  responseUrl(name?: string): string;
+  /** Calls answered successfully, optionally of one method. */
+  ok(method?: string): SlackCall[];
+  /** The next `count` Web API calls (that match `when`) get this failure instead of an answer. */
+  failNext(count: number, failure: FakeFailure, when?: (call: { method: string; body: Record<string, any> }) => boolean): void;
+  /** Stops all injected failures. */
+  heal(): void;
+  /** Answers a method only after `ms` (0 to stop). */
+  slowDown(method: string, ms: number): void;
+  /** Polls until the probe (which may be async) gives a truthy value. */
+  waitFor<T>(probe: () => T | undefined | null | false | Promise<T | undefined | null | false>, timeoutMs?: number): Promise<T>;
+  close(): Promise<void>;
+}
+
+const JSON_FIELDS = new Set(['blocks', 'attachments', 'view', 'metadata']);
+
+function parseBody(raw: string, contentType: string | undefined): Record<string, any> {
+  if (!raw) return {};
+  if (contentType?.startsWith('application/json')) return JSON.parse(raw) as Record<string, any>;
+  const form = parseQuery(raw) as Record<string, any>;
+  for (const key of Object.keys(form)) {
+    if (JSON_FIELDS.has(key) && typeof form[key] === 'string') form[key] = JSON.parse(form[key] as string);
+  }
+  return form;
+}
+
+export async function startFakeSlack(options: { token?: string; appToken?: string; teamId?: string } = {}): Promise<FakeSlack> {
+  const token = options.token ?? FAKE_BOT_TOKEN;
+  const appToken = options.appToken ?? FAKE_APP_TOKEN;
+  const calls: SlackCall[] = [];
+  const messages = new Map<string, SlackMessageRecord[]>();
+  let failures: { failure: FakeFailure; when: ((c: { method: string; body: Record<string, any> }) => boolean) | undefined }[] = [];
+  let clock = 0;
+  const delays = new Map<string, number>();
+  let views = 0;
+  const nextTs = () => `1700000000.${String(++clock).padStart(6, '0')}`;
+
+  function find(channel: string, ts: string): SlackMessageRecord | undefined {
+    return messages.get(channel)?.find((m) => m.ts === ts);
+  }
+
+  function webApi(method: string, body: Record<string, any>, headers: IncomingHttpHeaders): Record<string, unknown> {
+    const auth = headers.authorization ?? (body.token ? `Bearer ${body.token}` : undefined);
+    if (method === 'apps.connections.open') {
+      if (auth !== `Bearer ${appToken}`) return { ok: false, error: 'invalid_auth' };
+      return { ok: true, url: `${url.replace(/^http/, 'ws')}/socket` };
+    }
+    if (auth !== `Bearer ${token}`) return { ok: false, error: 'invalid_auth' };
+    switch (method) {
+      case 'auth.test':
+        return { ok: true, url: 'https://fake.slack.test/', team: 'Fake', user: 'statusbot', team_id: options.teamId ?? 'TFAKE', user_id: 'UBOT', bot_id: 'BBOT' };
+      case 'chat.postMessage': {
+        if (!body.channel) return { ok: false, error: 'channel_not_found' };
+        if (!body.text && !body.blocks) return { ok: false, error: 'no_text' };
+        const threadTs = typeof body.thread_ts === 'string' ? body.thread_ts : null;
+        if (threadTs && !find(body.channel, threadTs)) return { ok: false, error: 'thread_not_found' };
+        const record: SlackMessageRecord = { channel: body.channel, ts: nextTs(), threadTs, text: body.text ?? '', blocks: body.blocks, edits: 0 };
+        messages.set(body.channel, [...(messages.get(body.channel) ?? []), record]);
+        return { ok: true, channel: body.channel, ts: record.ts, message: { text: record.text, ts: record.ts } };
+      }
+      case 'chat.update': {
+        const record = find(body.channel, body.ts);
+        if (!record) return { ok: false, error: 'message_not_found' };
+        record.text = body.text ?? record.text;
+        record.blocks = body.blocks ?? record.blocks;
+        record.edits++;
+        return { ok: true, channel: body.channel, ts: record.ts, text: record.text };
+      }
+      case 'chat.postEphemeral':
+        return { ok: true, message_ts: nextTs() };
+      case 'views.open':
+        if (!body.trigger_id) return { ok: false, error: 'invalid_trigger_id' };
+        if (!body.view?.type) return { ok: false, error: 'invalid_arguments' };
+        return { ok: true, view: { ...body.view, id: `V${++views}` } };
+      default:
+        return { ok: false, error: 'unknown_method' };
+    }
+  }
+
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const path = (req.url ?? '/').split('?')[0]!;
+      const body = parseBody(Buffer.concat(chunks).toString('utf8'), req.headers['content-type']);
+      const record = (method: string, status: number, ok: boolean, error?: string) =>
+        calls.push({ method, path, body, headers: req.headers, status, ok, ...(error ? { error } : {}), at: Date.now() });
+
+      if (path.startsWith('/respond/')) {
+        record('response_url', 200, true);
+        res.writeHead(200, { 'content-type': 'text/plain' });
+        res.end('ok');
+        return;
+      }
+      if (!path.startsWith('/api/')) {
+        res.writeHead(404);
+        res.end();
+        return;
+      }
+      const method = path.slice('/api/'.length);
+      const i = failures.findIndex((f) => !f.when || f.when({ method, body }));
+      if (i !== -1) {
+        const { failure } = failures.splice(i, 1)[0]!;
+        record(method, failure.status, false, failure.status === 429 ? 'ratelimited' : 'internal_error');
+        const headers: Record<string, string> = { 'content-type': 'application/json' };
+        if (failure.status === 429) headers['retry-after'] = String(failure.retryAfterSeconds);
+        res.writeHead(failure.status, headers);
+        res.end(JSON.stringify({ ok: false, error: failure.status === 429 ? 'ratelimited' : 'internal_error' }));
+        return;
+      }
+      const answer = webApi(method, body, req.headers);
+      setTimeout(() => {
+        record(method, 200, answer.ok === true, typeof answer.error === 'string' ? answer.error : undefined);
+        res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' });
+        res.end(JSON.stringify(answer));
+      }, delays.get(method) ?? 0);
+    });
+  });
+  const wss = new WebSocketServer({ noServer: true });
+  let app: WebSocket | null = null;
+  let onConnect: () => void = () => {};
+  const appConnected = new Promise<void>((resolve) => {
+    onConnect = resolve;
+  });
+  const pendingAcks = new Map<string, (ack: { envelope_id: string; payload?: any }) => void>();
+  let envelopes = 0;
+  server.on('upgrade', (req, socket, head) => {
+    if (!req.url?.startsWith('/socket')) {
+      socket.destroy();
+      return;
+    }
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      app = ws;
+      ws.on('message', (data) => {
+        const ack = JSON.parse(String(data)) as { envelope_id: string; payload?: any };
+        calls.push({ method: 'socket_ack', path: '/socket', body: ack, headers: {}, status: 200, ok: true, at: Date.now() });
+        pendingAcks.get(ack.envelope_id)?.(ack);
+      });
+      ws.send(JSON.stringify({ type: 'hello', num_connections: 1, debug_info: { host: 'fake' }, connection_info: { app_id: 'ASTATUSBOT' } }));
+      onConnect();
+    });
+  });
+
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+  return {
+    url,
+    apiUrl: `${url}/api/`,
+    calls,
+    messages,
+    socket: {
+      connected: () => appConnected,
+      send(type, payload) {
+        if (!app) return Promise.reject(new Error('fake Slack: no app is connected over Socket Mode'));
+        const envelopeId = `envelope-${++envelopes}`;
+        const acked = new Promise<{ envelope_id: string; payload?: any }>((resolve) => pendingAcks.set(envelopeId, resolve));
+        app.send(JSON.stringify({ envelope_id: envelopeId, type, payload, accepts_response_payload: true }));
+        return acked;
+      },
+    },
+    responseUrl: (name = 'r') => `${url}/respond/${encodeURIComponent(name)}`,
+    ok: (method) => calls.filter((c) => c.ok && (method === undefined || c.method === method)),
+    failNext(count, failure, when) {
+      for (let i = 0; i < count; i++) failures.push({ failure, when });
+    },
+    heal() {
+      failures = [];
+    },
+    slowDown(method, ms) {
+      delays.set(method, ms);
+    },
+    async waitFor(probe, timeoutMs = 10_000) {
+      const until = Date.now() + timeoutMs;
+      for (;;) {
+        const value = await probe();
+        if (value) return value;
+        if (Date.now() > until) throw new Error(`fake Slack: condition not met within ${timeoutMs} ms`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const client of wss.clients) client.terminate();
+        wss.close();
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
