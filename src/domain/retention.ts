@@ -17,11 +17,23 @@ export async function removeExpiredIncidents(
 ): Promise<RetentionReport> {
   const batchSize = options.batchSize ?? 500;
   const cutoff = ctx.clock.now().getTime() - options.retentionDays * 86_400_000;
-  const report: RetentionReport = { incidents: 0, monitorIncidents: 0 };
+  return {
+    incidents: await removeInBatches(ctx, 'incidents', cutoff, batchSize),
+    monitorIncidents: await removeInBatches(ctx, 'monitor_incidents', cutoff, batchSize),
+  };
+}
+
+async function removeInBatches(
+  ctx: DomainContext,
+  table: 'incidents' | 'monitor_incidents',
+  cutoff: number,
+  batchSize: number,
+): Promise<number> {
+  let removed = 0;
   for (;;) {
     const ids = (
       await ctx.db
-        .selectFrom('incidents')
+        .selectFrom(table)
         .select('id')
         .where('created_at', '<', cutoff)
         .where('resolved', '=', 1)
@@ -29,26 +41,9 @@ export async function removeExpiredIncidents(
         .limit(batchSize)
         .execute()
     ).map((r) => r.id);
-    if (ids.length === 0) break;
-    await ctx.write((trx) => trx.deleteFrom('incidents').where('id', 'in', ids).execute());
-    report.incidents += ids.length;
+    if (ids.length === 0) return removed;
+    await ctx.write((trx) => trx.deleteFrom(table).where('id', 'in', ids).execute());
+    removed += ids.length;
     await new Promise((resolve) => setImmediate(resolve));
   }
-  for (;;) {
-    const ids = (
-      await ctx.db
-        .selectFrom('monitor_incidents')
-        .select('id')
-        .where('created_at', '<', cutoff)
-        .where('resolved', '=', 1)
-        .orderBy('id')
-        .limit(batchSize)
-        .execute()
-    ).map((r) => r.id);
-    if (ids.length === 0) break;
-    await ctx.write((trx) => trx.deleteFrom('monitor_incidents').where('id', 'in', ids).execute());
-    report.monitorIncidents += ids.length;
-    await new Promise((resolve) => setImmediate(resolve));
-  }
-  return report;
 }

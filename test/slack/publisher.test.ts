@@ -58,7 +58,7 @@ const incident = (channelId: string, update: IncidentAnnouncement['update']): In
     resolved: false,
     stage: 'identified',
     description: 'uses <script> & more',
-    service: { id: 1, name: 'API', urlname: 'api' },
+    service: { id: 1, name: 'API', urlname: 'api', trackerUrl: 'http://status.test/services/api' },
     url: null,
     trackerUrl: 'http://status.test/incidents/7',
     createdAt: '2026-11-22T10:00:00.000Z',

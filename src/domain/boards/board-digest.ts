@@ -5,6 +5,7 @@ import { channelStream } from '../chat/chat.js';
 import type { DomainContext } from '../context.js';
 import type { Severity } from '../incidents/incident.js';
 import type { DigestAnnouncement } from '../notifications/announcement.js';
+import { enqueue } from '../notifications/enqueue.js';
 import type { ServiceStatus } from '../services/service.js';
 import { serviceTrackerUrl } from '../services/service.js';
 import { statusesOf } from '../services/service-status.js';
@@ -119,19 +120,14 @@ export async function queueDueDigests(ctx: DomainContext, at: Date): Promise<num
     };
     const now = ctx.clock.now().getTime();
     await ctx.write(async (trx) => {
-      await trx
-        .insertInto('outbox')
-        .values({
-          company_id: sub.company_id,
-          subscriber_id: null,
-          stream: channelStream(channel),
-          event: 'board.digest',
-          payload: JSON.stringify(announcement),
-          state: 'pending',
-          next_attempt_at: now,
-          created_at: now,
-        })
-        .execute();
+      await enqueue(trx, {
+        companyId: sub.company_id,
+        subscriberId: null,
+        stream: channelStream(channel),
+        event: 'board.digest',
+        payload: announcement,
+        now,
+      });
       await trx.updateTable('channel_subscriptions').set({ last_digest: fingerprint }).where('id', '=', sub.id).execute();
     });
     queued++;

@@ -186,7 +186,14 @@ async function announce(
   const serviceStatus = await statusOf(trx, incident.serviceId, now);
   await publishServiceStatus(trx, incident.serviceId, serviceStatus, now);
   await enqueueIncidentNotifications(trx, { company, event, incident, serviceStatus, now });
-  await enqueueIncidentAnnouncements(trx, { companyId: company.id, event, incident, update: change.updatePosted, now });
+  await enqueueIncidentAnnouncements(trx, {
+    companyId: company.id,
+    event,
+    incident,
+    update: change.updatePosted,
+    publicUrl: ctx.publicUrl,
+    now,
+  });
   await enqueueStatusChange(trx, {
     service: { id: incident.serviceId, name: incident.serviceName, urlname: incident.serviceUrlname },
     publicUrl: ctx.publicUrl,

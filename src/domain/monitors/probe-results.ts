@@ -4,6 +4,7 @@ import type { ChannelRef } from '../chat/chat.js';
 import { channelStream } from '../chat/chat.js';
 import type { DomainContext } from '../context.js';
 import type { MonitorAnnouncement } from '../notifications/announcement.js';
+import { enqueue } from '../notifications/enqueue.js';
 
 /** Consecutive failed probes that take a monitor down. */
 export const FAILURES_TO_DOWN = 2;
@@ -97,18 +98,13 @@ async function announce(
       region: event.region,
       at: new Date(event.now).toISOString(),
     };
-    await trx
-      .insertInto('outbox')
-      .values({
-        company_id: monitor.companyId,
-        subscriber_id: null,
-        stream: channelStream(channel),
-        event: `monitor.${event.change}`,
-        payload: JSON.stringify(announcement),
-        state: 'pending',
-        next_attempt_at: event.now,
-        created_at: event.now,
-      })
-      .execute();
+    await enqueue(trx, {
+      companyId: monitor.companyId,
+      subscriberId: null,
+      stream: channelStream(channel),
+      event: `monitor.${event.change}`,
+      payload: announcement,
+      now: event.now,
+    });
   }
 }

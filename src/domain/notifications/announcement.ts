@@ -20,7 +20,7 @@ export interface IncidentAnnouncement {
     resolved: boolean;
     stage: ResolutionStage | null;
     description: string;
-    service: { id: number; name: string; urlname: string };
+    service: { id: number; name: string; urlname: string; trackerUrl: string };
     url: string | null;
     trackerUrl: string;
     createdAt: string;

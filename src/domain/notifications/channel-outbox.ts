@@ -7,6 +7,7 @@ import type { Incident, IncidentEvent } from '../incidents/incident.js';
 import type { ServiceStatus } from '../services/service.js';
 import { serviceTrackerUrl } from '../services/service.js';
 import type { IncidentAnnouncement, StatusChangeAnnouncement } from './announcement.js';
+import { enqueue } from './enqueue.js';
 
 type ChannelRow = { platform: ChatPlatform; workspace_id: string; channel_id: string };
 
@@ -28,25 +29,12 @@ const channelsFollowingService = prepared<'service', ChannelRow & { company_id: 
     .orderBy('id'),
 );
 
-const insertRow = prepared<'company' | 'stream' | 'event' | 'payload' | 'now', never>((db, p) =>
-  db.insertInto('outbox').values({
-    company_id: p.company,
-    subscriber_id: null,
-    stream: p.stream,
-    event: p.event,
-    payload: p.payload,
-    state: 'pending',
-    next_attempt_at: p.now,
-    created_at: p.now,
-  }),
-);
-
 const toChannel = (r: ChannelRow): ChannelRef => ({ platform: r.platform, workspaceId: r.workspace_id, channelId: r.channel_id });
 
 /** One announcement per channel following the company's incidents; in the transaction of the change. */
 export async function enqueueIncidentAnnouncements(
   trx: Kysely<Database>,
-  args: { companyId: number; event: IncidentEvent; incident: Incident; update: boolean; now: number },
+  args: { companyId: number; event: IncidentEvent; incident: Incident; update: boolean; publicUrl: string; now: number },
 ): Promise<void> {
   const { incident, now } = args;
   const channels = await channelsFollowingIncidents(trx, { company: args.companyId });
@@ -64,7 +52,12 @@ export async function enqueueIncidentAnnouncements(
         resolved: incident.resolved,
         stage: latest?.stage ?? null,
         description: incident.description,
-        service: { id: incident.serviceId, name: incident.serviceName, urlname: incident.serviceUrlname },
+        service: {
+          id: incident.serviceId,
+          name: incident.serviceName,
+          urlname: incident.serviceUrlname,
+          trackerUrl: serviceTrackerUrl(args.publicUrl, incident.serviceUrlname),
+        },
         url: incident.url,
         trackerUrl: incident.trackerUrl,
         createdAt: incident.createdAt.toISOString(),
@@ -76,11 +69,12 @@ export async function enqueueIncidentAnnouncements(
           ? { stage: latest.stage, description: latest.description, createdAt: latest.createdAt.toISOString() }
           : null,
     };
-    await insertRow(trx, {
-      company: args.companyId,
+    await enqueue(trx, {
+      companyId: args.companyId,
+      subscriberId: null,
       stream: channelStream(channel),
       event: `incident.${args.event}`,
-      payload: JSON.stringify(announcement),
+      payload: announcement,
       now,
     });
   }
@@ -111,11 +105,12 @@ export async function enqueueStatusChange(
       at: new Date(args.now).toISOString(),
       cause: args.cause,
     };
-    await insertRow(trx, {
-      company: row.company_id,
+    await enqueue(trx, {
+      companyId: row.company_id,
+      subscriberId: null,
       stream: channelStream(channel),
       event: 'service.status_changed',
-      payload: JSON.stringify(announcement),
+      payload: announcement,
       now: args.now,
     });
   }

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import { prepared } from '../../db/prepared.js';
+import { enqueue } from './enqueue.js';
 import type { Database } from '../../db/schema.js';
 import type { Company } from '../companies/company.js';
 import type { Incident, IncidentEvent } from '../incidents/incident.js';
@@ -38,19 +39,6 @@ const subscribersOfService = prepared<
     .where('status_page_services.service_id', '=', p.service)
     .where('status_pages.company_id', '=', p.company)
     .orderBy('subscribers.id'),
-);
-
-const enqueue = prepared<'company' | 'subscriber' | 'stream' | 'event' | 'payload' | 'now', never>((db, p) =>
-  db.insertInto('outbox').values({
-    company_id: p.company,
-    subscriber_id: p.subscriber,
-    stream: p.stream,
-    event: p.event,
-    payload: p.payload,
-    state: 'pending',
-    next_attempt_at: p.now,
-    created_at: p.now,
-  }),
 );
 
 export const subscriberStream = (subscriberId: number): string => `subscriber:${subscriberId}`;
@@ -92,14 +80,7 @@ export async function enqueueIncidentNotifications(
         resolved_at: incident.resolvedAt?.toISOString() ?? null,
       },
     };
-    return {
-      company: company.id,
-      subscriber: s.id,
-      stream: subscriberStream(s.id),
-      event: payload.event,
-      payload: JSON.stringify(payload),
-      now,
-    };
+    return { companyId: company.id, subscriberId: s.id, stream: subscriberStream(s.id), event: payload.event, payload, now };
   });
   for (const row of rows) await enqueue(trx, row);
   return rows.length;
