@@ -297,6 +297,32 @@ describe('statusbot outbox', () => {
   });
 });
 
+describe('statusbot jobs run', () => {
+  it('runs one job once and says what it did; an unknown job exits 2', async () => {
+    const demo = await cli(['jobs', 'run', 'demo-cycle', '--config', configPath, '--db', dbPath]);
+    expect(demo.code, demo.stderr).toBe(0);
+    expect(demo.stdout).toMatch(/^job demo-cycle: \d+ demo incidents opened or resolved/m);
+    const retention = await cli(['jobs', 'run', 'retention', '--config', configPath, '--db', dbPath]);
+    expect(retention.stdout).toContain('job retention: removed 0 incidents, 0 monitor incidents');
+    // The config's monitors point at a closed port: one probe each, recorded as a first failure.
+    const monitors = await cli(['jobs', 'run', 'monitors', '--config', configPath, '--db', dbPath]);
+    expect(monitors.stdout).toContain('job monitors: probed 2 monitors');
+    const db = openDatabase({ path: dbPath });
+    try {
+      const rows = await db.selectFrom('custom_monitors').select(['id', 'consecutive_failures']).orderBy('id').execute();
+      expect(rows).toEqual([
+        { id: 501, consecutive_failures: 1 },
+        { id: 502, consecutive_failures: 1 },
+      ]);
+    } finally {
+      await db.destroy();
+    }
+    const unknown = await cli(['jobs', 'run', 'coffee', '--db', dbPath]);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('unknown job "coffee"');
+  });
+});
+
 describe('usage errors', () => {
   it('an unknown command exits 2 with the usage', async () => {
     const res = await cli(['frobnicate', '--db', dbPath]);

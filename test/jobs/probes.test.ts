@@ -153,6 +153,37 @@ companies:
     }
   });
 
+  it('keep probing other monitors on time while one target is slow', async () => {
+    const slow = await startFakeTarget({ slowMs: 5_000 });
+    slow.mode = 'slow';
+    s = await startTestServer({
+      config: `
+companies:
+  - name: Acme
+    api_keys: ["${ACME_KEY}"]
+    custom_monitors:
+      - { id: 1, name: Slow, url: "${slow.url}/slow", probe_type: ping, interval_seconds: 1 }
+      - { id: 2, name: Fast, url: "${target.url}/fast", probe_type: ping, interval_seconds: 1 }
+`,
+    });
+    const probes = client({ timeoutMs: 4_000 });
+    const prober = createMonitorProber({ ctx: s.ctx, client: probes, region: 'local', logger: { info: () => {}, error: () => {} } });
+    try {
+      const before = target.hits.filter((h) => h.path === '/fast').length;
+      for (let i = 0; i < 4; i++) {
+        await prober.tick(new Date());
+        await new Promise((r) => setTimeout(r, 1_000));
+      }
+      // The slow probe is still under way; the fast monitor was probed at every tick.
+      expect(target.hits.filter((h) => h.path === '/fast').length - before).toBeGreaterThanOrEqual(3);
+      expect(slow.hits.length).toBe(1);
+      expect(prober.stats.late).toBe(0);
+    } finally {
+      await probes.close();
+      await slow.close();
+    }
+  });
+
   it('probe each monitor every interval_seconds, spread over the interval', async () => {
     s = await startTestServer({
       config: `
