@@ -107,35 +107,27 @@ export async function run(argv: string[], env: NodeJS.ProcessEnv = process.env):
     case 'apply': {
       if (!configFile) throw new UsageError('apply needs --config FILE (or STATUSBOT_CONFIG)');
       const loaded = loadConfig(configFile);
-      const db = openDatabase({ path: dbPath });
-      try {
-        await migrateToLatest(db);
-        const ctx = createDomainContext({
-          db,
-          clock: systemClock,
-          publicUrl: loaded.config.publicUrl ?? `http://localhost:${portOf(values.port ?? env.PORT)}`,
-        });
-        const report = await withConfigErrors(loaded, configFile, () => applySetup(ctx, loaded.config.setup));
-        console.log(`applied ${configFile}: ${report.companies} companies, ${report.services} catalog services`);
-      } finally {
-        await db.destroy();
-      }
-      return 0;
+      const publicUrl = loaded.config.publicUrl ?? `http://localhost:${portOf(values.port ?? env.PORT)}`;
+      return withContext(
+        dbPath,
+        async (ctx) => {
+          const report = await withConfigErrors(loaded, configFile, () => applySetup(ctx, loaded.config.setup));
+          console.log(`applied ${configFile}: ${report.companies} companies, ${report.services} catalog services`);
+          return 0;
+        },
+        publicUrl,
+      );
     }
     case 'key': {
       if (rest[0] !== 'create' || rest.length !== 1) throw new UsageError('usage: statusbot key create --company NAME');
-      if (!values.company) throw new UsageError('key create needs --company NAME');
-      const db = openDatabase({ path: dbPath });
-      try {
-        await migrateToLatest(db);
-        const ctx = createDomainContext({ db, clock: systemClock, publicUrl: 'http://localhost' });
-        const { key, company } = await createApiKey(ctx, values.company);
+      const companyName = values.company;
+      if (!companyName) throw new UsageError('key create needs --company NAME');
+      return withContext(dbPath, async (ctx) => {
+        const { key, company } = await createApiKey(ctx, companyName);
         console.error(`New API key for ${company} (shown once; statusbot keeps only its hash):`);
         console.log(key);
-      } finally {
-        await db.destroy();
-      }
-      return 0;
+        return 0;
+      });
     }
     case 'outbox': {
       const [verb, ...ids] = rest;
@@ -185,11 +177,16 @@ export async function run(argv: string[], env: NodeJS.ProcessEnv = process.env):
   }
 }
 
-async function withContext(dbPath: string, fn: (ctx: DomainContext) => Promise<number>): Promise<number> {
+/** A migrated database for one command, closed afterwards. */
+async function withContext(
+  dbPath: string,
+  fn: (ctx: DomainContext) => Promise<number>,
+  publicUrl = 'http://localhost:8080',
+): Promise<number> {
   const db = openDatabase({ path: dbPath });
   try {
     await migrateToLatest(db);
-    return await fn(createDomainContext({ db, clock: systemClock, publicUrl: 'http://localhost' }));
+    return await fn(createDomainContext({ db, clock: systemClock, publicUrl }));
   } finally {
     await db.destroy();
   }
