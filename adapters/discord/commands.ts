@@ -159,14 +159,15 @@ export async function runCommand(scope: GuildScope, data: APIChatInputApplicatio
       return ephemeral(`Resolved incident #${incident.id}: ${clip(incident.title, 200)}`);
     }
     case 'incident list':
-      return reply({ embeds: [incidentListEmbed(await listOpenIncidents(ctx, company))] });
+      // Answers to a command are for whoever asked, as on Slack; channels hear of incidents through announcements.
+      return reply({ embeds: [incidentListEmbed(await listOpenIncidents(ctx, company))] }, { ephemeral: true });
     case 'incident show': {
       const incident = await getIncident(ctx, company, int(i, 'id'));
       const own = (await listCustomServices(ctx, company)).some((s) => s.id === incident.serviceId);
-      return reply({
-        embeds: [incidentTimelineEmbed(incident)],
-        components: own ? [incidentButtons(incident.id, incident.resolved)] : [],
-      });
+      return reply(
+        { embeds: [incidentTimelineEmbed(incident)], components: own ? [incidentButtons(incident.id, incident.resolved)] : [] },
+        { ephemeral: true },
+      );
     }
     case 'status': {
       const service = await getServiceStatus(ctx, company, await serviceUrlname(ctx, company, str(i, 'service') ?? ''));
@@ -178,7 +179,7 @@ export async function runCommand(scope: GuildScope, data: APIChatInputApplicatio
         // The free plan sees a catalog service's status, not necessarily its incidents.
         if (!(error instanceof DomainError && error.code === 'forbidden')) throw error;
       }
-      return reply({ embeds: [serviceStatusEmbed(service, open)] });
+      return reply({ embeds: [serviceStatusEmbed(service, open)] }, { ephemeral: true });
     }
     default:
       return ephemeral('statusbot does not know that command; try `/statusbot help`.');

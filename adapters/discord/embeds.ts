@@ -162,15 +162,16 @@ export function monitorMessage(a: MonitorAnnouncement): RESTPostAPIChannelMessag
   return { embeds: [embed.toJSON()], allowed_mentions: NO_MENTIONS };
 }
 
-/** A board's services, worst first as the domain ordered them, with their open incidents. */
+/** A board's services, worst first as the domain ordered them, with their tags and open incidents. */
 export function digestMessage(a: DigestAnnouncement): RESTPostAPIChannelMessageJSONBody {
   const worst = a.services.find((s) => s.status !== 'ok')?.status ?? 'ok';
   const lines = a.services.map((s) => {
+    const tags = s.tags.length ? ` · _${clip(s.tags.join(', '), 120)}_` : '';
     const incidents = s.openIncidents
       .slice(0, 3)
       .map((i) => `\n  ${severityMark(i.severity)} ${clip(i.title, 120)}`)
       .join('');
-    return `${STATUS_LABEL[s.status]} · [${clip(s.name, 80)}](${s.trackerUrl})${incidents}`;
+    return `${STATUS_LABEL[s.status]} · [${clip(s.name, 80)}](${s.trackerUrl})${tags}${incidents}`;
   });
   const embed = new EmbedBuilder()
     .setTitle(clip(`Board ${a.board.name}`, LIMIT.title))

@@ -230,10 +230,11 @@ describe('/incident', () => {
     await send(modalSubmit(`incident:update:${id}`, { title: 'Login errors', severity: ['minor'], stage: ['identified'], description: 'Bad deploy' }));
     const list = await send(command('incident list'));
     expect(list.body.type).toBe(4);
-    expect(list.body.data.flags).toBeUndefined();
+    expect(list.body.data.flags).toBe(EPHEMERAL);
     expect(list.body.data.embeds[0].description).toContain(`**#${id}** Login errors · Acme API`);
 
     const show = await send(command('incident show', { id }));
+    expect(show.body.data.flags).toBe(EPHEMERAL);
     const embed = show.body.data.embeds[0];
     expect(embed.title).toContain(`#${id} Login errors`);
     expect(embed.fields.filter((f: any) => !f.inline).map((f: any) => f.value)).toEqual(['Users see 500s', 'Bad deploy']);
