@@ -11,7 +11,6 @@ import { DomainError } from './domain/errors.js';
 import { applySetup } from './domain/setup/apply-setup.js';
 import { runJobOnce, startServer } from './main.js';
 import { JOB_NAMES } from './jobs/jobs.js';
-import { registerDiscordCommands } from '../adapters/discord/register.js';
 import { readChatEnv } from './config/env.js';
 import type { DomainContext } from './domain/context.js';
 import { listOutbox, retryDead } from './domain/notifications/outbox-queue.js';
@@ -168,6 +167,7 @@ export async function run(argv: string[], env: NodeJS.ProcessEnv = process.env):
       if (rest[0] !== 'register' || rest.length !== 1) throw new UsageError('usage: statusbot discord register [--guild ID]');
       const discord = readChatEnv(env).discord;
       if (!discord) throw new UsageError('discord register needs DISCORD_TOKEN and DISCORD_APPLICATION_ID');
+      const { registerDiscordCommands } = await import('../adapters/discord/register.js');
       const { count, scope } = await registerDiscordCommands({ env: discord, guildId: values.guild ?? null });
       console.log(`registered ${count} commands ${scope}`);
       return 0;

@@ -13,8 +13,6 @@ import { applySetup } from './domain/setup/apply-setup.js';
 import { DEMO_BOARD_ID, seedDemoCompany } from './domain/setup/demo-setup.js';
 import { createHttpServer } from './http/server.js';
 import type { Logger, RawHandler } from './http/server.js';
-import { createDiscordFront } from '../adapters/discord/app.js';
-import { createSlackFront } from '../adapters/slack/app.js';
 import type { ChatFront } from '../adapters/chat-front.js';
 import { readChatEnv } from './config/env.js';
 import { createOutboxWorker } from './delivery/outbox-worker.js';
@@ -83,8 +81,15 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     const chatEnv = readChatEnv(options.env ?? process.env);
     for (const note of chatEnv.notes) logger.info(note);
     const fronts: ChatFront[] = [];
-    if (chatEnv.slack) fronts.push(await createSlackFront({ ctx, env: chatEnv.slack, logger }));
-    if (chatEnv.discord) fronts.push(await createDiscordFront({ ctx, env: chatEnv.discord, logger }));
+    // Loaded only when configured: the chat libraries weigh tens of MB of memory.
+    if (chatEnv.slack) {
+      const { createSlackFront } = await import('../adapters/slack/app.js');
+      fronts.push(await createSlackFront({ ctx, env: chatEnv.slack, logger }));
+    }
+    if (chatEnv.discord) {
+      const { createDiscordFront } = await import('../adapters/discord/app.js');
+      fronts.push(await createDiscordFront({ ctx, env: chatEnv.discord, logger }));
+    }
     const worker = createOutboxWorker({
       ctx,
       logger,

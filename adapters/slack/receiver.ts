@@ -5,6 +5,8 @@ import type { RawHandler } from '../../src/http/server.js';
 
 type BufferedIncomingMessage = IncomingMessage & { rawBody: Buffer };
 
+const FIVE_MINUTES_MS = 5 * 60_000;
+
 /**
  * Bolt's HTTP transport on statusbot's own listener: HTTPReceiver would open
  * a second port, so this one only turns a request that server.ts already read
@@ -37,6 +39,13 @@ export class SlackHttpReceiver implements Receiver {
     }
     const buffered = req as BufferedIncomingMessage;
     buffered.rawBody = body;
+    // Bolt refuses timestamps more than 5 minutes old; one from the future is as much a replay risk.
+    const sentAt = Number(req.headers['x-slack-request-timestamp']) * 1000;
+    if (sentAt - Date.now() > FIVE_MINUTES_MS) {
+      this.logger.warn(`slack: refused a request to ${req.url}: its timestamp lies in the future`);
+      HTTPModuleFunctions.buildNoBodyResponse(res, 401);
+      return;
+    }
     try {
       await HTTPModuleFunctions.parseAndVerifyHTTPRequest({ signingSecret: this.signingSecret, logger: this.logger }, buffered);
     } catch (error) {

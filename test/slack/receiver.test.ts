@@ -52,6 +52,14 @@ describe('POST /slack/events: request verification', () => {
     expect(fake.calls.filter((c) => c.method === 'response_url')).toEqual([]);
   });
 
+  it('refuses a validly signed request dated more than 5 minutes ahead with 401', async () => {
+    const { body } = link();
+    const ahead = now() + 5 * 60 + 30;
+    const res = await postEvent(s, body, { timestamp: ahead, signature: sign(ahead, body) });
+    expect(res.status).toBe(401);
+    expect(await links()).toEqual([]);
+  });
+
   it('accepts a request signed within the window', async () => {
     const { answer } = await ask(s, fake, { command: '/statusbot', text: 'help', team: GLOBEX_TEAM });
     expect(answer.response_type).toBe('ephemeral');
