@@ -53,29 +53,23 @@ export async function openNewIncidentModal(
   return null;
 }
 
-export async function openUpdateIncidentModal(
-  deps: ModalDeps,
-  client: Client,
-  company: Company,
-  id: number,
-  opener: { triggerId: string; responseUrl: string | null },
-): Promise<null> {
-  const incident = await getIncident(deps.ctx, company, id);
-  await client.views.open({ trigger_id: opener.triggerId, view: updateIncidentView(incident, opener.responseUrl) });
-  return null;
-}
+/** Opens a modal about one incident of the company, built by `view` from its current state. */
+const incidentModal =
+  (view: typeof updateIncidentView | typeof resolveIncidentView) =>
+  async (
+    deps: ModalDeps,
+    client: Client,
+    company: Company,
+    id: number,
+    opener: { triggerId: string; responseUrl: string | null },
+  ): Promise<null> => {
+    const incident = await getIncident(deps.ctx, company, id);
+    await client.views.open({ trigger_id: opener.triggerId, view: view(incident, opener.responseUrl) });
+    return null;
+  };
 
-async function openResolveIncidentModal(
-  deps: ModalDeps,
-  client: Client,
-  company: Company,
-  id: number,
-  opener: { triggerId: string; responseUrl: string | null },
-): Promise<null> {
-  const incident = await getIncident(deps.ctx, company, id);
-  await client.views.open({ trigger_id: opener.triggerId, view: resolveIncidentView(incident, opener.responseUrl) });
-  return null;
-}
+export const openUpdateIncidentModal = incidentModal(updateIncidentView);
+const openResolveIncidentModal = incidentModal(resolveIncidentView);
 
 /** Inline errors: each field issue of the domain under the input it came from, anything else under `fallback`. */
 export function modalErrors(
