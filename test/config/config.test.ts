@@ -23,7 +23,7 @@ import { DomainError } from '../../src/domain/errors.js';
 import { applySetup } from '../../src/domain/setup/apply-setup.js';
 import { ACME_KEY, STANDARD_CONFIG, T0, startTestServer } from '../helpers/test-server.js';
 
-/** The example of the issue, verbatim. */
+/** The README's example config, verbatim. */
 const EXAMPLE = `public_url: http://localhost:8080
 services:
   - urlname: acme-cloud
@@ -65,7 +65,7 @@ function failure(text: string, file = 'test.yml'): string {
   throw new Error('the config was accepted');
 }
 
-describe('parseConfig: the example of the issue', () => {
+describe('parseConfig: the README example', () => {
   it('is accepted, with the defaults filled in', () => {
     const { config } = parseConfig('statusbot.yml', EXAMPLE);
     expect(config).toEqual({
@@ -333,7 +333,7 @@ describe('applySetup', () => {
   });
 
   for (const [name, text] of [
-    ['the example of the issue', EXAMPLE],
+    ['the README example', EXAMPLE],
     ['the standard test config (status pages, subscribers, three companies)', STANDARD_CONFIG],
   ] as const) {
     it(`is idempotent: applying ${name} twice leaves the same rows`, async () => {
