@@ -8,34 +8,13 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase } from '../src/db/database.js';
-import { startTestServer } from './helpers/test-server.js';
+import { README_EXAMPLE_CONFIG, startTestServer } from './helpers/test-server.js';
 
 /** The compiled CLI: `npm test` builds it first (pretest); run `npm run build` before running this file alone. */
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const CLI = join(ROOT, 'dist', 'src', 'cli.js');
 
-const CONFIG = `public_url: http://localhost:8080
-services:
-  - urlname: acme-cloud
-    name: Acme Cloud
-    status_page_url: https://status.acme-cloud.example
-companies:
-  - name: Acme
-    plan: business
-    api_keys: ["acme-key-1"]
-    monitored_services: [demo-service-minor]
-    custom_services:
-      - { id: 1001, name: Acme API, urlname: acme-api }
-    custom_monitors:
-      - { id: 501, name: Homepage, url: "http://127.0.0.1:9/health", probe_type: ping, interval_seconds: 60 }
-      - { id: 502, name: Login, url: "http://127.0.0.1:9/login", probe_type: keyword, keyword: "Sign in" }
-    boards:
-      - id: 5d0e8f8e-8b1c-4c55-9d7a-2f1f0c0f4a01
-        name: Vendors
-        urlname: vendors
-        services:
-          - { urlname: demo-service, tags: [core] }
-`;
+const CONFIG = README_EXAMPLE_CONFIG;
 
 /** The environment without anything that would change what the CLI does. */
 function cleanEnv(): NodeJS.ProcessEnv {

@@ -8,15 +8,9 @@ import type {
   StatusChangeAnnouncement,
 } from '../../src/domain/notifications/announcement.js';
 import type { ServiceStatus } from '../../src/domain/services/service.js';
+import { SEVERITY_LABEL, STAGE_LABEL } from '../labels.js';
 import { customIds } from './custom-ids.js';
 
-export const SEVERITY_LABEL: Record<Severity, string> = { minor: 'Minor', major: 'Major' };
-export const STAGE_LABEL: Record<ResolutionStage, string> = {
-  investigating: 'Investigating',
-  identified: 'Identified',
-  monitoring: 'Monitoring',
-  resolved: 'Resolved',
-};
 export const STATUS_LABEL: Record<ServiceStatus, string> = {
   ok: '🟢 Operational',
   minor: '🟠 Minor issues',

@@ -16,7 +16,8 @@ import { TITLE_MAX } from '../../src/domain/incidents/incident-input.js';
 import { createIncident, getIncident, resolveIncident, updateIncident } from '../../src/domain/incidents/incident-service.js';
 import type { Service } from '../../src/domain/services/service.js';
 import { customIds, parseCustomId } from './custom-ids.js';
-import { SEVERITY_LABEL, STAGE_LABEL, clip } from './embeds.js';
+import { SEVERITY_LABEL, STAGE_LABEL } from '../labels.js';
+import { clip } from './embeds.js';
 import { ephemeral } from './replies.js';
 
 // Discord caps a text input at 4,000 characters and a modal title at 45.

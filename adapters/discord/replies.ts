@@ -3,10 +3,10 @@ import type { APIActionRowComponent, APIComponentInMessageActionRow, APIEmbed, A
 import type { ChannelSubscription } from '../../src/domain/chat/chat.js';
 import type { Incident, IncidentSummary } from '../../src/domain/incidents/incident.js';
 import type { ServiceWithStatus } from '../../src/domain/services/service.js';
+import { STAGE_LABEL } from '../labels.js';
 import {
   LIMIT,
   NO_MENTIONS,
-  STAGE_LABEL,
   STATUS_COLOR,
   STATUS_LABEL,
   clip,

@@ -1,6 +1,6 @@
 import type { types as slack } from '@slack/bolt';
 import type { ChannelSubscription } from '../../src/domain/chat/chat.js';
-import type { Incident, IncidentSummary, ResolutionStage, Severity } from '../../src/domain/incidents/incident.js';
+import type { Incident, IncidentSummary, Severity } from '../../src/domain/incidents/incident.js';
 import type {
   DigestAnnouncement,
   IncidentAnnouncement,
@@ -8,6 +8,7 @@ import type {
   StatusChangeAnnouncement,
 } from '../../src/domain/notifications/announcement.js';
 import type { ServiceStatus, ServiceWithStatus } from '../../src/domain/services/service.js';
+import { SEVERITY_LABEL, STAGE_LABEL } from '../labels.js';
 
 /** A message as chat.postMessage, chat.update and response_url take it. */
 export interface SlackMessage {
@@ -18,13 +19,6 @@ export interface SlackMessage {
 export const ACTION_POST_UPDATE = 'incident_post_update';
 export const ACTION_RESOLVE = 'incident_resolve';
 
-export const SEVERITY_LABEL: Record<Severity, string> = { minor: 'Minor', major: 'Major' };
-export const STAGE_LABEL: Record<ResolutionStage, string> = {
-  investigating: 'Investigating',
-  identified: 'Identified',
-  monitoring: 'Monitoring',
-  resolved: 'Resolved',
-};
 const SEVERITY_ICON: Record<Severity, string> = { minor: ':large_yellow_circle:', major: ':red_circle:' };
 const STATUS_LABEL: Record<ServiceStatus, string> = {
   ok: ':white_check_mark: Operational',

@@ -3,7 +3,8 @@ import { RESOLUTION_STAGES, SEVERITIES } from '../../src/domain/incidents/incide
 import type { Incident, ResolutionStage, Severity } from '../../src/domain/incidents/incident.js';
 import { DESCRIPTION_MAX, TITLE_MAX } from '../../src/domain/incidents/incident-input.js';
 import type { Service } from '../../src/domain/services/service.js';
-import { SEVERITY_LABEL, STAGE_LABEL, esc } from './blocks.js';
+import { SEVERITY_LABEL, STAGE_LABEL } from '../labels.js';
+import { esc } from './blocks.js';
 
 export const VIEW_NEW_INCIDENT = 'incident_new';
 export const VIEW_UPDATE_INCIDENT = 'incident_update';

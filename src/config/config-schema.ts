@@ -1,11 +1,11 @@
 import { z } from 'zod';
+import { BOARD_ID } from '../domain/boards/board.js';
 import { normalizeTags, MAX_TAGS, TAG_MAX_LENGTH } from '../domain/boards/board-input.js';
 import { digestSettings } from '../domain/chat/subscription-input.js';
 import { NOTIFY_EVENTS } from '../domain/companies/company.js';
 import { JOB_NAMES } from '../jobs/jobs.js';
 
 const URLNAME = /^[a-z0-9](?:[a-z0-9-]{0,98}[a-z0-9])?$/;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 const name = z.string().trim().min(1).max(200);
 const urlname = z.string().regex(URLNAME, { error: 'must be lowercase letters, digits and dashes, like acme-api' });
@@ -41,7 +41,7 @@ const customMonitor = z
   });
 
 const board = z.strictObject({
-  id: z.string().regex(UUID, { error: 'must be a UUID' }),
+  id: z.string().regex(BOARD_ID, { error: 'must be a UUID' }),
   name,
   urlname,
   services: z

@@ -21,31 +21,9 @@ import { createDomainContext } from '../../src/domain/context.js';
 import type { DomainContext } from '../../src/domain/context.js';
 import { DomainError } from '../../src/domain/errors.js';
 import { applySetup } from '../../src/domain/setup/apply-setup.js';
-import { ACME_KEY, STANDARD_CONFIG, T0, startTestServer } from '../helpers/test-server.js';
+import { ACME_KEY, README_EXAMPLE_CONFIG, STANDARD_CONFIG, T0, startTestServer } from '../helpers/test-server.js';
 
-/** The README's example config, verbatim. */
-const EXAMPLE = `public_url: http://localhost:8080
-services:
-  - urlname: acme-cloud
-    name: Acme Cloud
-    status_page_url: https://status.acme-cloud.example
-companies:
-  - name: Acme
-    plan: business
-    api_keys: ["acme-key-1"]
-    monitored_services: [demo-service-minor]
-    custom_services:
-      - { id: 1001, name: Acme API, urlname: acme-api }
-    custom_monitors:
-      - { id: 501, name: Homepage, url: "http://127.0.0.1:9/health", probe_type: ping, interval_seconds: 60 }
-      - { id: 502, name: Login, url: "http://127.0.0.1:9/login", probe_type: keyword, keyword: "Sign in" }
-    boards:
-      - id: 5d0e8f8e-8b1c-4c55-9d7a-2f1f0c0f4a01
-        name: Vendors
-        urlname: vendors
-        services:
-          - { urlname: demo-service, tags: [core] }
-`;
+const EXAMPLE = README_EXAMPLE_CONFIG;
 
 /** 1-based line of the first line containing `needle`. */
 function lineOf(text: string, needle: string): number {

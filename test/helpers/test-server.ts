@@ -16,6 +16,30 @@ export const FREE_KEY = 'initech-key-1';
 export const ACME_BOARD = '5d0e8f8e-8b1c-4c55-9d7a-2f1f0c0f4a01';
 export const GLOBEX_BOARD = '7a1c2b3d-0000-4000-8000-00000000beef';
 
+/** The example config of the README's configuration section, verbatim: it must keep working exactly as written. */
+export const README_EXAMPLE_CONFIG = `public_url: http://localhost:8080
+services:
+  - urlname: acme-cloud
+    name: Acme Cloud
+    status_page_url: https://status.acme-cloud.example
+companies:
+  - name: Acme
+    plan: business
+    api_keys: ["acme-key-1"]
+    monitored_services: [demo-service-minor]
+    custom_services:
+      - { id: 1001, name: Acme API, urlname: acme-api }
+    custom_monitors:
+      - { id: 501, name: Homepage, url: "http://127.0.0.1:9/health", probe_type: ping, interval_seconds: 60 }
+      - { id: 502, name: Login, url: "http://127.0.0.1:9/login", probe_type: keyword, keyword: "Sign in" }
+    boards:
+      - id: 5d0e8f8e-8b1c-4c55-9d7a-2f1f0c0f4a01
+        name: Vendors
+        urlname: vendors
+        services:
+          - { urlname: demo-service, tags: [core] }
+`;
+
 /** Two business companies and one on the free plan, as in the README's example. */
 export const STANDARD_CONFIG = `
 public_url: http://status.test

@@ -6,12 +6,12 @@ import type { DomainContext } from '../context.js';
 import { syncDemoServices } from '../demo/demo-services.js';
 import { DomainError, notFound } from '../errors.js';
 import { toService } from '../services/service-access.js';
+import type { ServiceRow } from '../services/service-access.js';
 import { statusOf } from '../services/service-status.js';
 import { parseInput } from '../validation.js';
+import { BOARD_ID } from './board.js';
 import type { Board, BoardService } from './board.js';
 import { boardServiceInput } from './board-input.js';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 const boardOfCompany = prepared<'id' | 'company', { id: string; name: string; urlname: string }>((db, p) =>
   db.selectFrom('boards').select(['id', 'name', 'urlname']).where('id', '=', p.id).where('company_id', '=', p.company),
@@ -123,13 +123,12 @@ async function boardService(
 }
 
 async function findBoard(db: Kysely<Database>, company: Company, boardId: string) {
-  if (!UUID.test(boardId)) throw notFound('board');
+  if (!BOARD_ID.test(boardId)) throw notFound('board');
   const [board] = await boardOfCompany(db, { id: boardId.toLowerCase(), company: company.id });
   if (!board) throw notFound('board');
   return board;
 }
 
-type ServiceRow = { id: number; name: string; urlname: string; company_id: number | null; status_page_url: string | null };
 
 async function findCatalogService(db: Kysely<Database>, urlname: string): Promise<ServiceRow> {
   const service = await db

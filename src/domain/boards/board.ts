@@ -1,5 +1,8 @@
 import type { ServiceWithStatus } from '../services/service.js';
 
+/** Board ids are UUIDs. */
+export const BOARD_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 export interface BoardEntry {
   name: string;
   urlname: string;

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
+import { BOARD_ID } from '../boards/board.js';
 import type { Company } from '../companies/company.js';
 import type { DomainContext } from '../context.js';
 import { DomainError, notFound } from '../errors.js';
@@ -8,15 +9,13 @@ import type { ChannelRef, ChannelSubscription, SubscriptionKind } from './chat.j
 import { subscriptionInput, unsubscriptionInput } from './subscription-input.js';
 import type { SubscriptionInput, UnsubscriptionInput } from './subscription-input.js';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /** A board of the company, by id or urlname. */
 async function findCompanyBoard(db: Kysely<Database>, companyId: number, ref: string) {
   const board = await db
     .selectFrom('boards')
     .select(['id', 'name', 'urlname'])
     .where('company_id', '=', companyId)
-    .where((eb) => (UUID.test(ref) ? eb('id', '=', ref.toLowerCase()) : eb('urlname', '=', ref)))
+    .where((eb) => (BOARD_ID.test(ref) ? eb('id', '=', ref.toLowerCase()) : eb('urlname', '=', ref)))
     .executeTakeFirst();
   if (!board) throw notFound('board');
   return board;

@@ -8,7 +8,7 @@ import { serviceTrackerUrl } from './service.js';
 
 const serviceColumns = ['id', 'name', 'urlname', 'company_id', 'status_page_url'] as const;
 
-type ServiceRow = { id: number; name: string; urlname: string; company_id: number | null; status_page_url: string | null };
+export type ServiceRow = { id: number; name: string; urlname: string; company_id: number | null; status_page_url: string | null };
 
 export const toService = (ctx: DomainContext, row: ServiceRow): Service => ({
   id: row.id,
