@@ -1,5 +1,5 @@
 import type { Publisher } from '../src/delivery/publisher.js';
-import type { RawHandler } from '../src/http/server.js';
+import type { RawHandler } from '../src/core/raw-handler.js';
 
 /**
  * A chat platform as the composition root sees it: the HTTP paths it answers

@@ -1,6 +1,7 @@
 import type { ChatEnv } from '../../src/config/env.js';
 import type { DomainContext } from '../../src/domain/context.js';
-import type { Logger, RawHandler } from '../../src/http/server.js';
+import type { Logger } from '../../src/core/logger.js';
+import type { RawHandler } from '../../src/core/raw-handler.js';
 import type { ChatFront } from '../chat-front.js';
 import { createGatewayTransport } from './gateway.js';
 import { createInteractionHandler, discordPublicKey, interactionsEndpoint } from './interactions.js';

@@ -1,6 +1,6 @@
 import type { APIInteractionResponse } from 'discord.js';
 import { DomainError } from '../../src/domain/errors.js';
-import type { Logger } from '../../src/http/server.js';
+import type { Logger } from '../../src/core/logger.js';
 import { ephemeral } from './replies.js';
 
 /**

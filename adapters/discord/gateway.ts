@@ -1,7 +1,7 @@
 import { Client, Events, GatewayDispatchEvents, GatewayIntentBits, Routes } from 'discord.js';
 import type { APIInteraction } from 'discord.js';
 import type { ChatEnv } from '../../src/config/env.js';
-import type { Logger } from '../../src/http/server.js';
+import type { Logger } from '../../src/core/logger.js';
 import type { InteractionHandler } from './interactions.js';
 import { DISCORD_API } from './rest.js';
 

@@ -5,7 +5,8 @@ import { ApplicationCommandType, InteractionResponseType, InteractionType } from
 import type { APIApplicationCommandAutocompleteResponse, APIInteraction, APIInteractionResponse } from 'discord.js';
 import { companyForWorkspace } from '../../src/domain/chat/chat-links.js';
 import type { DomainContext } from '../../src/domain/context.js';
-import type { Logger, RawHandler } from '../../src/http/server.js';
+import type { Logger } from '../../src/core/logger.js';
+import type { RawHandler } from '../../src/core/raw-handler.js';
 import { autocomplete, runCommand } from './commands.js';
 import type { GuildScope } from './commands.js';
 import { NOT_LINKED_TEXT, ephemeral } from './replies.js';

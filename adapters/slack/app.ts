@@ -2,7 +2,7 @@ import { App, LogLevel, SocketModeReceiver } from '@slack/bolt';
 import type { Logger as BoltLogger, Receiver } from '@slack/bolt';
 import type { ChatEnv } from '../../src/config/env.js';
 import type { DomainContext } from '../../src/domain/context.js';
-import type { Logger } from '../../src/http/server.js';
+import type { Logger } from '../../src/core/logger.js';
 import type { ChatFront } from '../chat-front.js';
 import { registerCommands } from './commands.js';
 import { registerModals } from './modals.js';

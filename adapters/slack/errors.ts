@@ -1,5 +1,5 @@
 import { DomainError } from '../../src/domain/errors.js';
-import type { Logger } from '../../src/http/server.js';
+import type { Logger } from '../../src/core/logger.js';
 
 export const UNEXPECTED_FAILURE = 'Something went wrong on our side; it has been logged. Please try again.';
 

@@ -13,7 +13,7 @@ import type { DomainContext } from '../../src/domain/context.js';
 import { DomainError } from '../../src/domain/errors.js';
 import { createIncident, getIncident, resolveIncident, updateIncident } from '../../src/domain/incidents/incident-service.js';
 import { listCustomServices } from '../../src/domain/services/service-queries.js';
-import type { Logger } from '../../src/http/server.js';
+import type { Logger } from '../../src/core/logger.js';
 import { ACTION_POST_UPDATE, ACTION_RESOLVE, NOT_LINKED, esc } from './blocks.js';
 import type { SlackMessage } from './blocks.js';
 import { slackErrorText } from './errors.js';

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { HTTPModuleFunctions, HTTPResponseAck } from '@slack/bolt';
 import type { App, Logger as BoltLogger, Receiver, ReceiverEvent } from '@slack/bolt';
-import type { RawHandler } from '../../src/http/server.js';
+import type { RawHandler } from '../../src/core/raw-handler.js';
 
 type BufferedIncomingMessage = IncomingMessage & { rawBody: Buffer };
 

@@ -8,7 +8,7 @@ import {
   saveProgress,
 } from '../domain/notifications/outbox-queue.js';
 import type { OutboxEntry } from '../domain/notifications/outbox-queue.js';
-import type { Logger } from '../http/server.js';
+import type { Logger } from '../core/logger.js';
 import { DeliveryFailure } from './publisher.js';
 import type { Delivery, DeliveryRecorder, Publisher } from './publisher.js';
 

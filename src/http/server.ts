@@ -1,5 +1,7 @@
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { Logger } from '../core/logger.js';
+import type { RawHandler } from '../core/raw-handler.js';
 import { authenticate } from '../domain/companies/api-keys.js';
 import type { DomainContext } from '../domain/context.js';
 import { DomainError } from '../domain/errors.js';
@@ -11,14 +13,6 @@ import type { Reply, Route } from './routes.js';
 
 export const API_PREFIX = '/api/v2';
 export const MAX_BODY_BYTES = 1024 * 1024;
-
-export interface Logger {
-  info(message: string): void;
-  error(message: string, error?: unknown): void;
-}
-
-/** A handler for a path outside the API (chat webhooks); it owns the whole exchange. */
-export type RawHandler = (req: IncomingMessage, res: ServerResponse, body: Buffer) => Promise<void>;
 
 export interface HttpServerOptions {
   ctx: DomainContext;

@@ -3,7 +3,7 @@ import type { DomainContext } from '../domain/context.js';
 import { syncDemoServices } from '../domain/demo/demo-services.js';
 import { pruneLeases } from '../domain/jobs/leases.js';
 import { removeExpiredIncidents } from '../domain/retention.js';
-import type { Logger } from '../http/server.js';
+import type { Logger } from '../core/logger.js';
 import type { MonitorProber } from './monitor-prober.js';
 
 /** What every job runs with. */

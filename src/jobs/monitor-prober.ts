@@ -1,7 +1,7 @@
 import type { DomainContext } from '../domain/context.js';
 import { recordProbe } from '../domain/monitors/probe-results.js';
 import type { MonitorState } from '../domain/monitors/probe-results.js';
-import type { Logger } from '../http/server.js';
+import type { Logger } from '../core/logger.js';
 import type { ProbeClient } from './http-probe.js';
 
 interface Scheduled extends MonitorState {
