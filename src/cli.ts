@@ -13,7 +13,7 @@ import { runJobOnce, startServer } from './main.js';
 import { JOB_NAMES } from './jobs/jobs.js';
 import { readChatEnv } from './config/env.js';
 import type { DomainContext } from './domain/context.js';
-import { listOutbox, retryDead } from './domain/notifications/outbox-queue.js';
+import { listOutbox, retryDead } from './delivery/outbox-queue.js';
 
 const USAGE = `statusbot — incident and status service
 

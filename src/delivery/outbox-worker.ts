@@ -1,14 +1,9 @@
+import { platformOfStream } from '../domain/chat/chat.js';
+import type { ChatPlatform } from '../domain/chat/chat.js';
 import type { DomainContext } from '../domain/context.js';
-import {
-  chatMessageOf,
-  claimDue,
-  markFailed,
-  markSent,
-  rememberChatMessage,
-  saveProgress,
-} from '../domain/notifications/outbox-queue.js';
-import type { OutboxEntry } from '../domain/notifications/outbox-queue.js';
 import type { Logger } from '../core/logger.js';
+import { chatMessageOf, claimDue, markFailed, markSent, rememberChatMessage, saveProgress } from './outbox-queue.js';
+import type { OutboxEntry } from './outbox-queue.js';
 import { DeliveryFailure } from './publisher.js';
 import type { Delivery, DeliveryRecorder, Publisher } from './publisher.js';
 
@@ -73,14 +68,18 @@ export function createOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
 
   async function deliverOne(entry: OutboxEntry, publisher: Publisher): Promise<void> {
     const progress = { ...entry.progress };
-    const platform = entry.stream.split(':', 1)[0] as 'slack' | 'discord';
+    const platform = platformOfStream(entry.stream);
+    const chat = (): ChatPlatform => {
+      if (platform === null) throw new Error(`stream ${entry.stream} is not a chat channel: it has no chat messages`);
+      return platform;
+    };
     const recorder: DeliveryRecorder = {
       step: async (name, value) => {
         progress[name] = value;
         await saveProgress(ctx, entry.id, progress);
       },
-      messageOf: (channelId, subject) => chatMessageOf(ctx, platform, channelId, subject),
-      rememberMessage: (channelId, subject, messageId) => rememberChatMessage(ctx, platform, channelId, subject, messageId),
+      messageOf: (channelId, subject) => chatMessageOf(ctx, chat(), channelId, subject),
+      rememberMessage: (channelId, subject, messageId) => rememberChatMessage(ctx, chat(), channelId, subject, messageId),
     };
     const delivery: Delivery = {
       id: entry.id,

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { retryDead } from '../../src/domain/notifications/outbox-queue.js';
+import { retryDead } from '../../src/delivery/outbox-queue.js';
 import { startFakeWebhook } from '../fakes/fake-webhook.js';
 import type { FakeWebhook } from '../fakes/fake-webhook.js';
 import { ACME_KEY, startTestServer } from '../helpers/test-server.js';

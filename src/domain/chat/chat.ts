@@ -27,3 +27,7 @@ export interface ChannelSubscription {
 
 /** The outbox stream of a channel: its messages are delivered in order. */
 export const channelStream = (c: ChannelRef): string => `${c.platform}:${c.workspaceId}:${c.channelId}`;
+
+/** The chat platform a stream delivers to, or null for other streams (webhook subscribers). */
+export const platformOfStream = (stream: string): ChatPlatform | null =>
+  CHAT_PLATFORMS.find((platform) => stream.startsWith(`${platform}:`)) ?? null;

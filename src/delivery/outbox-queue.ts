@@ -1,4 +1,6 @@
-import type { DomainContext } from '../context.js';
+import type { Selectable } from 'kysely';
+import type { ChatPlatform, OutboxTable } from '../db/schema.js';
+import type { DomainContext } from '../domain/context.js';
 
 export interface OutboxEntry {
   id: number;
@@ -7,7 +9,7 @@ export interface OutboxEntry {
   stream: string;
   event: string;
   payload: string;
-  state: 'pending' | 'sent' | 'dead';
+  state: OutboxTable['state'];
   attempts: number;
   nextAttemptAt: Date;
   lastError: string | null;
@@ -16,21 +18,6 @@ export interface OutboxEntry {
   progress: Record<string, string>;
 }
 
-type Row = {
-  id: number;
-  company_id: number;
-  subscriber_id: number | null;
-  stream: string;
-  event: string;
-  payload: string;
-  state: 'pending' | 'sent' | 'dead';
-  attempts: number;
-  next_attempt_at: number;
-  last_error: string | null;
-  created_at: number;
-  sent_at: number | null;
-  progress: string | null;
-};
 
 const columns = [
   'id',
@@ -47,6 +34,8 @@ const columns = [
   'sent_at',
   'progress',
 ] as const;
+
+type Row = Pick<Selectable<OutboxTable>, (typeof columns)[number]>;
 
 const toEntry = (r: Row): OutboxEntry => ({
   id: r.id,
@@ -170,14 +159,14 @@ export async function retryDead(ctx: DomainContext, ids?: readonly number[]): Pr
 /** The message that shows a subject (an incident, a digest) in a channel. */
 export async function chatMessageOf(
   ctx: DomainContext,
-  platform: string,
+  platform: ChatPlatform,
   channelId: string,
   subject: string,
 ): Promise<string | null> {
   const row = await ctx.db
     .selectFrom('chat_messages')
     .select('message_id')
-    .where('platform', '=', platform as 'slack' | 'discord')
+    .where('platform', '=', platform)
     .where('channel_id', '=', channelId)
     .where('subject', '=', subject)
     .executeTakeFirst();
@@ -186,7 +175,7 @@ export async function chatMessageOf(
 
 export async function rememberChatMessage(
   ctx: DomainContext,
-  platform: 'slack' | 'discord',
+  platform: ChatPlatform,
   channelId: string,
   subject: string,
   messageId: string,
