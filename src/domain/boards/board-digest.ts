@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
+import type { Selectable } from 'kysely';
 import { createTask } from 'node-cron';
-import type { ChatPlatform } from '../../db/schema.js';
+import type { ChannelSubscriptionsTable } from '../../db/schema.js';
 import { channelStream } from '../chat/chat.js';
 import type { DomainContext } from '../context.js';
 import type { Severity } from '../incidents/incident.js';
@@ -12,19 +13,26 @@ import { statusesOf } from '../services/service-status.js';
 
 const SEVERITY_RANK: Record<ServiceStatus, number> = { major: 0, minor: 1, maintenance: 2, ok: 3 };
 
-interface DigestSubscription {
-  id: number;
-  company_id: number;
-  platform: ChatPlatform;
-  workspace_id: string;
-  channel_id: string;
+const digestColumns = [
+  'id',
+  'company_id',
+  'platform',
+  'workspace_id',
+  'channel_id',
+  'board_id',
+  'schedule',
+  'timezone',
+  'only_on_change',
+  'edit_in_place',
+  'last_digest',
+] as const;
+
+/** A board subscription: its board and digest settings are set (the `board` kind requires them). */
+type DigestSubscription = Pick<Selectable<ChannelSubscriptionsTable>, (typeof digestColumns)[number]> & {
   board_id: string;
   schedule: string;
   timezone: string;
-  only_on_change: number;
-  edit_in_place: number;
-  last_digest: string | null;
-}
+};
 
 /** Whether a cron schedule, read in a time zone, fires at this minute. */
 export function firesAt(schedule: string, timezone: string, at: Date): boolean {
@@ -86,19 +94,7 @@ export async function buildDigest(
 export async function queueDueDigests(ctx: DomainContext, at: Date): Promise<number> {
   const subscriptions: DigestSubscription[] = (await ctx.db
     .selectFrom('channel_subscriptions')
-    .select([
-      'id',
-      'company_id',
-      'platform',
-      'workspace_id',
-      'channel_id',
-      'board_id',
-      'schedule',
-      'timezone',
-      'only_on_change',
-      'edit_in_place',
-      'last_digest',
-    ])
+    .select(digestColumns)
     .where('kind', '=', 'board')
     .orderBy('id')
     .execute()) as DigestSubscription[];

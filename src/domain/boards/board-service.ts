@@ -1,11 +1,11 @@
-import type { Kysely } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
 import { prepared } from '../../db/prepared.js';
-import type { Database } from '../../db/schema.js';
+import type { BoardServicesTable, BoardsTable, Database, ServicesTable } from '../../db/schema.js';
 import type { Company } from '../companies/company.js';
 import type { DomainContext } from '../context.js';
 import { syncDemoServices } from '../demo/demo-services.js';
 import { DomainError, notFound } from '../errors.js';
-import { toService } from '../services/service-access.js';
+import { serviceColumns, toService } from '../services/service-access.js';
 import type { ServiceRow } from '../services/service-access.js';
 import { statusOf } from '../services/service-status.js';
 import { parseInput } from '../validation.js';
@@ -13,11 +13,13 @@ import { BOARD_ID } from './board.js';
 import type { Board, BoardService } from './board.js';
 import { boardServiceInput } from './board-input.js';
 
-const boardOfCompany = prepared<'id' | 'company', { id: string; name: string; urlname: string }>((db, p) =>
+const boardOfCompany = prepared<'id' | 'company', Pick<Selectable<BoardsTable>, 'id' | 'name' | 'urlname'>>((db, p) =>
   db.selectFrom('boards').select(['id', 'name', 'urlname']).where('id', '=', p.id).where('company_id', '=', p.company),
 );
 
-const servicesOfBoard = prepared<'board', { name: string; urlname: string; tags: string }>((db, p) =>
+type BoardEntryRow = Pick<Selectable<ServicesTable>, 'name' | 'urlname'> & Pick<Selectable<BoardServicesTable>, 'tags'>;
+
+const servicesOfBoard = prepared<'board', BoardEntryRow>((db, p) =>
   db
     .selectFrom('board_services')
     .innerJoin('services', 'services.id', 'board_services.service_id')
@@ -129,11 +131,10 @@ async function findBoard(db: Kysely<Database>, company: Company, boardId: string
   return board;
 }
 
-
 async function findCatalogService(db: Kysely<Database>, urlname: string): Promise<ServiceRow> {
   const service = await db
     .selectFrom('services')
-    .select(['id', 'name', 'urlname', 'company_id', 'status_page_url'])
+    .select(serviceColumns)
     .where('urlname', '=', urlname)
     .where('company_id', 'is', null)
     .executeTakeFirst();

@@ -165,13 +165,8 @@ function targetKeyOf(s: ChannelSubscription): string {
   }
 }
 
-/** What a channel follows, incidents first, then services and boards by name. */
-export async function listChannelSubscriptions(
-  ctx: DomainContext,
-  company: Company,
-  channel: ChannelRef,
-): Promise<ChannelSubscription[]> {
-  const rows = await ctx.db
+const subscriptionRows = (db: Kysely<Database>) =>
+  db
     .selectFrom('channel_subscriptions as cs')
     .leftJoin('services', 'services.id', 'cs.service_id')
     .leftJoin('custom_monitors', 'custom_monitors.id', 'cs.monitor_id')
@@ -194,7 +189,17 @@ export async function listChannelSubscriptions(
       'boards.id as board_id',
       'boards.name as board_name',
       'boards.urlname as board_urlname',
-    ])
+    ]);
+
+type SubscriptionRow = Awaited<ReturnType<ReturnType<typeof subscriptionRows>['execute']>>[number];
+
+/** What a channel follows, incidents first, then services and boards by name. */
+export async function listChannelSubscriptions(
+  ctx: DomainContext,
+  company: Company,
+  channel: ChannelRef,
+): Promise<ChannelSubscription[]> {
+  const rows = await subscriptionRows(ctx.db)
     .where('cs.company_id', '=', company.id)
     .where('cs.platform', '=', channel.platform)
     .where('cs.channel_id', '=', channel.channelId)
@@ -206,26 +211,6 @@ export async function listChannelSubscriptions(
 }
 
 const nameOf = (s: ChannelSubscription) => s.service?.name ?? s.monitor?.name ?? s.board?.name ?? '';
-
-type SubscriptionRow = {
-  id: number;
-  platform: ChannelRef['platform'];
-  workspace_id: string;
-  channel_id: string;
-  kind: ChannelSubscription['kind'];
-  schedule: string | null;
-  timezone: string | null;
-  only_on_change: number;
-  edit_in_place: number;
-  service_id: number | null;
-  service_name: string | null;
-  service_urlname: string | null;
-  monitor_id: number | null;
-  monitor_name: string | null;
-  board_id: string | null;
-  board_name: string | null;
-  board_urlname: string | null;
-};
 
 export function toSubscription(r: SubscriptionRow): ChannelSubscription {
   return {

@@ -1,5 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
+import type { Selectable } from 'kysely';
 import { prepared } from '../../db/prepared.js';
+import type { CompaniesTable } from '../../db/schema.js';
 import type { DomainContext } from '../context.js';
 import { DomainError } from '../errors.js';
 import type { Company } from './company.js';
@@ -16,7 +18,7 @@ const KEY_MEMO_MAX = 10_000;
 
 const unauthorized = () => new DomainError('unauthorized', 'The API key is missing or invalid');
 
-const companyByKeyHash = prepared<'hash', { id: number; name: string; plan: Company['plan']; notify_on: string }>((db, p) =>
+const companyByKeyHash = prepared<'hash', Pick<Selectable<CompaniesTable>, 'id' | 'name' | 'plan' | 'notify_on'>>((db, p) =>
   db
     .selectFrom('api_keys')
     .innerJoin('companies', 'companies.id', 'api_keys.company_id')

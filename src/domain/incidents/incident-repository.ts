@@ -1,6 +1,6 @@
-import type { Kysely } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
 import { prepared } from '../../db/prepared.js';
-import type { Database, ResolutionStage } from '../../db/schema.js';
+import type { Database, IncidentUpdatesTable } from '../../db/schema.js';
 import type { DomainContext } from '../context.js';
 import { incidentPageUrl, linkedPages } from '../status-pages/status-pages.js';
 import type { Incident, IncidentSummary } from './incident.js';
@@ -38,7 +38,7 @@ export async function findIncidentRow(db: Kysely<Database>, id: number): Promise
   return (await incidentById(db, { id }))[0];
 }
 
-const updatesOf = prepared<'incident', { stage: ResolutionStage; description: string; created_at: number }>((db, p) =>
+const updatesOf = prepared<'incident', Pick<Selectable<IncidentUpdatesTable>, 'stage' | 'description' | 'created_at'>>((db, p) =>
   db
     .selectFrom('incident_updates')
     .select(['stage', 'description', 'created_at'])

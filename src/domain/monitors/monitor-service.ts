@@ -1,19 +1,16 @@
+import type { Selectable } from 'kysely';
+import type { CustomMonitorsTable, MonitorIncidentsTable } from '../../db/schema.js';
 import type { Company } from '../companies/company.js';
 import type { DomainContext } from '../context.js';
 import { notFound } from '../errors.js';
 import { HISTORY_WINDOW_MS } from '../incidents/incident-service.js';
 import type { Monitor, MonitorIncident } from './monitor.js';
 
-type IncidentRow = {
-  id: number;
-  monitor_id: number;
-  description: string;
-  created_at: number;
-  resolved_at: number | null;
-  updated_at: number;
-  resolved: number;
-  url: string;
-};
+type IncidentRow = Pick<
+  Selectable<MonitorIncidentsTable>,
+  'id' | 'monitor_id' | 'description' | 'created_at' | 'resolved_at' | 'updated_at' | 'resolved'
+> &
+  Pick<Selectable<CustomMonitorsTable>, 'url'>;
 
 const toIncident = (row: IncidentRow): MonitorIncident => ({
   id: row.id,

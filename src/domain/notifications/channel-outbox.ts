@@ -1,6 +1,6 @@
-import type { Kysely } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
 import { prepared } from '../../db/prepared.js';
-import type { ChatPlatform, Database } from '../../db/schema.js';
+import type { ChannelSubscriptionsTable, Database } from '../../db/schema.js';
 import type { ChannelRef } from '../chat/chat.js';
 import { channelStream } from '../chat/chat.js';
 import type { Incident, IncidentEvent } from '../incidents/incident.js';
@@ -9,7 +9,7 @@ import { serviceTrackerUrl } from '../services/service.js';
 import type { IncidentAnnouncement, StatusChangeAnnouncement } from './announcement.js';
 import { enqueue } from './enqueue.js';
 
-type ChannelRow = { platform: ChatPlatform; workspace_id: string; channel_id: string };
+type ChannelRow = Pick<Selectable<ChannelSubscriptionsTable>, 'platform' | 'workspace_id' | 'channel_id'>;
 
 const channelsFollowingIncidents = prepared<'company', ChannelRow>((db, p) =>
   db
@@ -20,7 +20,7 @@ const channelsFollowingIncidents = prepared<'company', ChannelRow>((db, p) =>
     .orderBy('id'),
 );
 
-const channelsFollowingService = prepared<'service', ChannelRow & { company_id: number }>((db, p) =>
+const channelsFollowingService = prepared<'service', ChannelRow & Pick<Selectable<ChannelSubscriptionsTable>, 'company_id'>>((db, p) =>
   db
     .selectFrom('channel_subscriptions')
     .select(['platform', 'workspace_id', 'channel_id', 'company_id'])

@@ -1,14 +1,14 @@
-import type { Kysely } from 'kysely';
-import type { Database } from '../../db/schema.js';
+import type { Kysely, Selectable } from 'kysely';
+import type { Database, ServicesTable } from '../../db/schema.js';
 import type { Company } from '../companies/company.js';
 import type { DomainContext } from '../context.js';
 import { forbidden, notFound } from '../errors.js';
 import type { Service } from './service.js';
 import { serviceTrackerUrl } from './service.js';
 
-const serviceColumns = ['id', 'name', 'urlname', 'company_id', 'status_page_url'] as const;
+export const serviceColumns = ['id', 'name', 'urlname', 'company_id', 'status_page_url'] as const;
 
-export type ServiceRow = { id: number; name: string; urlname: string; company_id: number | null; status_page_url: string | null };
+export type ServiceRow = Pick<Selectable<ServicesTable>, (typeof serviceColumns)[number]>;
 
 export const toService = (ctx: DomainContext, row: ServiceRow): Service => ({
   id: row.id,

@@ -3,7 +3,7 @@ import type { Company } from '../companies/company.js';
 import type { DomainContext } from '../context.js';
 import { syncDemoServices } from '../demo/demo-services.js';
 import type { Service, ServiceWithStatus } from './service.js';
-import { findVisibleService, toService } from './service-access.js';
+import { findVisibleService, serviceColumns, toService } from './service-access.js';
 import { linkedPages } from '../status-pages/status-pages.js';
 import { statusOf } from './service-status.js';
 
@@ -11,7 +11,7 @@ import { statusOf } from './service-status.js';
 export async function listCatalog(ctx: DomainContext): Promise<Service[]> {
   const rows = await ctx.db
     .selectFrom('services')
-    .select(['id', 'name', 'urlname', 'company_id', 'status_page_url'])
+    .select(serviceColumns)
     .where('company_id', 'is', null)
     .orderBy('name')
     .orderBy('id')
@@ -36,7 +36,7 @@ export async function getServiceStatus(ctx: DomainContext, company: Company, url
 export async function listCustomServices(ctx: DomainContext, company: Company): Promise<Service[]> {
   const rows = await ctx.db
     .selectFrom('services')
-    .select(['id', 'name', 'urlname', 'company_id', 'status_page_url'])
+    .select(serviceColumns)
     .where('company_id', '=', company.id)
     .orderBy('name')
     .execute();
@@ -49,7 +49,7 @@ export async function searchServices(ctx: DomainContext, company: Company, text:
   const pattern = `%${text.trim().toLowerCase()}%`;
   const rows = await ctx.db
     .selectFrom('services')
-    .select(['id', 'name', 'urlname', 'company_id', 'status_page_url'])
+    .select(serviceColumns)
     .where((eb) => eb.or([eb('company_id', 'is', null), eb('company_id', '=', company.id)]))
     .where((eb) =>
       eb.or([
