@@ -8,6 +8,7 @@ import { migrateToLatest } from './db/migrate.js';
 import { systemClock } from './domain/clock.js';
 import type { Clock } from './domain/clock.js';
 import { createDomainContext } from './domain/context.js';
+import { syncDemoServices } from './domain/demo/demo-services.js';
 import type { DomainContext } from './domain/context.js';
 import { applySetup } from './domain/setup/apply-setup.js';
 import { DEMO_BOARD_ID, seedDemoCompany } from './domain/setup/demo-setup.js';
@@ -78,6 +79,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     const ctx = createDomainContext({ db, clock: options.clock ?? systemClock, publicUrl });
     await applySetup(ctx, config.setup);
     const demoKey = config.setup.companies.length === 0 ? await seedDemoCompany(ctx) : null;
+    await syncDemoServices(ctx);
 
     const chatEnv = readChatEnv(options.env ?? process.env);
     for (const note of chatEnv.notes) logger.info(note);

@@ -55,6 +55,7 @@ export interface IncidentsTable {
   external_key: string | null;
   created_at: number;
   updated_at: number;
+  /** When it was resolved; on an open demo outage written ahead, when its period ends (see domain/demo/demo-view.ts). */
   resolved_at: number | null;
 }
 

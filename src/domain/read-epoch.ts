@@ -1,6 +1,6 @@
 import { changeMarker } from '../db/database.js';
 import type { DomainContext } from './context.js';
-import { periodAt } from './demo/demo-services.js';
+import { periodAt } from './demo/demo-cycle.js';
 
 /**
  * Changes whenever what a read could answer may have changed: any commit to

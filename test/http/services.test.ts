@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_PERIOD_MS } from '../../src/domain/demo/demo-services.js';
+import { changeMarker } from '../../src/db/database.js';
+import { DEMO_PERIOD_MS } from '../../src/domain/demo/demo-cycle.js';
+import { syncDemoServices } from '../../src/domain/demo/demo-services.js';
 import { FREE_KEY, GLOBEX_KEY, T0, startTestServer } from '../helpers/test-server.js';
 import type { TestServer } from '../helpers/test-server.js';
 
@@ -176,6 +178,53 @@ describe('demo-service', () => {
       const sinceB = later.body.data.filter((d: { attributes: { created_at: string } }) => Date.parse(d.attributes.created_at) >= b);
       expect(sinceB).toHaveLength(8);
       expect(later.body.data.filter((d: { attributes: { resolved: boolean } }) => !d.attributes.resolved)).toHaveLength(0);
+    } finally {
+      await t.stop();
+    }
+  });
+
+  it('reads past a period boundary show the new state, and write nothing: the demo job writes it later, the same', async () => {
+    const t = await startTestServer();
+    try {
+      let b = Math.ceil(new Date(T0).getTime() / DEMO_PERIOD_MS) * DEMO_PERIOD_MS;
+      while ((b / DEMO_PERIOD_MS) % 4 !== 0) b += DEMO_PERIOD_MS;
+      const stored = async () => ({
+        marker: changeMarker(t.ctx.db),
+        incidents: await t.ctx.db.selectFrom('incidents').selectAll().orderBy('id').execute(),
+        updates: await t.ctx.db.selectFrom('incident_updates').selectAll().orderBy('id').execute(),
+        meta: await t.ctx.db.selectFrom('meta').selectAll().orderBy('key').execute(),
+        outbox: await t.ctx.db.selectFrom('outbox').selectAll().orderBy('id').execute(),
+      });
+      const before = await stored();
+
+      // The minor outage of period b+1 begins; the demo job has not run since the start.
+      t.clock.set(b + DEMO_PERIOD_MS + 1000);
+      expect((await t.api('GET', '/api/v2/services/demo-service')).body.data.attributes.status).toBe('minor');
+      const [minor] = (await t.api('GET', '/api/v2/services/demo-service/incidents')).body.data;
+      const at = (k: number) => new Date(b + k * DEMO_PERIOD_MS).toISOString();
+      expect(minor.attributes).toMatchObject({ status: 'minor', resolved: false, resolved_at: null, created_at: at(1) });
+
+      // Its period is over: it reads as resolved at the boundary, with its closing update.
+      t.clock.set(b + 2 * DEMO_PERIOD_MS);
+      expect((await t.api('GET', '/api/v2/services/demo-service')).body.data.attributes.status).toBe('ok');
+      const list = (await t.api('GET', '/api/v2/services/demo-service/incidents')).body.data;
+      expect(list[0].id).toBe(minor.id);
+      expect(list[0].attributes).toMatchObject({ resolved: true, resolved_at: at(2) });
+      const detail = (await t.api('GET', `/api/v2/incidents/${minor.id}`)).body.data.attributes;
+      expect(detail).toMatchObject({ resolved: true, description: 'The demo outage is over.', updated_at: at(2) });
+      expect(detail.updates).toEqual([
+        { status: 'investigating', description: 'The demo service is in a minor outage.', created_at: at(1) },
+        { status: 'resolved', description: 'The demo outage is over.', created_at: at(2) },
+      ]);
+
+      expect(await stored()).toEqual(before);
+      const row = await t.ctx.db.selectFrom('incidents').select('resolved').where('id', '=', Number(minor.id)).executeTakeFirstOrThrow();
+      expect(row.resolved).toBe(0);
+
+      // The demo job writes what the reads showed.
+      expect((await syncDemoServices(t.ctx)).filter((c) => c.change === 'resolved').map((c) => String(c.incidentId))).toContain(minor.id);
+      expect((await t.api('GET', `/api/v2/incidents/${minor.id}`)).body.data.attributes).toEqual(detail);
+      expect((await t.api('GET', '/api/v2/services/demo-service/incidents')).body.data).toEqual(list);
     } finally {
       await t.stop();
     }

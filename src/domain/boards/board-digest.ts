@@ -4,6 +4,7 @@ import { createTask } from 'node-cron';
 import type { ChannelSubscriptionsTable } from '../../db/schema.js';
 import { channelStream } from '../chat/chat.js';
 import type { DomainContext } from '../context.js';
+import { openAt } from '../demo/demo-view.js';
 import type { Severity } from '../incidents/incident.js';
 import type { DigestAnnouncement } from '../notifications/announcement.js';
 import { enqueue } from '../notifications/enqueue.js';
@@ -60,7 +61,8 @@ export async function buildDigest(
     .orderBy('board_services.position')
     .execute();
   const ids = entries.map((e) => e.id);
-  const statuses = await statusesOf(ctx.db, ids, ctx.clock.now().getTime());
+  const now = ctx.clock.now().getTime();
+  const statuses = await statusesOf(ctx.db, ids, now);
   const open =
     ids.length === 0
       ? []
@@ -68,7 +70,7 @@ export async function buildDigest(
           .selectFrom('incidents')
           .select(['id', 'service_id', 'title', 'status', 'created_at', 'url'])
           .where('service_id', 'in', ids)
-          .where('resolved', '=', 0)
+          .where(openAt(now))
           .orderBy('created_at', 'desc')
           .execute();
   const services = entries.map((e) => ({

@@ -3,7 +3,6 @@ import { prepared } from '../../db/prepared.js';
 import type { BoardServicesTable, BoardsTable, Database, ServicesTable } from '../../db/schema.js';
 import type { Company } from '../companies/company.js';
 import type { DomainContext } from '../context.js';
-import { syncDemoServices } from '../demo/demo-services.js';
 import { DomainError, notFound } from '../errors.js';
 import { serviceColumns, toService } from '../services/service-access.js';
 import type { ServiceRow } from '../services/service-access.js';
@@ -50,7 +49,6 @@ export async function addServiceToBoard(
   raw: unknown,
 ): Promise<BoardService> {
   const input = parseInput(boardServiceInput, raw ?? {});
-  await syncDemoServices(ctx);
   return ctx.write(async (trx) => {
     const board = await findBoard(trx, company, boardId);
     const service = await findCatalogService(trx, urlname);
@@ -90,7 +88,6 @@ export async function updateBoardService(
   raw: unknown,
 ): Promise<BoardService> {
   const input = parseInput(boardServiceInput, raw ?? {});
-  await syncDemoServices(ctx);
   return ctx.write(async (trx) => {
     const board = await findBoard(trx, company, boardId);
     const service = await findCatalogService(trx, urlname);

@@ -4,11 +4,12 @@ import type { DomainContext } from '../context.js';
 import type { Severity } from '../incidents/incident.js';
 import { enqueueStatusChange } from '../notifications/channel-outbox.js';
 import { statusOf } from '../services/service-status.js';
+import { DEMO_PERIOD_MS, OUTAGE_OVER, cycleSeverity, outageDescription, outageTitle, periodAt } from './demo-cycle.js';
 
-/** `demo-service` changes state at every 5-minute boundary of the clock. */
-export const DEMO_PERIOD_MS = 5 * 60_000;
 /** How far back a process that was down catches up on missed periods (30 days). */
 const MAX_CATCH_UP_PERIODS = (30 * 86_400_000) / DEMO_PERIOD_MS;
+/** How far ahead outages are written (a day): reads stay right that long without a run of the demo job. */
+const AHEAD_PERIODS = 86_400_000 / DEMO_PERIOD_MS;
 
 export interface DemoServiceSpec {
   urlname: string;
@@ -23,19 +24,7 @@ export const DEMO_SERVICES: readonly DemoServiceSpec[] = [
   { urlname: 'demo-service-major', name: 'Demo Service (major outage)', demo: 'major' },
 ];
 
-/**
- * Period k of the cycle: even periods are `ok`; odd ones are outages,
- * alternating `minor` (k ≡ 1 mod 4) and `major` (k ≡ 3 mod 4).
- */
-export function cycleSeverity(period: number): Severity | null {
-  const r = ((period % 4) + 4) % 4;
-  if (r === 1) return 'minor';
-  if (r === 3) return 'major';
-  return null;
-}
-
-export const periodAt = (ms: number): number => Math.floor(ms / DEMO_PERIOD_MS);
-
+/** An incident this sync wrote: `opened` (a standing one, or a cycle outage, also ahead of its period) or `resolved`. */
 export interface DemoChange {
   serviceId: number;
   incidentId: number;
@@ -43,10 +32,13 @@ export interface DemoChange {
 }
 
 /**
- * Brings the demo services' incidents up to the clock: one incident per outage
- * period of `demo-service` (resolved when its period ends), and one standing
- * incident each on `demo-service-minor` and `demo-service-major`. Idempotent,
- * also across processes (incidents carry a unique external key).
+ * Brings the demo services' incidents up to the clock and a day ahead: one
+ * incident per outage period of `demo-service`, carrying its period's end and
+ * resolved at it once the period is over, and one standing incident each on
+ * `demo-service-minor` and `demo-service-major`; followers of a demo service
+ * hear of each change of its status once. Run by the demo job and at start;
+ * reads never call it (see demo-view.ts). Idempotent, also across processes
+ * (incidents carry a unique external key).
  */
 export async function syncDemoServices(ctx: DomainContext): Promise<DemoChange[]> {
   const now = ctx.clock.now().getTime();
@@ -60,22 +52,23 @@ export async function syncDemoServices(ctx: DomainContext): Promise<DemoChange[]
       .execute();
     const found: DemoChange[] = [];
     for (const service of services) {
-      const before = await statusOf(trx, service.id, now);
+      const synced = await syncedPeriod(trx, service.urlname);
+      // Followers last heard of the status as it was at the previous sync; reads have shown the cycle move on since.
+      const before = await statusOf(trx, service.id, synced === null ? now : synced * DEMO_PERIOD_MS);
       if (service.demo === 'minor' || service.demo === 'major') {
         const key = `${service.urlname}:standing`;
-        const id = await openDemoIncident(trx, service.id, key, service.demo, now);
+        const id = await openDemoIncident(trx, service.id, key, service.demo, { at: now, until: null });
         if (id !== null) found.push({ serviceId: service.id, incidentId: id, change: 'opened' });
       } else if (service.demo === 'cycle') {
-        found.push(...(await syncCycle(trx, service.id, service.urlname, period)));
+        found.push(...(await syncCycle(trx, service.id, service.urlname, synced, period)));
       }
-      // Channels following a demo service hear of each change of its status, once.
       const after = await statusOf(trx, service.id, now);
       await enqueueStatusChange(trx, {
         service: { id: service.id, name: service.name, urlname: service.urlname },
         publicUrl: ctx.publicUrl,
         from: before,
         to: after,
-        cause: after === 'ok' ? 'The demo outage is over.' : `Demo ${after} outage`,
+        cause: after === 'ok' ? OUTAGE_OVER : `Demo ${after} outage`,
         now,
       });
     }
@@ -85,69 +78,90 @@ export async function syncDemoServices(ctx: DomainContext): Promise<DemoChange[]
   return changes;
 }
 
-async function syncCycle(trx: Kysely<Database>, serviceId: number, urlname: string, period: number): Promise<DemoChange[]> {
-  const metaKey = `demo:${urlname}:period`;
-  const meta = await trx.selectFrom('meta').select('value').where('key', '=', metaKey).executeTakeFirst();
-  const from = Math.max(meta ? Number(meta.value) + 1 : period, period - MAX_CATCH_UP_PERIODS);
-  const changes: DemoChange[] = [];
+const periodKey = (urlname: string) => `demo:${urlname}:period`;
 
-  // Outages whose period has ended are resolved at the period's end.
-  const open = await trx
+/** The period the last sync of a cycling service ran in; null before the first. */
+async function syncedPeriod(trx: Kysely<Database>, urlname: string): Promise<number | null> {
+  const meta = await trx.selectFrom('meta').select('value').where('key', '=', periodKey(urlname)).executeTakeFirst();
+  return meta ? Number(meta.value) : null;
+}
+
+async function syncCycle(
+  trx: Kysely<Database>,
+  serviceId: number,
+  urlname: string,
+  synced: number | null,
+  period: number,
+): Promise<DemoChange[]> {
+  const changes: DemoChange[] = [];
+  const from = Math.max(synced === null ? period : synced + 1, period - MAX_CATCH_UP_PERIODS);
+  const until = period + AHEAD_PERIODS;
+  const written = await trx
+    .selectFrom('incidents')
+    .select('external_key')
+    .where('service_id', '=', serviceId)
+    .where('created_at', '>=', from * DEMO_PERIOD_MS)
+    .where('created_at', '<=', until * DEMO_PERIOD_MS)
+    .execute();
+  const keys = new Set(written.map((row) => row.external_key));
+  for (let k = from; k <= until; k++) {
+    const severity = cycleSeverity(k);
+    const key = `${urlname}:${k}`;
+    if (!severity || keys.has(key)) continue;
+    const span = { at: k * DEMO_PERIOD_MS, until: (k + 1) * DEMO_PERIOD_MS };
+    const id = await openDemoIncident(trx, serviceId, key, severity, span);
+    if (id !== null) changes.push({ serviceId, incidentId: id, change: 'opened' });
+  }
+
+  // Outages whose period is over are resolved at its end, as reads have shown them since.
+  const over = await trx
     .selectFrom('incidents')
     .select(['id', 'created_at'])
     .where('service_id', '=', serviceId)
     .where('resolved', '=', 0)
     .where('created_at', '<', period * DEMO_PERIOD_MS)
     .execute();
-  for (const incident of open) {
+  for (const incident of over) {
     await resolveDemoIncident(trx, incident.id, (periodAt(incident.created_at) + 1) * DEMO_PERIOD_MS);
     changes.push({ serviceId, incidentId: incident.id, change: 'resolved' });
   }
 
-  for (let k = from; k <= period; k++) {
-    const severity = cycleSeverity(k);
-    if (!severity) continue;
-    const id = await openDemoIncident(trx, serviceId, `${urlname}:${k}`, severity, k * DEMO_PERIOD_MS);
-    if (id === null) continue;
-    if (k < period) {
-      await resolveDemoIncident(trx, id, (k + 1) * DEMO_PERIOD_MS);
-    } else {
-      changes.push({ serviceId, incidentId: id, change: 'opened' });
-    }
-  }
   await trx
     .insertInto('meta')
-    .values({ key: metaKey, value: String(period) })
+    .values({ key: periodKey(urlname), value: String(period) })
     .onConflict((oc) => oc.column('key').doUpdateSet({ value: String(period) }))
     .execute();
   return changes;
 }
 
-/** Inserts the incident unless its key exists; returns the new id, or null when it was there already. */
+/**
+ * Inserts the incident, open from `at` (`until`: the end of its period, for a
+ * cycle outage), unless its key exists; returns the new id, or null when it was there already.
+ */
 async function openDemoIncident(
   trx: Kysely<Database>,
   serviceId: number,
   externalKey: string,
   severity: Severity,
-  at: number,
+  span: { at: number; until: number | null },
 ): Promise<number | null> {
   const existing = await trx.selectFrom('incidents').select('id').where('external_key', '=', externalKey).executeTakeFirst();
   if (existing) return null;
-  const description = `The demo service is in a ${severity} outage.`;
+  const description = outageDescription(severity);
   const inserted = await trx
     .insertInto('incidents')
     .values({
       service_id: serviceId,
-      title: `Demo ${severity} outage`,
+      title: outageTitle(severity),
       status: severity,
       description,
       resolved: 0,
       url: null,
       severity_from_provider: severity,
       external_key: externalKey,
-      created_at: at,
-      updated_at: at,
-      resolved_at: null,
+      created_at: span.at,
+      updated_at: span.at,
+      resolved_at: span.until,
     })
     .onConflict((oc) => oc.column('external_key').where('external_key', 'is not', null).doNothing())
     .returning('id')
@@ -155,17 +169,19 @@ async function openDemoIncident(
   if (!inserted) return null;
   await trx
     .insertInto('incident_updates')
-    .values({ incident_id: inserted.id, stage: 'investigating', description, created_at: at })
+    .values({ incident_id: inserted.id, stage: 'investigating', description, created_at: span.at })
     .execute();
   return inserted.id;
 }
 
 async function resolveDemoIncident(trx: Kysely<Database>, id: number, at: number): Promise<void> {
-  const description = 'The demo outage is over.';
   await trx
     .updateTable('incidents')
-    .set({ resolved: 1, resolved_at: at, updated_at: at, description })
+    .set({ resolved: 1, resolved_at: at, updated_at: at, description: OUTAGE_OVER })
     .where('id', '=', id)
     .execute();
-  await trx.insertInto('incident_updates').values({ incident_id: id, stage: 'resolved', description, created_at: at }).execute();
+  await trx
+    .insertInto('incident_updates')
+    .values({ incident_id: id, stage: 'resolved', description: OUTAGE_OVER, created_at: at })
+    .execute();
 }

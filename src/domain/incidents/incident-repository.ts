@@ -2,11 +2,13 @@ import type { Kysely, Selectable } from 'kysely';
 import { prepared } from '../../db/prepared.js';
 import type { Database, IncidentUpdatesTable } from '../../db/schema.js';
 import type { DomainContext } from '../context.js';
+import { begunBy, incidentAt, updatesAt } from '../demo/demo-view.js';
 import { incidentPageUrl, linkedPages } from '../status-pages/status-pages.js';
 import type { Incident, IncidentSummary } from './incident.js';
 import { incidentTrackerUrl } from './incident.js';
 
-export const incidentRow = (db: Kysely<Database>) =>
+/** Incident rows with their service, of the incidents there are at `now`; read each through `toSummary` or `loadIncident`. */
+export const incidentRow = (db: Kysely<Database>, now: number) =>
   db
     .selectFrom('incidents')
     .innerJoin('services', 'services.id', 'incidents.service_id')
@@ -28,14 +30,15 @@ export const incidentRow = (db: Kysely<Database>) =>
       'services.urlname as service_urlname',
       'services.company_id as service_company_id',
       'services.status_page_url as service_status_page_url',
-    ]);
+    ])
+    .where(begunBy(now));
 
 export type IncidentRow = NonNullable<Awaited<ReturnType<ReturnType<typeof incidentRow>['executeTakeFirst']>>>;
 
-const incidentById = prepared<'id', IncidentRow>((db, p) => incidentRow(db).where('incidents.id', '=', p.id));
+const incidentById = prepared<'id' | 'now', IncidentRow>((db, p) => incidentRow(db, p.now).where('incidents.id', '=', p.id));
 
-export async function findIncidentRow(db: Kysely<Database>, id: number): Promise<IncidentRow | undefined> {
-  return (await incidentById(db, { id }))[0];
+export async function findIncidentRow(db: Kysely<Database>, id: number, now: number): Promise<IncidentRow | undefined> {
+  return (await incidentById(db, { id, now }))[0];
 }
 
 const updatesOf = prepared<'incident', Pick<Selectable<IncidentUpdatesTable>, 'stage' | 'description' | 'created_at'>>((db, p) =>
@@ -51,7 +54,12 @@ const parseComponents = (stored: string): string[] => {
   return Array.isArray(parsed) ? parsed.map(String) : [];
 };
 
-export function toSummary(row: Omit<IncidentRow, 'service_company_id' | 'service_status_page_url' | 'severity_from_provider'>): IncidentSummary {
+/** The incident as it reads at `now` (see demo-view.ts). */
+export function toSummary(
+  stored: Omit<IncidentRow, 'service_company_id' | 'service_status_page_url' | 'severity_from_provider'>,
+  now: number,
+): IncidentSummary {
+  const row = incidentAt(stored, now);
   return {
     id: row.id,
     url: row.url,
@@ -75,8 +83,9 @@ export function toSummary(row: Omit<IncidentRow, 'service_company_id' | 'service
  * addresses on its first linked status page.
  */
 export async function loadIncident(ctx: DomainContext, db: Kysely<Database>, row: IncidentRow): Promise<Incident> {
-  const updates = await updatesOf(db, { incident: row.id });
-  const summary = toSummary(row);
+  const now = ctx.clock.now().getTime();
+  const updates = updatesAt(row, await updatesOf(db, { incident: row.id }), now);
+  const summary = toSummary(row, now);
   let url = row.url;
   let serviceStatusUrl = row.service_status_page_url;
   if (row.service_company_id !== null) {

@@ -3,7 +3,6 @@ import { prepared } from '../../db/prepared.js';
 import type { Database } from '../../db/schema.js';
 import type { Company } from '../companies/company.js';
 import type { DomainContext } from '../context.js';
-import { syncDemoServices } from '../demo/demo-services.js';
 import { DomainError, forbidden, notFound } from '../errors.js';
 import { enqueueIncidentAnnouncements, enqueueStatusChange } from '../notifications/channel-outbox.js';
 import { enqueueIncidentNotifications } from '../notifications/outbox.js';
@@ -55,8 +54,7 @@ const insertUpdate = prepared<'incident' | 'stage' | 'description' | 'now', neve
 
 /** An incident the company may read: its own custom services', or a catalog service's its plan shows. */
 export async function getIncident(ctx: DomainContext, company: Company, id: number): Promise<Incident> {
-  await syncDemoServices(ctx);
-  const row = await existingIncidentRow(ctx.db, id);
+  const row = await existingIncidentRow(ctx.db, id, ctx.clock.now().getTime());
   if (row.service_company_id !== null && row.service_company_id !== company.id) throw notFound('incident');
   await assertMayReadIncidentsOf(ctx, company, toService(ctx, serviceOf(row)));
   return loadIncident(ctx, ctx.db, row);
@@ -68,17 +66,17 @@ export async function listServiceIncidents(
   urlname: string,
   options: { includeUserReports: boolean },
 ): Promise<IncidentSummary[]> {
-  await syncDemoServices(ctx);
   const service = await findVisibleService(ctx, company, urlname);
   await assertMayReadIncidentsOf(ctx, company, service);
-  const since = ctx.clock.now().getTime() - HISTORY_WINDOW_MS;
-  let query = incidentRow(ctx.db)
+  const now = ctx.clock.now().getTime();
+  const since = now - HISTORY_WINDOW_MS;
+  let query = incidentRow(ctx.db, now)
     .where('incidents.service_id', '=', service.id)
     .where((eb) => eb.or([eb('incidents.created_at', '>=', since), eb('incidents.resolved', '=', 0)]))
     .orderBy('incidents.created_at', 'desc')
     .orderBy('incidents.id', 'desc');
   if (!options.includeUserReports) query = query.where('incidents.user_generated', '=', 0);
-  return (await query.execute()).map(toSummary);
+  return (await query.execute()).map((row) => toSummary(row, now));
 }
 
 /** Opens (or records an already resolved) incident on one of the company's custom services. */
@@ -111,8 +109,8 @@ export async function createIncident(ctx: DomainContext, company: Company, raw: 
 export async function updateIncident(ctx: DomainContext, company: Company, id: number, raw: unknown): Promise<Incident> {
   const input = parseInput(updateIncidentInput, raw);
   return ctx.write(async (trx) => {
-    const row = await findOwnedIncidentRow(trx, company, id);
     const now = ctx.clock.now().getTime();
+    const row = await findOwnedIncidentRow(trx, company, id, now);
     const current = {
       title: row.title,
       status: row.status,
@@ -141,8 +139,8 @@ export async function updateIncident(ctx: DomainContext, company: Company, id: n
 /** Removes an incident and its timeline for good. */
 export async function deleteIncident(ctx: DomainContext, company: Company, id: number): Promise<void> {
   await ctx.write(async (trx) => {
-    const row = await findOwnedIncidentRow(trx, company, id);
     const now = ctx.clock.now().getTime();
+    const row = await findOwnedIncidentRow(trx, company, id, now);
     const last = await loadIncident(ctx, trx, row);
     const before = await statusOf(trx, row.service_id, now);
     await trx.deleteFrom('incidents').where('id', '=', row.id).execute();
@@ -163,7 +161,7 @@ async function record(
   if (transition.update) {
     await insertUpdate(trx, { incident: id, stage: transition.update.stage, description: transition.update.description, now });
   }
-  const incident = await loadIncident(ctx, trx, await existingIncidentRow(trx, id));
+  const incident = await loadIncident(ctx, trx, await existingIncidentRow(trx, id, now));
   if (transition.event) {
     await announce(ctx, trx, company, { event: transition.event, incident, updatePosted: transition.update !== null, before, now });
   }
@@ -204,15 +202,15 @@ async function announce(
   });
 }
 
-async function existingIncidentRow(db: Kysely<Database>, id: number): Promise<IncidentRow> {
-  const row = await findIncidentRow(db, id);
+async function existingIncidentRow(db: Kysely<Database>, id: number, now: number): Promise<IncidentRow> {
+  const row = await findIncidentRow(db, id, now);
   if (!row) throw notFound('incident');
   return row;
 }
 
 /** Changes are for incidents on the company's own custom services; catalog incidents are read-only. */
-async function findOwnedIncidentRow(db: Kysely<Database>, company: Company, id: number): Promise<IncidentRow> {
-  const row = await existingIncidentRow(db, id);
+async function findOwnedIncidentRow(db: Kysely<Database>, company: Company, id: number, now: number): Promise<IncidentRow> {
+  const row = await existingIncidentRow(db, id, now);
   if (row.service_company_id === null) throw forbidden('Incidents of third-party services cannot be changed');
   if (row.service_company_id !== company.id) throw notFound('incident');
   return row;
@@ -228,13 +226,14 @@ const serviceOf = (row: IncidentRow) => ({
 
 /** The open incidents on the company's custom services, newest first. */
 export async function listOpenIncidents(ctx: DomainContext, company: Company): Promise<IncidentSummary[]> {
-  const rows = await incidentRow(ctx.db)
+  const now = ctx.clock.now().getTime();
+  const rows = await incidentRow(ctx.db, now)
     .where('services.company_id', '=', company.id)
     .where('incidents.resolved', '=', 0)
     .orderBy('incidents.created_at', 'desc')
     .orderBy('incidents.id', 'desc')
     .execute();
-  return rows.map(toSummary);
+  return rows.map((row) => toSummary(row, now));
 }
 
 /** Resolves an incident with a closing update; the chat verb behind `/incident resolve`. */

@@ -1,7 +1,6 @@
 import { sql } from 'kysely';
 import type { Company } from '../companies/company.js';
 import type { DomainContext } from '../context.js';
-import { syncDemoServices } from '../demo/demo-services.js';
 import type { Service, ServiceWithStatus } from './service.js';
 import { findVisibleService, serviceColumns, toService } from './service-access.js';
 import { linkedPages } from '../status-pages/status-pages.js';
@@ -21,7 +20,6 @@ export async function listCatalog(ctx: DomainContext): Promise<Service[]> {
 
 /** One catalog service, or one of the company's custom services, with its current status. */
 export async function getServiceStatus(ctx: DomainContext, company: Company, urlname: string): Promise<ServiceWithStatus> {
-  await syncDemoServices(ctx);
   const service = await findVisibleService(ctx, company, urlname);
   // A custom service's public status page is its first linked page.
   const page = service.companyId === null ? undefined : (await linkedPages(ctx.db, service.id))[0];

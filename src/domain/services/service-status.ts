@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import { prepared } from '../../db/prepared.js';
 import type { Database } from '../../db/schema.js';
+import { openAt } from '../demo/demo-view.js';
 import type { ServiceStatus } from './service.js';
 
 /**
@@ -21,7 +22,7 @@ export async function statusesOf(
     .select(['service_id', 'status'])
     .distinct()
     .where('service_id', 'in', serviceIds)
-    .where('resolved', '=', 0)
+    .where(openAt(now))
     .execute();
   for (const row of open) {
     if (row.status === 'major' || statuses.get(row.service_id) === 'ok') statuses.set(row.service_id, row.status);
@@ -58,7 +59,7 @@ const statusFlags = prepared<'service' | 'now', { maintenance: number; major: nu
           .selectFrom('incidents')
           .select('id')
           .where('service_id', '=', p.service)
-          .where('resolved', '=', 0)
+          .where(openAt(p.now))
           .where('status', '=', 'major'),
       )
       .as('major'),
@@ -68,7 +69,7 @@ const statusFlags = prepared<'service' | 'now', { maintenance: number; major: nu
           .selectFrom('incidents')
           .select('id')
           .where('service_id', '=', p.service)
-          .where('resolved', '=', 0)
+          .where(openAt(p.now))
           .where('status', '=', 'minor'),
       )
       .as('minor'),

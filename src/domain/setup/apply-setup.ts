@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { hashApiKey } from '../companies/api-keys.js';
 import type { DomainContext } from '../context.js';
-import { DEMO_SERVICES, syncDemoServices } from '../demo/demo-services.js';
+import { DEMO_SERVICES } from '../demo/demo-services.js';
 import { saveSubscription } from '../chat/subscriptions.js';
 import type { SubscriptionInput } from '../chat/subscription-input.js';
 import { DomainError, invalidInput } from '../errors.js';
@@ -53,7 +53,6 @@ export async function applySetup(ctx: DomainContext, setup: Setup): Promise<Appl
   });
   // Plans and settings may have changed: authenticate afresh.
   ctx.memo.apiKeys.clear();
-  await syncDemoServices(ctx);
   return { companies: setup.companies.length, services: setup.services.length + DEMO_SERVICES.length };
 }
 
