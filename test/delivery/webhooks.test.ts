@@ -55,13 +55,21 @@ async function until(check: () => boolean | Promise<boolean>, ms = 5000): Promis
   }
 }
 
+/** Whether the outbox holds `count` rows, all sent: no delivery is still under way, nor any due. */
+async function allSent(s: TestServer, count: number): Promise<boolean> {
+  const rows = await s.ctx.db.selectFrom('outbox').select('state').execute();
+  return rows.length === count && rows.every((r) => r.state === 'sent');
+}
+
 const events = () => hook.received.map((h) => JSON.parse(h.body) as { event: string; incident: { id: number; title: string } });
 
 describe('webhook delivery', () => {
   it('POSTs each notification once, signed with HMAC-SHA256 of the body', async () => {
     const s = await start();
     const created = await s.api('POST', '/api/v2/incidents', { body: { service_id: 1001, title: 'Down' } });
-    await until(() => hook.received.length === 1);
+    // The row is marked sent once the receiver answered, after it got the request.
+    await until(() => allSent(s, 1));
+    expect(hook.received).toHaveLength(1);
     const [delivery] = hook.received;
     expect(delivery!.path).toBe('/hooks/a');
     expect(delivery!.headers['content-type']).toBe('application/json');
@@ -86,8 +94,7 @@ describe('webhook delivery', () => {
     const { body } = await s.api('POST', '/api/v2/incidents', { body: { service_id: 1001, title: 'One' } });
     await s.api('PATCH', `/api/v2/incidents/${body.data.id}`, { body: { description: 'fixing', resolution_stage: 'identified' } });
     await s.api('PATCH', `/api/v2/incidents/${body.data.id}`, { body: { description: 'fixed', resolution_stage: 'resolved' } });
-    await until(() => hook.received.length === 3);
-    await new Promise((r) => setTimeout(r, 100));
+    await until(() => allSent(s, 3));
     expect(events().map((e) => e.event)).toEqual(['incident.created', 'incident.updated', 'incident.resolved']);
     const first = await s.ctx.db.selectFrom('outbox').select(['attempts', 'last_error']).orderBy('id').executeTakeFirstOrThrow();
     // Three 500s count as attempts; the 429 does not.
@@ -105,7 +112,8 @@ describe('webhook delivery', () => {
     expect(hook.received).toHaveLength(0);
     expect(await retryDead(s.ctx)).toBe(1);
     s.worker.wake();
-    await until(() => hook.received.length === 1);
+    await until(() => allSent(s, 1));
+    expect(hook.received).toHaveLength(1);
     expect(events()[0]!.incident.title).toBe('Doomed');
   });
 
@@ -116,9 +124,8 @@ describe('webhook delivery', () => {
     expect(await first.ctx.db.selectFrom('outbox').select('state').execute()).toEqual([{ state: 'pending' }, { state: 'pending' }]);
     await servers.pop()!.stop();
 
-    await start();
-    await until(() => hook.received.length === 2);
-    await new Promise((r) => setTimeout(r, 100));
+    const second = await start();
+    await until(() => allSent(second, 2));
     expect(events().map((e) => e.incident.title)).toEqual(['Before restart', 'Also before']);
   });
 
