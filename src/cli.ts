@@ -167,7 +167,7 @@ export async function run(argv: string[], env: NodeJS.ProcessEnv = process.env):
       if (rest[0] !== 'register' || rest.length !== 1) throw new UsageError('usage: statusbot discord register [--guild ID]');
       const discord = readChatEnv(env).discord;
       if (!discord) throw new UsageError('discord register needs DISCORD_TOKEN and DISCORD_APPLICATION_ID');
-      const { registerDiscordCommands } = await import('../adapters/discord/register.js');
+      const { registerDiscordCommands } = await import('../adapters/discord/command-definitions.js');
       const { count, scope } = await registerDiscordCommands({ env: discord, guildId: values.guild ?? null });
       console.log(`registered ${count} commands ${scope}`);
       return 0;

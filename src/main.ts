@@ -15,7 +15,7 @@ import { DEMO_BOARD_ID, seedDemoCompany } from './domain/setup/demo-setup.js';
 import { createHttpServer } from './http/server.js';
 import type { Logger } from './core/logger.js';
 import type { RawHandler } from './core/raw-handler.js';
-import type { ChatFront } from '../adapters/chat-front.js';
+import type { ChatFront } from '../adapters/chat/chat-front.js';
 import { readChatEnv } from './config/env.js';
 import { createOutboxWorker } from './delivery/outbox-worker.js';
 import type { OutboxWorker, OutboxWorkerOptions } from './delivery/outbox-worker.js';

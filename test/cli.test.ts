@@ -141,7 +141,7 @@ describe('statusbot migrate', () => {
   it('prints what it applied, then that the database is up to date', async () => {
     const first = await cli(['migrate', '--db', dbPath]);
     expect(first.code, first.stderr).toBe(0);
-    expect(first.stdout.trim()).toBe('applied 0001_init, 0002_chat, 0003_jobs');
+    expect(first.stdout.trim()).toBe('applied 0001_init, 0002_chat, 0003_jobs, 0004_chat_admins');
     expect(existsSync(dbPath)).toBe(true);
     const second = await cli(['migrate', '--db', dbPath]);
     expect(second.code, second.stderr).toBe(0);

@@ -1,12 +1,21 @@
+import { ApplicationCommandType, InteractionResponseType, InteractionType } from 'discord.js';
+import type { APIInteraction, APIInteractionResponse } from 'discord.js';
 import type { ChatEnv } from '../../src/config/env.js';
-import type { DomainContext } from '../../src/domain/context.js';
 import type { Logger } from '../../src/core/logger.js';
-import type { RawHandler } from '../../src/core/raw-handler.js';
-import type { ChatFront } from '../chat-front.js';
-import { createGatewayTransport } from './gateway.js';
-import { createInteractionHandler, discordPublicKey, interactionsEndpoint } from './interactions.js';
+import type { DomainContext } from '../../src/domain/context.js';
+import type { ChatFront } from '../chat/chat-front.js';
+import { runVerb } from '../chat/verbs.js';
+import type { VerbCall } from '../chat/verbs.js';
+import { DIRECT_MESSAGES, STALE_CONTROL } from '../chat/wording.js';
+import { closeDiscordRest, createDiscordRest } from './client.js';
+import { NO_CHOICES, autocomplete, verbOf } from './commands.js';
+import { modalValues, parseCustomId } from './modals.js';
 import { createDiscordPublisher } from './publisher.js';
-import { closeDiscordRest, createDiscordRest } from './rest.js';
+import { INTERACTIONS_PATH, createGatewayReceiver, createHttpReceiver } from './receiver.js';
+import type { DiscordReceiver, InteractionHandler } from './receiver.js';
+import { replyResponse, textResponse } from './render.js';
+import { discordRequest } from './request.js';
+import type { DiscordDeps } from './request.js';
 
 export interface DiscordFrontOptions {
   ctx: DomainContext;
@@ -14,30 +23,77 @@ export interface DiscordFrontOptions {
   logger: Logger;
 }
 
-export const INTERACTIONS_PATH = '/discord/interactions';
+/** What an interaction names in logs: the command or the control, never its options (`/statusbot link` carries a key). */
+function describe(interaction: APIInteraction): string {
+  switch (interaction.type) {
+    case InteractionType.ApplicationCommand:
+    case InteractionType.ApplicationCommandAutocomplete:
+      return `command /${interaction.data.name}`;
+    case InteractionType.MessageComponent:
+      return `button ${interaction.data.custom_id}`;
+    case InteractionType.ModalSubmit:
+      return `form ${interaction.data.custom_id}`;
+    default:
+      return 'interaction';
+  }
+}
+
+/** The verb an interaction asks for: a command, a button that opens a form, or a submitted form. */
+function callOf(interaction: APIInteraction): VerbCall | string {
+  switch (interaction.type) {
+    case InteractionType.ApplicationCommand:
+      return interaction.data.type === ApplicationCommandType.ChatInput ? verbOf(interaction.data) : 'statusbot has slash commands only.';
+    case InteractionType.MessageComponent: {
+      const ref = parseCustomId(interaction.data.custom_id);
+      return ref && ref.kind !== 'new' ? { verb: 'form', form: ref.kind, target: ref.incidentId } : STALE_CONTROL;
+    }
+    case InteractionType.ModalSubmit: {
+      const ref = parseCustomId(interaction.data.custom_id);
+      return ref ? { verb: 'submit', ref, values: modalValues(interaction.data) } : STALE_CONTROL;
+    }
+    default:
+      return STALE_CONTROL;
+  }
+}
+
+/** Raw interaction in, response out: the one handler behind both receivers. */
+export function createInteractionHandler(deps: DiscordDeps): InteractionHandler {
+  return async (interaction): Promise<APIInteractionResponse> => {
+    if (interaction.type === InteractionType.Ping) return { type: InteractionResponseType.Pong };
+    const req = discordRequest(deps, interaction);
+    if (interaction.type === InteractionType.ApplicationCommandAutocomplete) {
+      if (!req) return NO_CHOICES;
+      return autocomplete(req, interaction.data).catch((error: unknown) => {
+        deps.logger.error(`discord ${describe(interaction)} autocomplete failed`, error);
+        return NO_CHOICES;
+      });
+    }
+    if (!req) return textResponse(DIRECT_MESSAGES);
+    const call = callOf(interaction);
+    if (typeof call === 'string') return textResponse(call);
+    return replyResponse(await runVerb(req, call, describe(interaction)));
+  };
+}
 
 /** Discord: HTTP interactions and/or the gateway feeding one handler, and the publisher of `discord:` outbox rows. */
 export async function createDiscordFront(options: DiscordFrontOptions): Promise<ChatFront> {
   const { ctx, env, logger } = options;
+  const receivers: DiscordReceiver[] = [];
+  if (env.publicKey) receivers.push(createHttpReceiver({ publicKey: env.publicKey, now: () => ctx.clock.now().getTime() }));
+  else logger.info(`Discord HTTP interactions are off: set DISCORD_PUBLIC_KEY to answer at ${INTERACTIONS_PATH}`);
+  if (env.gateway) receivers.push(createGatewayReceiver({ env, logger }));
   const handler = createInteractionHandler({ ctx, logger });
-  const rawHandlers: Record<string, RawHandler> = {};
-  if (env.publicKey) {
-    const publicKey = discordPublicKey(env.publicKey);
-    rawHandlers[INTERACTIONS_PATH] = interactionsEndpoint({ publicKey, handler, now: () => ctx.clock.now().getTime() });
-  } else {
-    logger.info(`Discord HTTP interactions are off: set DISCORD_PUBLIC_KEY to answer at ${INTERACTIONS_PATH}`);
-  }
-  const gateway = env.gateway ? createGatewayTransport({ env, handler, logger }) : null;
+  for (const receiver of receivers) receiver.init(handler);
   const rest = createDiscordRest(env, { rejectOnRateLimit: true });
   return {
     name: 'discord',
-    rawHandlers,
+    rawHandlers: Object.assign({}, ...receivers.map((r) => r.rawHandlers)),
     publisher: createDiscordPublisher({ rest }),
     async start() {
-      await gateway?.start();
+      for (const receiver of receivers) await receiver.start();
     },
     async stop() {
-      await gateway?.stop();
+      for (const receiver of receivers) await receiver.stop();
       closeDiscordRest(rest);
     },
   };

@@ -1,5 +1,7 @@
-import { InteractionContextType, SlashCommandBuilder } from 'discord.js';
+import { InteractionContextType, Routes, SlashCommandBuilder } from 'discord.js';
 import type { RESTPostAPIChatInputApplicationCommandsJSONBody, SlashCommandSubcommandBuilder } from 'discord.js';
+import type { ChatEnv } from '../../src/config/env.js';
+import { closeDiscordRest, createDiscordRest } from './client.js';
 
 const serviceOption = (description: string) => (s: SlashCommandSubcommandBuilder) =>
   s.addStringOption((o) => o.setName('service').setDescription(description).setRequired(true).setAutocomplete(true).setMaxLength(200));
@@ -38,6 +40,7 @@ const statusbot = new SlashCommandBuilder()
   .setDescription('Link this server, and choose what channels follow')
   .setContexts(InteractionContextType.Guild)
   .addSubcommand((s) => s.setName('help').setDescription('What statusbot can do'))
+  .addSubcommand((s) => serviceOption('The service')(s.setName('status').setDescription("A service's status and open incidents")))
   .addSubcommand((s) =>
     s
       .setName('link')
@@ -76,3 +79,21 @@ export const commandDefinitions = (): RESTPostAPIChatInputApplicationCommandsJSO
   status.toJSON(),
   statusbot.toJSON(),
 ];
+
+/** Registers the slash commands globally, or in one guild (instant, for development). */
+export async function registerDiscordCommands(options: {
+  env: NonNullable<ChatEnv['discord']>;
+  guildId: string | null;
+}): Promise<{ count: number; scope: string }> {
+  const { env, guildId } = options;
+  const rest = createDiscordRest(env, { rejectOnRateLimit: false });
+  try {
+    const route = guildId ? Routes.applicationGuildCommands(env.applicationId, guildId) : Routes.applicationCommands(env.applicationId);
+    const body = commandDefinitions();
+    // PUT replaces the whole set: commands removed here disappear from Discord too.
+    const registered = await rest.put(route, { body });
+    return { count: Array.isArray(registered) ? registered.length : body.length, scope: guildId ? `in guild ${guildId}` : 'globally' };
+  } finally {
+    closeDiscordRest(rest);
+  }
+}

@@ -7,22 +7,44 @@ import {
   TextInputBuilder,
   TextInputStyle,
 } from 'discord.js';
-import type { APIInteractionResponse, APIModalInteractionResponse, APIModalSubmission } from 'discord.js';
-import type { Company } from '../../src/domain/companies/company.js';
-import type { DomainContext } from '../../src/domain/context.js';
-import type { Incident, ResolutionStage, Severity } from '../../src/domain/incidents/incident.js';
+import type { APIModalInteractionResponse, APIModalSubmission } from 'discord.js';
 import { RESOLUTION_STAGES, SEVERITIES } from '../../src/domain/incidents/incident.js';
+import type { ResolutionStage, Severity } from '../../src/domain/incidents/incident.js';
 import { TITLE_MAX } from '../../src/domain/incidents/incident-input.js';
-import { createIncident, getIncident, resolveIncident, updateIncident } from '../../src/domain/incidents/incident-service.js';
 import type { Service } from '../../src/domain/services/service.js';
-import { customIds, parseCustomId } from './custom-ids.js';
-import { SEVERITY_LABEL, STAGE_LABEL } from '../labels.js';
-import { clip } from './embeds.js';
-import { ephemeral } from './replies.js';
+import { SEVERITY_LABEL, STAGE_LABEL } from '../chat/labels.js';
+import type { FormKind, FormRef, FormValues, IncidentForm } from '../chat/reply.js';
+import { FORM_FIELDS } from '../chat/reply.js';
 
-// Discord caps a text input at 4,000 characters and a modal title at 45.
+// Discord caps a text input at 4,000 characters, a modal title at 45, and a select at 25 options.
 const TEXT_MAX = 4000;
 const MODAL_TITLE_MAX = 45;
+const OPTIONS_MAX = 25;
+
+const clip = (text: string, max: number): string => (text.length <= max ? text : `${text.slice(0, max - 1)}…`);
+
+/**
+ * The custom ids of the incident modals and of the message buttons that open
+ * them. An update modal also carries the stage it showed, so that a stage
+ * left as it was does not undo a move someone else made meanwhile.
+ */
+export const customIds = {
+  newIncident: (serviceId: number | null) => `incident:new:${serviceId ?? 0}`,
+  updateIncident: (id: number, stage?: ResolutionStage | null) => `incident:update:${id}${stage ? `:${stage}` : ''}`,
+  resolveIncident: (id: number) => `incident:resolve:${id}`,
+};
+
+/** What a button or a submitted modal names; null for an id statusbot never made. */
+export function parseCustomId(customId: string): FormRef | null {
+  const m = /^incident:(new|update|resolve):(\d{1,15})(?::([a-z]+))?$/.exec(customId);
+  if (!m) return null;
+  const kind = m[1] as FormKind;
+  const id = Number(m[2]);
+  const shownStage = RESOLUTION_STAGES.find((s) => s === m[3]) ?? null;
+  return kind === 'new'
+    ? { kind, incidentId: null, serviceId: id === 0 ? null : id, shownStage: null }
+    : { kind, incidentId: id, serviceId: null, shownStage };
+}
 
 const titleInput = (value?: string) =>
   new LabelBuilder().setLabel('Title').setTextInputComponent((t) => {
@@ -30,28 +52,23 @@ const titleInput = (value?: string) =>
     return value ? t.setValue(clip(value, TITLE_MAX)) : t;
   });
 
+const select = (label: string, id: string, options: { label: string; value: string; default: boolean }[]) =>
+  new LabelBuilder().setLabel(label).setStringSelectMenuComponent(new StringSelectMenuBuilder().setCustomId(id).addOptions(options));
+
 const severitySelect = (current: Severity) =>
-  new LabelBuilder().setLabel('Severity').setStringSelectMenuComponent(
-    new StringSelectMenuBuilder()
-      .setCustomId('severity')
-      .addOptions(SEVERITIES.map((s) => ({ label: SEVERITY_LABEL[s], value: s, default: s === current }))),
-  );
-
+  select('Severity', 'severity', SEVERITIES.map((s) => ({ label: SEVERITY_LABEL[s], value: s, default: s === current })));
 const stageSelect = (current: ResolutionStage) =>
-  new LabelBuilder().setLabel('Stage').setStringSelectMenuComponent(
-    new StringSelectMenuBuilder()
-      .setCustomId('stage')
-      .addOptions(RESOLUTION_STAGES.map((s) => ({ label: STAGE_LABEL[s], value: s, default: s === current }))),
-  );
+  select('Stage', 'stage', RESOLUTION_STAGES.map((s) => ({ label: STAGE_LABEL[s], value: s, default: s === current })));
+/** The company's services, the chosen one among them even past the select's limit. */
+function serviceSelect(services: readonly Service[], chosen: Service | null) {
+  const shown = services.slice(0, OPTIONS_MAX);
+  if (chosen && !shown.some((s) => s.id === chosen.id)) shown[shown.length - 1] = chosen;
+  return select('Service', 'service', shown.map((s) => ({ label: clip(s.name, 100), value: String(s.id), default: s.id === chosen?.id })));
+}
 
-const messageInput = (label: string, placeholder: string) =>
+const messageInput = (id: 'description' | 'message', label: string, placeholder: string) =>
   new LabelBuilder().setLabel(label).setTextInputComponent(
-    new TextInputBuilder()
-      .setCustomId('description')
-      .setStyle(TextInputStyle.Paragraph)
-      .setRequired(false)
-      .setMaxLength(TEXT_MAX)
-      .setPlaceholder(placeholder),
+    new TextInputBuilder().setCustomId(id).setStyle(TextInputStyle.Paragraph).setRequired(false).setMaxLength(TEXT_MAX).setPlaceholder(placeholder),
   );
 
 const modal = (customId: string, title: string, labels: LabelBuilder[]): APIModalInteractionResponse => ({
@@ -59,91 +76,41 @@ const modal = (customId: string, title: string, labels: LabelBuilder[]): APIModa
   data: new ModalBuilder().setCustomId(customId).setTitle(clip(title, MODAL_TITLE_MAX)).addLabelComponents(labels).toJSON(),
 });
 
-export const newIncidentModal = (service: Service): APIModalInteractionResponse =>
-  modal(customIds.newIncident(service.id), `New incident: ${service.name}`, [
-    titleInput(),
-    severitySelect('minor'),
-    stageSelect('investigating'),
-    messageInput('Description', 'What is happening?'),
-  ]);
+/** The modal of a form. */
+export function formModal(form: IncidentForm): APIModalInteractionResponse {
+  const i = form.incident;
+  if (form.kind === 'new') {
+    return modal(customIds.newIncident(form.service?.id ?? null), form.service ? `New incident: ${form.service.name}` : 'New incident', [
+      serviceSelect(form.services, form.service),
+      titleInput(),
+      severitySelect('minor'),
+      stageSelect(form.stage ?? 'investigating'),
+      messageInput('description', 'Description', 'What is happening?'),
+    ]);
+  }
+  if (form.kind === 'update') {
+    return modal(customIds.updateIncident(i!.id, form.stage), `Update #${i!.id} ${i!.title}`, [
+      titleInput(i!.title),
+      severitySelect(i!.status),
+      stageSelect(form.stage ?? 'investigating'),
+      messageInput('description', 'Update', 'Posted to the timeline; leave empty to change only title or severity'),
+    ]);
+  }
+  return modal(customIds.resolveIncident(i!.id), `Resolve #${i!.id} ${i!.title}`, [messageInput('message', 'Closing message', 'Resolved.')]);
+}
 
-export const updateIncidentModal = (incident: Incident): APIModalInteractionResponse =>
-  modal(customIds.updateIncident(incident.id), `Update #${incident.id} ${incident.title}`, [
-    titleInput(incident.title),
-    severitySelect(incident.status),
-    stageSelect(incident.updates.at(-1)?.stage ?? 'investigating'),
-    messageInput('Update', 'Posted to the timeline; leave empty to change only title or severity'),
-  ]);
-
-export const resolveIncidentModal = (incident: Incident): APIModalInteractionResponse =>
-  modal(customIds.resolveIncident(incident.id), `Resolve #${incident.id} ${incident.title}`, [
-    messageInput('Closing message', 'Resolved.'),
-  ]);
-
-/** The submitted values by custom id: text inputs give a string, selects their values; in labels or legacy action rows. */
-export function modalValues(data: APIModalSubmission): Map<string, string | string[]> {
-  const values = new Map<string, string | string[]>();
+/** The submitted values by field: text inputs give their text, selects their first value; in labels or legacy action rows. */
+export function modalValues(data: APIModalSubmission): FormValues {
+  const values: FormValues = {};
   const take = (c: { type: ComponentType; custom_id: string; value?: unknown; values?: unknown }) => {
-    if (c.type === ComponentType.TextInput && typeof c.value === 'string') values.set(c.custom_id, c.value);
-    else if (Array.isArray(c.values)) values.set(c.custom_id, c.values.filter((v): v is string => typeof v === 'string'));
+    const field = FORM_FIELDS.find((f) => f === c.custom_id);
+    if (!field) return;
+    if (c.type === ComponentType.TextInput && typeof c.value === 'string') values[field] = c.value;
+    else if (Array.isArray(c.values) && typeof c.values[0] === 'string') values[field] = c.values[0];
   };
   for (const top of data.components) {
     if (top.type === ComponentType.Label) take(top.component);
     else if (top.type === ComponentType.ActionRow) top.components.forEach(take);
   }
   return values;
-}
-
-const text = (values: Map<string, string | string[]>, id: string): string | undefined => {
-  const v = values.get(id);
-  return typeof v === 'string' ? v : undefined;
-};
-const choice = (values: Map<string, string | string[]>, id: string): string | undefined => {
-  const v = values.get(id);
-  return Array.isArray(v) ? v[0] : v;
-};
-
-/** Opens the modal behind an incident message's button. */
-export async function modalForButton(ctx: DomainContext, company: Company, customId: string): Promise<APIInteractionResponse> {
-  const parsed = parseCustomId(customId);
-  if (!parsed || parsed.action === 'new') return ephemeral('This button is no longer supported.');
-  const incident = await getIncident(ctx, company, parsed.id);
-  return parsed.action === 'update' ? updateIncidentModal(incident) : resolveIncidentModal(incident);
-}
-
-/** Applies a submitted incident modal through the domain, which validates every field. */
-export async function submitIncidentModal(ctx: DomainContext, company: Company, data: APIModalSubmission): Promise<APIInteractionResponse> {
-  const parsed = parseCustomId(data.custom_id);
-  if (!parsed) return ephemeral('This form is no longer supported.');
-  const values = modalValues(data);
-  const description = text(values, 'description') ?? '';
-  switch (parsed.action) {
-    case 'new': {
-      const incident = await createIncident(ctx, company, {
-        service_id: parsed.id,
-        title: text(values, 'title'),
-        status: choice(values, 'severity'),
-        resolution_stage: choice(values, 'stage'),
-        description,
-      });
-      return ephemeral(`Opened incident #${incident.id} on ${incident.serviceName}: ${clip(incident.title, 200)}`);
-    }
-    case 'update': {
-      const current = await getIncident(ctx, company, parsed.id);
-      const stage = choice(values, 'stage');
-      const currentStage = current.updates.at(-1)?.stage;
-      const raw: Record<string, unknown> = { title: text(values, 'title'), status: choice(values, 'severity') };
-      // A new timeline entry when there is a message or the stage moved; else only title and severity change.
-      if (description.trim() !== '' || (stage !== undefined && stage !== currentStage)) {
-        raw.description = description;
-        raw.resolution_stage = stage ?? currentStage;
-      }
-      const incident = await updateIncident(ctx, company, parsed.id, raw);
-      return ephemeral(`Updated incident #${incident.id}${incident.resolved ? ' (resolved)' : ''}.`);
-    }
-    case 'resolve': {
-      const incident = await resolveIncident(ctx, company, parsed.id, description);
-      return ephemeral(`Resolved incident #${incident.id}: ${clip(incident.title, 200)}`);
-    }
-  }
 }

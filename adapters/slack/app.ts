@@ -3,10 +3,11 @@ import type { Logger as BoltLogger, Receiver } from '@slack/bolt';
 import type { ChatEnv } from '../../src/config/env.js';
 import type { DomainContext } from '../../src/domain/context.js';
 import type { Logger } from '../../src/core/logger.js';
-import type { ChatFront } from '../chat-front.js';
+import type { ChatFront } from '../chat/chat-front.js';
+import { apiBase, createDeliveryClient } from './client.js';
 import { registerCommands } from './commands.js';
 import { registerModals } from './modals.js';
-import { createDeliveryClient, createSlackPublisher } from './publisher.js';
+import { createSlackPublisher } from './publisher.js';
 import { SlackHttpReceiver } from './receiver.js';
 
 export interface SlackFrontOptions {
@@ -32,9 +33,6 @@ function boltLogger(logger: Logger): BoltLogger {
     setName: () => {},
   };
 }
-
-/** WebClient wants the base with its trailing slash. */
-const apiBase = (url: string | null): string | undefined => (url ? (url.endsWith('/') ? url : `${url}/`) : undefined);
 
 /**
  * The Slack front: Bolt with a receiver on statusbot's own listener (HTTP

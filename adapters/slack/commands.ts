@@ -1,36 +1,16 @@
-import type { App, SlackCommandMiddlewareArgs, SlashCommand, webApi } from '@slack/bolt';
-import { companyForWorkspace, linkWorkspace } from '../../src/domain/chat/chat-links.js';
-import type { ChannelRef } from '../../src/domain/chat/chat.js';
-import { listChannelSubscriptions, subscribeChannel, unsubscribeChannel } from '../../src/domain/chat/subscriptions.js';
-import type { Company } from '../../src/domain/companies/company.js';
-import { DomainError } from '../../src/domain/errors.js';
-import {
-  getIncident,
-  listOpenIncidents,
-  listServiceIncidents,
-  resolveIncident,
-} from '../../src/domain/incidents/incident-service.js';
-import { getServiceStatus, searchServices } from '../../src/domain/services/service-queries.js';
-import {
-  HELP,
-  NOT_LINKED,
-  describeSubscription,
-  esc,
-  incidentList,
-  incidentTimeline,
-  serviceStatus,
-  subscriptionList,
-} from './blocks.js';
-import type { SlackMessage } from './blocks.js';
-import { slackErrorText } from './errors.js';
-import { openNewIncidentModal, openUpdateIncidentModal } from './modals.js';
-import type { ModalDeps } from './modals.js';
+import type { App, BlockButtonAction, SlackActionMiddlewareArgs, SlashCommand, webApi } from '@slack/bolt';
+import type { ChatReply } from '../chat/reply.js';
+import { runVerb } from '../chat/verbs.js';
+import { FORM_NOT_OPENED } from '../chat/wording.js';
+import type { VerbCall } from '../chat/verbs.js';
+import { openModal } from './modals.js';
+import { ACTION_POST_UPDATE, ACTION_RESOLVE, replyMessage } from './render.js';
+import { slackRequest } from './request.js';
+import type { SlackDeps, SlackOrigin } from './request.js';
 
-export type CommandDeps = ModalDeps;
-
-const INCIDENT_USAGE = 'Usage: `/incident new | update <id> | resolve <id> [message] | list | show <id>`';
-const STATUS_USAGE = 'Usage: `/status <service>`, e.g. `/status acme-api`';
-const LINK_USAGE = 'Usage: `/statusbot link <api-key>`; the key is checked and never shown.';
+/** The slash commands statusbot declares in manifest.yml, and handles here. */
+export const SLACK_COMMANDS = ['/incident', '/service', '/statusbot'] as const;
+export type SlackCommand = (typeof SLACK_COMMANDS)[number];
 
 /** Slack escapes &, < and > in a command's text. */
 const unescape = (text: string): string => text.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
@@ -47,19 +27,19 @@ export function words(text: string): string[] {
 const BOOLEAN_SETTINGS = new Set(['only_on_change', 'edit_in_place']);
 
 /**
- * `incidents`, `service <urlname>` or `board <ref> [key=value] [flag]` as the
- * domain's subscription input; the domain validates it (unknown keys included).
+ * `incidents`, `service <urlname-or-name>`, `monitor <id-or-name>` or `board <ref>
+ * [key=value] [flag]` as the domain's subscription input; the domain validates it
+ * (unknown keys included).
  */
 export function subscriptionOf(args: readonly string[]): Record<string, unknown> {
   const [target, name, ...rest] = args;
   const input: Record<string, unknown> = { target: target?.toLowerCase() };
-  // A monitor's name may have spaces, and a monitor has no settings.
-  if (target === 'monitor') {
-    if (args.length > 1) input.monitor = args.slice(1).join(' ');
+  // A monitor's or service's name may have spaces, and neither has settings.
+  if (target === 'monitor' || target === 'service') {
+    if (args.length > 1) input[target] = args.slice(1).join(' ');
     return input;
   }
   const settings = target === 'incidents' ? args.slice(1) : rest;
-  if (target === 'service' && name !== undefined) input.service = name;
   if (target === 'board' && name !== undefined) input.board = name;
   for (const setting of settings) {
     const eq = setting.indexOf('=');
@@ -76,116 +56,100 @@ const incidentIdOf = (word: string | undefined): number | null => {
   return m ? Number(m[1]) : null;
 };
 
-const channelOf = (c: SlashCommand): ChannelRef => ({ platform: 'slack', workspaceId: c.team_id, channelId: c.channel_id });
+/** Everything after the first `count` words, spacing and all (a message as typed). */
+const after = (text: string, count: number): string =>
+  unescape(text).replace(new RegExp(`^\\s*(?:\\S+\\s+){${count}}`), '').trim();
 
-async function statusbot(deps: CommandDeps, command: SlashCommand): Promise<SlackMessage> {
-  const { ctx } = deps;
-  const [verb = 'help', ...rest] = words(command.text);
-  switch (verb.toLowerCase()) {
+/** A slash command as a verb. */
+export function verbOf(command: SlackCommand, text: string): VerbCall {
+  const [first = '', ...rest] = words(text);
+  const verb = first.toLowerCase();
+  if (command === '/service') return rest.length + (first ? 1 : 0) === 0 ? { verb: 'usage', syntax: 'status' } : { verb: 'status', service: after(text, 0) };
+  if (command === '/incident') {
+    const id = incidentIdOf(rest[0]);
+    switch (verb) {
+      case 'new':
+        return { verb: 'form', form: 'new', target: rest.length ? rest.join(' ') : null };
+      case 'list':
+        return { verb: 'list' };
+      case 'update':
+        return id === null ? { verb: 'usage', syntax: 'incident' } : { verb: 'form', form: 'update', target: id };
+      case 'show':
+        return id === null ? { verb: 'usage', syntax: 'incident' } : { verb: 'show', id };
+      case 'resolve':
+        return id === null ? { verb: 'usage', syntax: 'incident' } : { verb: 'resolve', id, message: after(text, 2) || undefined };
+      default:
+        return { verb: 'usage', syntax: 'incident' };
+    }
+  }
+  switch (verb) {
+    case '':
     case 'help':
-      return { text: HELP };
-    case 'link': {
-      if (rest.length !== 1) return { text: LINK_USAGE };
-      const company = await linkWorkspace(ctx, 'slack', command.team_id, rest[0]!);
-      return { text: `This workspace now acts for *${esc(company.name)}*.` };
-    }
-  }
-  const company = await companyForWorkspace(ctx, 'slack', command.team_id);
-  if (!company) return { text: NOT_LINKED };
-  switch (verb.toLowerCase()) {
-    case 'subscribe': {
-      const subscription = await subscribeChannel(ctx, company, channelOf(command), subscriptionOf(rest));
-      return {
-        text: `This channel now follows ${describeSubscription(subscription)}. In a private channel, invite the app first (\`/invite @statusbot\`).`,
-      };
-    }
-    case 'unsubscribe': {
-      const target = subscriptionOf(rest);
-      await unsubscribeChannel(ctx, company, channelOf(command), target);
-      return { text: `This channel no longer follows ${esc(rest.join(' '))}.` };
-    }
+      return { verb: 'help' };
+    case 'link':
+      return rest.length === 1 ? { verb: 'link', key: rest[0]! } : { verb: 'usage', syntax: 'link' };
+    case 'status':
+      return rest.length === 0 ? { verb: 'usage', syntax: 'status' } : { verb: 'status', service: after(text, 1) };
+    case 'subscribe':
+      return { verb: 'subscribe', input: subscriptionOf(rest) };
+    case 'unsubscribe':
+      return { verb: 'unsubscribe', input: subscriptionOf(rest) };
     case 'subscriptions':
-      return subscriptionList(await listChannelSubscriptions(ctx, company, channelOf(command)));
+      return { verb: 'subscriptions' };
     default:
-      return { text: `There is no \`/statusbot ${esc(verb)}\`.\n\n${HELP}` };
+      return { verb: 'unknown', typed: `/statusbot ${first}` };
   }
 }
 
-async function incident(deps: CommandDeps, command: SlashCommand, client: webApi.WebClient): Promise<SlackMessage | null> {
-  const { ctx } = deps;
-  const [verb = 'help', ...rest] = words(command.text);
-  if (verb === 'help') return { text: INCIDENT_USAGE };
-  const company = await companyForWorkspace(ctx, 'slack', command.team_id);
-  if (!company) return { text: NOT_LINKED };
-  const opener = { triggerId: command.trigger_id, responseUrl: command.response_url };
-  const id = incidentIdOf(rest[0]);
-  switch (verb.toLowerCase()) {
-    case 'new':
-      return openNewIncidentModal(deps, client, company, opener);
-    case 'list':
-      return incidentList(await listOpenIncidents(ctx, company));
-    case 'update':
-      return id === null ? { text: INCIDENT_USAGE } : openUpdateIncidentModal(deps, client, company, id, opener);
-    case 'show':
-      return id === null ? { text: INCIDENT_USAGE } : incidentTimeline(await getIncident(ctx, company, id));
-    case 'resolve': {
-      if (id === null) return { text: INCIDENT_USAGE };
-      // The message as typed, spacing and all: everything after the id.
-      const message = unescape(command.text).replace(/^\s*\S+\s+\S+\s*/, '');
-      const resolved = await resolveIncident(ctx, company, id, message || undefined);
-      return { text: `Resolved incident *#${resolved.id}*: ${esc(resolved.title)}` };
+/** A verb's reply, shown to whoever asked: a form opens as a modal, anything else as an ephemeral message. */
+async function show(
+  deps: SlackDeps,
+  reply: ChatReply,
+  client: webApi.WebClient,
+  opener: { triggerId: string; responseUrl: string; channelId: string },
+  respond: (message: { text: string; blocks?: unknown[] }) => Promise<unknown>,
+): Promise<void> {
+  if (reply.kind === 'form') {
+    try {
+      await openModal(client, reply.form, opener);
+    } catch (error) {
+      // The trigger_id lives 3 seconds; whoever asked can try again.
+      deps.logger.error('slack: views.open failed', error);
+      await respond({ text: FORM_NOT_OPENED });
     }
-    default:
-      return { text: INCIDENT_USAGE };
+    return;
   }
-}
-
-async function status(deps: CommandDeps, command: SlashCommand): Promise<SlackMessage> {
-  const { ctx } = deps;
-  const [name] = words(command.text);
-  if (!name) return { text: STATUS_USAGE };
-  const company = await companyForWorkspace(ctx, 'slack', command.team_id);
-  if (!company) return { text: NOT_LINKED };
-  try {
-    const service = await getServiceStatus(ctx, company, name);
-    return serviceStatus(service, await openIncidentsOf(deps, company, name));
-  } catch (error) {
-    if (!(error instanceof DomainError && error.code === 'not_found')) throw error;
-    const similar = await searchServices(ctx, company, name, 5);
-    if (similar.length === 0) throw error;
-    return { text: `There is no service \`${esc(name)}\`. Did you mean ${similar.map((s) => `\`${esc(s.urlname)}\` (${esc(s.name)})`).join(', ')}?` };
-  }
-}
-
-/** Null when the company's plan does not show the service's incidents. */
-async function openIncidentsOf(deps: CommandDeps, company: Company, urlname: string) {
-  try {
-    const incidents = await listServiceIncidents(deps.ctx, company, urlname, { includeUserReports: false });
-    return incidents.filter((i) => !i.resolved);
-  } catch (error) {
-    if (error instanceof DomainError && error.code === 'forbidden') return null;
-    throw error;
-  }
+  await respond(replyMessage(reply));
 }
 
 /** Acks at once, then answers through the response_url: the work may take longer than Slack's 3 seconds. */
-async function answer(
-  deps: CommandDeps,
-  args: SlackCommandMiddlewareArgs,
-  work: () => Promise<SlackMessage | null>,
-): Promise<void> {
-  await args.ack();
-  let reply: SlackMessage | null;
-  try {
-    reply = await work();
-  } catch (error) {
-    reply = { text: slackErrorText(error, deps.logger, `${args.command.command} ${words(args.command.text)[0] ?? ''}`.trim()) };
+export function registerCommands(app: App, deps: SlackDeps): void {
+  for (const name of SLACK_COMMANDS) {
+    app.command(name, async ({ ack, command, client, respond }) => {
+      await ack();
+      const c: SlashCommand = command;
+      const origin: SlackOrigin = { teamId: c.team_id, channelId: c.channel_id, userId: c.user_id };
+      const call = verbOf(name, c.text);
+      const reply = await runVerb(slackRequest(deps, origin, client), call, `${name} ${call.verb}`);
+      await show(deps, reply, client, { triggerId: c.trigger_id, responseUrl: c.response_url, channelId: c.channel_id }, (m) =>
+        respond({ response_type: 'ephemeral', ...(m as { text: string }) }),
+      );
+    });
   }
-  if (reply) await args.respond({ response_type: 'ephemeral', ...reply });
-}
 
-export function registerCommands(app: App, deps: CommandDeps): void {
-  app.command('/statusbot', (args) => answer(deps, args, () => statusbot(deps, args.command)));
-  app.command('/incident', (args) => answer(deps, args, () => incident(deps, args.command, args.client)));
-  app.command('/status', (args) => answer(deps, args, () => status(deps, args.command)));
+  /** A button of an incident's message: ack, then open its form with the trigger_id. */
+  const button = (form: 'update' | 'resolve') => async (args: SlackActionMiddlewareArgs<BlockButtonAction> & { client: webApi.WebClient }) => {
+    const { ack, body, action, client, respond } = args;
+    await ack();
+    const teamId = body.team?.id ?? body.user.team_id ?? '';
+    const channelId = body.channel?.id ?? '';
+    const id = Number(action.value);
+    const call: VerbCall = Number.isSafeInteger(id) ? { verb: 'form', form, target: id } : { verb: 'usage', syntax: 'incident' };
+    const reply = await runVerb(slackRequest(deps, { teamId, channelId, userId: body.user.id }, client), call, `the ${action.action_id} button`);
+    await show(deps, reply, client, { triggerId: body.trigger_id, responseUrl: body.response_url, channelId }, (m) =>
+      respond({ response_type: 'ephemeral', replace_original: false, ...(m as { text: string }) }),
+    );
+  };
+  app.action<BlockButtonAction>({ type: 'block_actions', action_id: ACTION_POST_UPDATE }, button('update'));
+  app.action<BlockButtonAction>({ type: 'block_actions', action_id: ACTION_RESOLVE }, button('resolve'));
 }

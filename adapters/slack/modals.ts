@@ -1,93 +1,149 @@
-import type {
-  App,
-  BlockButtonAction,
-  Middleware,
-  SlackActionMiddlewareArgs,
-  SlackViewMiddlewareArgs,
-  ViewSubmitAction,
-  webApi,
-} from '@slack/bolt';
-import { companyForWorkspace } from '../../src/domain/chat/chat-links.js';
-import type { Company } from '../../src/domain/companies/company.js';
-import type { DomainContext } from '../../src/domain/context.js';
-import { DomainError } from '../../src/domain/errors.js';
-import { createIncident, getIncident, resolveIncident, updateIncident } from '../../src/domain/incidents/incident-service.js';
-import { listCustomServices } from '../../src/domain/services/service-queries.js';
+import type { App, SlackViewMiddlewareArgs, ViewOutput, ViewSubmitAction, types as slack, webApi } from '@slack/bolt';
+import { RESOLUTION_STAGES, SEVERITIES } from '../../src/domain/incidents/incident.js';
+import type { ResolutionStage, Severity } from '../../src/domain/incidents/incident.js';
+import { DESCRIPTION_MAX, TITLE_MAX } from '../../src/domain/incidents/incident-input.js';
 import type { Logger } from '../../src/core/logger.js';
-import { ACTION_POST_UPDATE, ACTION_RESOLVE, NOT_LINKED, esc } from './blocks.js';
-import type { SlackMessage } from './blocks.js';
-import { slackErrorText } from './errors.js';
-import {
-  INCIDENT_FIELD_BLOCKS,
-  RESOLVE_FIELD_BLOCKS,
-  VIEW_NEW_INCIDENT,
-  VIEW_RESOLVE_INCIDENT,
-  VIEW_UPDATE_INCIDENT,
-  newIncidentView,
-  readMeta,
-  resolveIncidentView,
-  submittedValues,
-  updateIncidentView,
-} from './incident-views.js';
-import type { ModalMeta } from './incident-views.js';
+import { FALLBACK_FIELD } from '../chat/forms.js';
+import { SEVERITY_LABEL, STAGE_LABEL } from '../chat/labels.js';
+import type { FormKind, FormValues, IncidentForm } from '../chat/reply.js';
+import { FORM_FIELDS } from '../chat/reply.js';
+import { runVerb } from '../chat/verbs.js';
+import { esc } from './dialect.js';
+import type { SlackMessage } from './render.js';
+import { replyMessage } from './render.js';
+import { slackRequest } from './request.js';
+import type { SlackDeps } from './request.js';
 
-export interface ModalDeps {
-  ctx: DomainContext;
-  logger: Logger;
+/** The callback id of each form's modal. */
+const VIEW: Record<FormKind, string> = { new: 'incident_new', update: 'incident_update', resolve: 'incident_resolve' };
+const KIND_OF_VIEW = new Map(Object.entries(VIEW).map(([kind, id]) => [id, kind as FormKind]));
+
+/** What a modal carries from where it was opened to its submission. */
+interface ModalMeta {
+  /** Where the confirmation goes (the command's or the button's response_url). */
+  responseUrl: string | null;
+  channelId: string;
+  incidentId: number | null;
+  /** The stage the form showed, to tell whether the user changed it. */
+  stage: ResolutionStage | null;
 }
 
-type Client = webApi.WebClient;
+// Every input's element has this action id; blocks are told apart by block_id, named after the form's fields.
+const VALUE = 'value';
+// Block Kit allows 100 options in a static select.
+const OPTIONS_MAX = 100;
 
-/** Opens the form of `/incident new`; a message instead when the company has no service to open one on. */
-export async function openNewIncidentModal(
-  deps: ModalDeps,
-  client: Client,
-  company: Company,
-  opener: { triggerId: string; responseUrl: string | null },
-): Promise<SlackMessage | null> {
-  const services = await listCustomServices(deps.ctx, company);
-  if (services.length === 0) {
-    return { text: 'Your company has no custom services to open an incident on; declare them under `custom_services` in the config.' };
+const plain = (text: string): slack.PlainTextElement => ({ type: 'plain_text', text });
+const option = (value: string, label: string): slack.PlainTextOption => ({ value, text: plain(label) });
+
+function select(options: slack.PlainTextOption[], initial: string | null, placeholder?: string): slack.StaticSelect {
+  const chosen = options.find((o) => o.value === initial);
+  return {
+    type: 'static_select',
+    action_id: VALUE,
+    options,
+    ...(chosen ? { initial_option: chosen } : {}),
+    ...(placeholder ? { placeholder: plain(placeholder) } : {}),
+  };
+}
+
+function text(options: { initial?: string; multiline?: boolean; max: number; placeholder?: string }): slack.PlainTextInput {
+  return {
+    type: 'plain_text_input',
+    action_id: VALUE,
+    max_length: options.max,
+    ...(options.multiline ? { multiline: true } : {}),
+    ...(options.initial ? { initial_value: options.initial } : {}),
+    ...(options.placeholder ? { placeholder: plain(options.placeholder) } : {}),
+  };
+}
+
+const input = (blockId: string, label: string, element: slack.InputBlock['element'], optional = false): slack.InputBlock => ({
+  type: 'input',
+  block_id: blockId,
+  label: plain(label),
+  element,
+  optional,
+});
+
+const severity = (initial: Severity) => input('severity', 'Severity', select(SEVERITIES.map((s) => option(s, SEVERITY_LABEL[s])), initial));
+const stage = (initial: ResolutionStage) => input('stage', 'Stage', select(RESOLUTION_STAGES.map((s) => option(s, STAGE_LABEL[s])), initial));
+
+function readMeta(raw: string): ModalMeta {
+  try {
+    const parsed = JSON.parse(raw) as Partial<ModalMeta>;
+    return {
+      responseUrl: typeof parsed.responseUrl === 'string' ? parsed.responseUrl : null,
+      channelId: typeof parsed.channelId === 'string' ? parsed.channelId : '',
+      incidentId: typeof parsed.incidentId === 'number' ? parsed.incidentId : null,
+      stage: RESOLUTION_STAGES.find((s) => s === parsed.stage) ?? null,
+    };
+  } catch {
+    return { responseUrl: null, channelId: '', incidentId: null, stage: null };
   }
-  await client.views.open({ trigger_id: opener.triggerId, view: newIncidentView(services, opener.responseUrl) });
-  return null;
 }
 
-/** Opens a modal about one incident of the company, built by `view` from its current state. */
-const incidentModal =
-  (view: typeof updateIncidentView | typeof resolveIncidentView) =>
-  async (
-    deps: ModalDeps,
-    client: Client,
-    company: Company,
-    id: number,
-    opener: { triggerId: string; responseUrl: string | null },
-  ): Promise<null> => {
-    const incident = await getIncident(deps.ctx, company, id);
-    await client.views.open({ trigger_id: opener.triggerId, view: view(incident, opener.responseUrl) });
-    return null;
-  };
-
-export const openUpdateIncidentModal = incidentModal(updateIncidentView);
-const openResolveIncidentModal = incidentModal(resolveIncidentView);
-
-/** Inline errors: each field issue of the domain under the input it came from, anything else under `fallback`. */
-export function modalErrors(
-  error: unknown,
-  fields: Readonly<Record<string, string>>,
-  fallback: string,
-  logger: Logger,
-): Record<string, string> {
-  const errors: Record<string, string> = {};
-  const add = (block: string, message: string) => {
-    errors[block] = errors[block] ? `${errors[block]}; ${message}` : message;
-  };
-  if (error instanceof DomainError && error.code === 'invalid_input' && error.issues.length > 0) {
-    for (const issue of error.issues) add(fields[String(issue.path[0])] ?? fallback, issue.message);
+/** The modal of a form. */
+function formView(form: IncidentForm, meta: ModalMeta): slack.ModalView {
+  const i = form.incident;
+  let title: string;
+  let submit: string;
+  let blocks: slack.KnownBlock[];
+  if (form.kind === 'new') {
+    const choices = form.services.slice(0, OPTIONS_MAX).map((s) => option(String(s.id), s.name));
+    [title, submit] = ['New incident', 'Open incident'];
+    blocks = [
+      input('service', 'Service', select(choices, form.service ? String(form.service.id) : null, 'Which service?')),
+      input('title', 'Title', text({ max: TITLE_MAX, placeholder: 'What is wrong, in a few words' })),
+      severity('minor'),
+      stage(form.stage ?? 'investigating'),
+      input('description', 'Description', text({ multiline: true, max: DESCRIPTION_MAX, placeholder: 'What users see, what you know' }), true),
+    ];
+  } else if (form.kind === 'update') {
+    [title, submit] = [`Update #${i!.id}`, 'Save'];
+    blocks = [
+      input('title', 'Title', text({ max: TITLE_MAX, initial: i!.title })),
+      severity(i!.status),
+      stage(form.stage ?? 'investigating'),
+      input('description', 'Update', text({ multiline: true, max: DESCRIPTION_MAX, placeholder: 'What changed (posted as an update)' }), true),
+    ];
   } else {
-    add(fallback, slackErrorText(error, logger, 'a form submission'));
+    [title, submit] = [`Resolve #${i!.id}`, 'Resolve'];
+    blocks = [
+      { type: 'section', text: { type: 'mrkdwn', text: `Resolve *#${i!.id}*: ${esc(i!.title)}?` } },
+      input('message', 'Message', text({ multiline: true, max: DESCRIPTION_MAX, placeholder: 'Resolved.' }), true),
+    ];
   }
-  return errors;
+  return {
+    type: 'modal',
+    callback_id: VIEW[form.kind],
+    title: plain(title),
+    submit: plain(submit),
+    close: plain('Cancel'),
+    private_metadata: JSON.stringify({ ...meta, incidentId: i?.id ?? null, stage: form.stage }),
+    blocks,
+  };
+}
+
+/** Opens a form's modal with the trigger_id of the command or button that asked for it. */
+export async function openModal(
+  client: webApi.WebClient,
+  form: IncidentForm,
+  opener: { triggerId: string; responseUrl: string | null; channelId: string },
+): Promise<void> {
+  const meta = { responseUrl: opener.responseUrl, channelId: opener.channelId, incidentId: null, stage: null };
+  await client.views.open({ trigger_id: opener.triggerId, view: formView(form, meta) });
+}
+
+/** The submitted values by field: a text input's value or a select's chosen option; absent when left empty. */
+function submittedValues(view: ViewOutput): FormValues {
+  const values: FormValues = {};
+  for (const field of FORM_FIELDS) {
+    const v = view.state.values[field]?.[VALUE];
+    const value = v?.value ?? v?.selected_option?.value ?? undefined;
+    if (value !== undefined && value !== null) values[field] = value;
+  }
+  return values;
 }
 
 /** The confirmation after a form closed, through the response_url of the command or button that opened it. */
@@ -106,113 +162,28 @@ async function confirm(responseUrl: string | null, message: SlackMessage, logger
   }
 }
 
-type Values = Record<string, string | undefined>;
-type Submit = (company: Company, values: Values, meta: ModalMeta) => Promise<SlackMessage>;
-
 /**
  * A form's submission runs before the ack: only the ack can keep the form
  * open with errors under its fields. The domain call is local and fast.
  */
-function onSubmit(
-  deps: ModalDeps,
-  fields: Readonly<Record<string, string>>,
-  fallback: string,
-  run: Submit,
-): Middleware<SlackViewMiddlewareArgs<ViewSubmitAction>> {
-  return async ({ ack, body, view }) => {
-    const meta = readMeta(view.private_metadata);
-    let done: SlackMessage;
-    try {
-      const company = await companyForWorkspace(deps.ctx, 'slack', body.team?.id ?? body.user.team_id ?? '');
-      if (!company) {
-        await ack({ response_action: 'errors', errors: { [fallback]: NOT_LINKED } });
-        return;
-      }
-      done = await run(company, submittedValues(view), meta);
-    } catch (error) {
-      await ack({ response_action: 'errors', errors: modalErrors(error, fields, fallback, deps.logger) });
-      return;
-    }
-    await ack();
-    await confirm(meta.responseUrl, done, deps.logger);
-  };
+async function onSubmit(deps: SlackDeps, kind: FormKind, args: SlackViewMiddlewareArgs<ViewSubmitAction> & { client: webApi.WebClient }) {
+  const { ack, body, view, client } = args;
+  const meta = readMeta(view.private_metadata);
+  const teamId = body.team?.id ?? body.user.team_id ?? '';
+  const req = slackRequest(deps, { teamId, channelId: meta.channelId, userId: body.user.id }, client);
+  const ref = { kind, incidentId: meta.incidentId, serviceId: null, shownStage: meta.stage };
+  const reply = await runVerb(req, { verb: 'submit', ref, values: submittedValues(view) }, `the ${kind} incident form`);
+  if (reply.kind === 'error') {
+    const errors = Object.keys(reply.fields).length > 0 ? reply.fields : { [FALLBACK_FIELD[kind]]: reply.text };
+    await ack({ response_action: 'errors', errors: errors as Record<string, string> });
+    return;
+  }
+  await ack();
+  if (reply.kind !== 'form') await confirm(meta.responseUrl, replyMessage(reply), deps.logger);
 }
 
-const defined = (input: Record<string, unknown>) => Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined));
-
-function incidentIdOf(meta: ModalMeta): number {
-  if (meta.incidentId === null) throw new DomainError('not_found', 'The incident of this form is unknown');
-  return meta.incidentId;
-}
-
-export function registerModals(app: App, deps: ModalDeps): void {
-  const { ctx } = deps;
-
-  app.view<ViewSubmitAction>(
-    VIEW_NEW_INCIDENT,
-    onSubmit(deps, INCIDENT_FIELD_BLOCKS, 'title', async (company, v) => {
-      const incident = await createIncident(
-        ctx,
-        company,
-        defined({
-          service_id: v.service === undefined ? undefined : Number(v.service),
-          title: v.title ?? '',
-          status: v.severity,
-          resolution_stage: v.stage,
-          description: v.description,
-        }),
-      );
-      return { text: `Opened incident *#${incident.id}* on ${esc(incident.serviceName)}: ${esc(incident.title)}` };
-    }),
-  );
-
-  app.view<ViewSubmitAction>(
-    VIEW_UPDATE_INCIDENT,
-    onSubmit(deps, INCIDENT_FIELD_BLOCKS, 'title', async (company, v, meta) => {
-      const message = v.description?.trim() ?? '';
-      // A new update only when there is something to say: a message, or a new stage.
-      const update = message !== '' || (v.stage !== undefined && v.stage !== meta.stage);
-      const incident = await updateIncident(
-        ctx,
-        company,
-        incidentIdOf(meta),
-        defined({
-          title: v.title ?? '',
-          status: v.severity,
-          ...(update ? { description: message, resolution_stage: v.stage ?? meta.stage ?? undefined } : {}),
-        }),
-      );
-      return { text: `Updated incident *#${incident.id}*: ${esc(incident.title)}` };
-    }),
-  );
-
-  app.view<ViewSubmitAction>(
-    VIEW_RESOLVE_INCIDENT,
-    onSubmit(deps, RESOLVE_FIELD_BLOCKS, 'message', async (company, v, meta) => {
-      const incident = await resolveIncident(ctx, company, incidentIdOf(meta), v.message);
-      return { text: `Resolved incident *#${incident.id}*: ${esc(incident.title)}` };
-    }),
-  );
-
-  /** A button of an incident's message: ack, then open its form with the trigger_id. */
-  const button =
-    (open: typeof openResolveIncidentModal): Middleware<SlackActionMiddlewareArgs<BlockButtonAction>> =>
-    async ({ ack, body, action, client, respond }) => {
-      await ack();
-      const answer = async (text: string) => {
-        await respond({ response_type: 'ephemeral', replace_original: false, text });
-      };
-      try {
-        const company = await companyForWorkspace(ctx, 'slack', body.team?.id ?? body.user.team_id ?? '');
-        if (!company) return answer(NOT_LINKED);
-        const id = Number(action.value);
-        if (!Number.isSafeInteger(id)) return answer('This button names no incident.');
-        await open(deps, client, company, id, { triggerId: body.trigger_id, responseUrl: body.response_url });
-      } catch (error) {
-        await answer(slackErrorText(error, deps.logger, `the ${action.action_id} button`));
-      }
-    };
-
-  app.action<BlockButtonAction>({ type: 'block_actions', action_id: ACTION_POST_UPDATE }, button(openUpdateIncidentModal));
-  app.action<BlockButtonAction>({ type: 'block_actions', action_id: ACTION_RESOLVE }, button(openResolveIncidentModal));
+export function registerModals(app: App, deps: SlackDeps): void {
+  for (const [callbackId, kind] of KIND_OF_VIEW) {
+    app.view<ViewSubmitAction>(callbackId, (args) => onSubmit(deps, kind, args));
+  }
 }

@@ -95,7 +95,13 @@ const company = z.strictObject({
   custom_monitors: z.array(customMonitor).default([]),
   boards: z.array(board).default([]),
   status_pages: z.array(statusPage).default([]),
-  slack: z.strictObject({ team_id: z.string().trim().min(1).max(100) }).optional(),
+  slack: z
+    .strictObject({
+      team_id: z.string().trim().min(1).max(100).optional(),
+      /** Slack user ids (U…) that may link the workspace and change what channels follow, besides workspace admins and owners. */
+      admins: z.array(z.string().trim().regex(/^[UW][A-Z0-9]{2,}$/, { error: 'must be a Slack user id such as U0123ABCD' })).max(1000).default([]),
+    })
+    .optional(),
   discord: z.strictObject({ guild_id: z.string().trim().min(1).max(100) }).optional(),
   channels: z.array(channel).default([]),
 });
@@ -124,7 +130,7 @@ export const configFileSchema = z
   .superRefine((config, ctx) => {
     config.companies.forEach((c, i) =>
       c.channels.forEach((ch, j) => {
-        if (ch.slack !== undefined && !c.slack) {
+        if (ch.slack !== undefined && !c.slack?.team_id) {
           ctx.addIssue({ code: 'custom', path: ['companies', i, 'channels', j, 'slack'], message: 'needs slack.team_id on the company' });
         }
         if (ch.discord !== undefined && !c.discord) {

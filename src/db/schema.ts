@@ -162,6 +162,12 @@ export interface ChatLinksTable {
   created_at: number;
 }
 
+export interface ChatAdminsTable {
+  company_id: number;
+  platform: ChatPlatform;
+  user_id: string;
+}
+
 export interface ChannelSubscriptionsTable {
   id: Generated<number>;
   company_id: number;
@@ -221,6 +227,7 @@ export interface Database {
   meta: MetaTable;
   job_leases: JobLeasesTable;
   chat_links: ChatLinksTable;
+  chat_admins: ChatAdminsTable;
   channel_subscriptions: ChannelSubscriptionsTable;
   chat_messages: ChatMessagesTable;
 }

@@ -2,9 +2,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { queueDueDigests } from '../../src/domain/boards/board-digest.js';
 import { startFakeDiscord } from '../fakes/fake-discord.js';
 import type { DiscordCall, FakeDiscord } from '../fakes/fake-discord.js';
-import { startTestServer } from '../helpers/test-server.js';
+import { FAST_DELIVERY, startTestServer } from '../helpers/test-server.js';
 import type { TestServer } from '../helpers/test-server.js';
-import { FAST_DELIVERY, discordConfig, discordEnv } from './discord-env.js';
+import { discordConfig, discordEnv } from '../helpers/discord.js';
 
 const INCIDENTS = '222';
 const SERVICE = '223';
@@ -47,7 +47,7 @@ async function open(title: string) {
 }
 
 describe('incident announcements', () => {
-  it('post one message, then edit it in place and reply once per update, in order', async () => {
+  it('post one message, then edit it in place and reply once per update (the opening one too), in order', async () => {
     const id = await open('Checkout down');
     await s.api('PATCH', `/api/v2/incidents/${id}`, { body: { description: 'Found it', resolution_stage: 'identified' } });
     await s.api('PATCH', `/api/v2/incidents/${id}`, { body: { title: 'Checkout down (EU)' } });
@@ -55,9 +55,9 @@ describe('incident announcements', () => {
     await settle();
 
     const calls = okCalls(INCIDENTS);
-    expect(calls.map(step)).toEqual(['POST message', 'PATCH edit', 'POST reply', 'PATCH edit', 'PATCH edit', 'POST reply']);
+    expect(calls.map(step)).toEqual(['POST message', 'POST reply', 'PATCH edit', 'POST reply', 'PATCH edit', 'PATCH edit', 'POST reply']);
     const [main, ...messages] = fake.channel(INCIDENTS);
-    expect(messages.map((m) => m.replyTo)).toEqual([main!.id, main!.id]);
+    expect(messages.map((m) => m.replyTo)).toEqual([main!.id, main!.id, main!.id]);
     for (const c of calls.filter((x) => x.method === 'PATCH')) expect(c.path).toBe(`/channels/${INCIDENTS}/messages/${main!.id}`);
 
     const created = calls[0]!.body;
@@ -75,8 +75,9 @@ describe('incident announcements', () => {
     expect(finalState.embeds[0].title).toBe(`✅ #${id} Checkout down (EU)`);
     expect(finalState.embeds[0].fields.find((f: any) => f.name === 'Stage').value).toBe('Resolved');
     expect(finalState.components[0].components.map((b: any) => b.label)).toEqual(['Post update']);
-    expect(messages[0]!.body.embeds[0]).toMatchObject({ title: `Identified · #${id} Checkout down`, description: 'Found it' });
-    expect(messages[1]!.body.embeds[0]).toMatchObject({ title: `Resolved · #${id} Checkout down (EU)`, description: 'All good' });
+    expect(messages[0]!.body.embeds[0]).toMatchObject({ title: `Investigating · #${id} Checkout down`, description: 'First look' });
+    expect(messages[1]!.body.embeds[0]).toMatchObject({ title: `Identified · #${id} Checkout down`, description: 'Found it' });
+    expect(messages[2]!.body.embeds[0]).toMatchObject({ title: `Resolved · #${id} Checkout down (EU)`, description: 'All good' });
     expect(calls[0]!.headers.authorization).toBe('Bot fake-discord-bot-token');
   });
 
@@ -90,6 +91,8 @@ describe('incident announcements', () => {
     expect(tops.map((m) => m.body.embeds[0].title)).toEqual([`🟠 #${a} A`, `🟠 #${b} B`]);
     const replies = fake.channel(INCIDENTS).filter((m) => m.replyTo);
     expect(replies.map((m) => [m.replyTo, m.body.embeds[0].description])).toEqual([
+      [tops[0]!.id, 'First look'],
+      [tops[1]!.id, 'First look'],
       [tops[0]!.id, 'a1'],
       [tops[1]!.id, 'b1'],
     ]);
@@ -103,7 +106,7 @@ describe('incident announcements', () => {
     await s.api('PATCH', `/api/v2/incidents/${id}`, { body: { title: 'Gone again' } });
     await s.api('PATCH', `/api/v2/incidents/${id}`, { body: { status: 'major' } });
     await settle();
-    const [second, ...rest] = fake.channel(INCIDENTS);
+    const [second, ...rest] = fake.channel(INCIDENTS).filter((m) => !m.replyTo);
     expect(rest).toHaveLength(0);
     expect(second!.id).not.toBe(first!.id);
     expect(second!.edits).toBe(1);

@@ -11,9 +11,9 @@ import { createScheduler } from '../../src/jobs/scheduler.js';
 import type { Scheduler } from '../../src/jobs/scheduler.js';
 import { startFakeDiscord } from '../fakes/fake-discord.js';
 import type { DiscordCall, FakeDiscord } from '../fakes/fake-discord.js';
-import { ACME_BOARD, ACME_KEY, T0, startTestServer } from '../helpers/test-server.js';
+import { ACME_BOARD, ACME_KEY, FAST_DELIVERY, T0, startTestServer } from '../helpers/test-server.js';
 import type { TestServer } from '../helpers/test-server.js';
-import { FAST_DELIVERY, discordEnv } from './discord-env.js';
+import { discordEnv } from '../helpers/discord.js';
 
 /** A new message for every digest that changed. */
 const DAILY = '301';

@@ -6,7 +6,7 @@ import type { FakeGateway } from '../fakes/fake-discord-gateway.js';
 import { command, modalSubmit } from '../fakes/discord-interactions.js';
 import { startTestServer } from '../helpers/test-server.js';
 import type { TestServer } from '../helpers/test-server.js';
-import { discordConfig, discordEnv } from './discord-env.js';
+import { discordConfig, discordEnv } from '../helpers/discord.js';
 
 let fake: FakeDiscord;
 let gateway: FakeGateway;
@@ -48,7 +48,7 @@ describe('gateway mode', () => {
     const submit = modalSubmit('incident:new:1001', { title: 'Via gateway', severity: ['major'], stage: ['investigating'], description: '' });
     gateway.dispatch('INTERACTION_CREATE', submit);
     const call = await callbackOf(submit);
-    expect(call.body.data.content).toMatch(/^Opened incident #\d+ on Acme API: Via gateway$/);
+    expect(call.body.data.content).toMatch(/^Opened incident \*\*#\d+\*\* on Acme API: Via gateway$/);
     const row = await s.ctx.db.selectFrom('incidents').select(['title', 'status']).where('title', '=', 'Via gateway').executeTakeFirst();
     expect(row).toEqual({ title: 'Via gateway', status: 'major' });
   });

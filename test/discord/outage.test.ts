@@ -4,9 +4,9 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeDiscord } from '../fakes/fake-discord.js';
 import type { FakeDiscord } from '../fakes/fake-discord.js';
-import { startTestServer } from '../helpers/test-server.js';
+import { FAST_DELIVERY, startTestServer } from '../helpers/test-server.js';
 import type { TestServer, TestServerOptions } from '../helpers/test-server.js';
-import { FAST_DELIVERY, discordConfig, discordEnv } from './discord-env.js';
+import { discordConfig, discordEnv } from '../helpers/discord.js';
 
 const A = '222';
 const B = '225';
@@ -55,8 +55,8 @@ function timeline(channelId: string) {
 
 /** Two incidents with updates, interleaved. */
 async function story(s: TestServer, prefix: string) {
-  const one = Number((await s.api('POST', '/api/v2/incidents', { body: { service_id: 1001, title: `${prefix} one` } })).body.data.id);
-  const two = Number((await s.api('POST', '/api/v2/incidents', { body: { service_id: 1002, title: `${prefix} two` } })).body.data.id);
+  const one = Number((await s.api('POST', '/api/v2/incidents', { body: { service_id: 1001, title: `${prefix} one`, description: 'one 0' } })).body.data.id);
+  const two = Number((await s.api('POST', '/api/v2/incidents', { body: { service_id: 1002, title: `${prefix} two`, description: 'two 0' } })).body.data.id);
   for (const [id, text, stage] of [
     [one, 'one a', 'identified'],
     [two, 'two a', 'identified'],
@@ -71,8 +71,8 @@ async function story(s: TestServer, prefix: string) {
 }
 
 const expected = (prefix: string, one: number, two: number) => [
-  { title: `✅ #${one} ${prefix} one`, replies: ['one a', 'one b', 'one c'] },
-  { title: `✅ #${two} ${prefix} two`, replies: ['two a', 'two b'] },
+  { title: `✅ #${one} ${prefix} one`, replies: ['one 0', 'one a', 'one b', 'one c'] },
+  { title: `✅ #${two} ${prefix} two`, replies: ['two 0', 'two a', 'two b'] },
 ];
 
 describe('delivery through a Discord outage', () => {
@@ -104,15 +104,15 @@ describe('delivery through a Discord outage', () => {
     fake.failNext(1, { status: 500, afterApplying: true }, (c) => c.method === 'POST' && c.path === `/channels/${A}/messages`);
     const id = Number((await s.api('POST', '/api/v2/incidents', { body: { service_id: 1001, title: 'Lost answer' } })).body.data.id);
     await settle(s);
-    expect(fake.channel(A).map((m) => m.body.embeds[0].title)).toEqual([`🟠 #${id} Lost answer`]);
-    const posts = fake.calls.filter((c) => c.method === 'POST' && c.path === `/channels/${A}/messages`);
+    expect(fake.channel(A).filter((m) => !m.replyTo).map((m) => m.body.embeds[0].title)).toEqual([`🟠 #${id} Lost answer`]);
+    const posts = fake.calls.filter((c) => c.method === 'POST' && c.path === `/channels/${A}/messages` && !c.body.message_reference);
     expect(posts.map((c) => c.status)).toEqual([500, 200]);
     expect(posts[1]!.body.nonce).toBe(posts[0]!.body.nonce);
   });
 
   it('a failed reply is retried without repeating the edit that already went through', async () => {
     const s = await start();
-    const id = Number((await s.api('POST', '/api/v2/incidents', { body: { service_id: 1001, title: 'Half done' } })).body.data.id);
+    const id = Number((await s.api('POST', '/api/v2/incidents', { body: { service_id: 1001, title: 'Half done', description: 'opening' } })).body.data.id);
     await settle(s);
     fake.failNext(3, { status: 500 }, (c) => c.method === 'POST');
     await s.api('PATCH', `/api/v2/incidents/${id}`, { body: { description: 'step', resolution_stage: 'identified' } });
@@ -120,7 +120,7 @@ describe('delivery through a Discord outage', () => {
     for (const channelId of [A, B]) {
       const [main, ...replies] = fake.channel(channelId);
       expect(main!.edits).toBe(1);
-      expect(replies.map((r) => r.body.embeds[0].description)).toEqual(['step']);
+      expect(replies.map((r) => r.body.embeds[0].description)).toEqual(['opening', 'step']);
     }
   });
 
@@ -139,14 +139,14 @@ describe('delivery through a Discord outage', () => {
 
   it('a restart in the middle of a row resumes from its recorded steps', async () => {
     const s = await start();
-    const id = Number((await s.api('POST', '/api/v2/incidents', { body: { service_id: 1001, title: 'Crash' } })).body.data.id);
+    const id = Number((await s.api('POST', '/api/v2/incidents', { body: { service_id: 1001, title: 'Crash', description: 'crash' } })).body.data.id);
     await settle(s);
     // The reply to channel A keeps failing, so the row stays pending with its edit recorded.
     fake.failNext(1000, { status: 500 }, (c) => c.method === 'POST' && c.path === `/channels/${A}/messages`);
     await s.api('PATCH', `/api/v2/incidents/${id}`, { body: { description: 'before crash', resolution_stage: 'identified' } });
     await fake.waitFor(async () => {
       const row = await s.ctx.db.selectFrom('outbox').select(['progress', 'attempts']).where('stream', '=', `discord:111:${A}`).where('state', '=', 'pending').executeTakeFirst();
-      return row && row.attempts >= 1 && row.progress?.includes('main');
+      return row && row.attempts >= 1 && row.progress?.includes('message');
     });
     await servers.pop()!.stop();
     fake.heal();
@@ -155,6 +155,6 @@ describe('delivery through a Discord outage', () => {
     await settle(again);
     const [main, ...replies] = fake.channel(A);
     expect(main!.edits).toBe(1);
-    expect(replies.map((r) => r.body.embeds[0].description)).toEqual(['before crash']);
+    expect(replies.map((r) => r.body.embeds[0].description)).toEqual(['crash', 'before crash']);
   });
 });

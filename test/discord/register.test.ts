@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { registerDiscordCommands } from '../../adapters/discord/register.js';
+import { commandDefinitions, registerDiscordCommands } from '../../adapters/discord/command-definitions.js';
+import { verbOf } from '../../adapters/discord/commands.js';
 import { readChatEnv } from '../../src/config/env.js';
 import { FAKE_APPLICATION_ID, startFakeDiscord } from '../fakes/fake-discord.js';
 import type { FakeDiscord } from '../fakes/fake-discord.js';
-import { discordEnv } from './discord-env.js';
+import { discordEnv } from '../helpers/discord.js';
 
 let fake: FakeDiscord;
 beforeAll(async () => {
@@ -40,6 +41,7 @@ describe('registerDiscordCommands', () => {
       'incident show',
       'status',
       'statusbot help',
+      'statusbot status',
       'statusbot link',
       'statusbot subscribe incidents',
       'statusbot subscribe service',
@@ -59,5 +61,29 @@ describe('registerDiscordCommands', () => {
   it('PUTs globally without a guild', async () => {
     expect(await registerDiscordCommands({ env: env(), guildId: null })).toEqual({ count: 3, scope: 'globally' });
     expect(fake.calls.at(-1)!.path).toBe(`/applications/${FAKE_APPLICATION_ID}/commands`);
+  });
+});
+
+describe('the declared commands', () => {
+  /** An interaction's data for one leaf, with a value for every option it declares. */
+  function dataFor(command: any, path: string[]): any {
+    const fill = (options: any[] = []) =>
+      options.map((o) => ({ name: o.name, type: o.type, value: o.type === 4 ? 7 : o.type === 5 ? true : 'acme-api' }));
+    const nest = (options: any[] = [], rest: string[]): any[] => {
+      if (rest.length === 0) return fill(options);
+      const sub = options.find((o) => o.name === rest[0]);
+      return [{ name: sub.name, type: sub.type, options: nest(sub.options, rest.slice(1)) }];
+    };
+    return { id: '1', name: command.name, type: 1, options: nest(command.options, path) };
+  }
+
+  it('are each handled: every leaf reads as a verb, none as unknown or as usage', () => {
+    for (const command of commandDefinitions()) {
+      for (const leaf of leaves(command)) {
+        const call = verbOf(dataFor(command, leaf.split(' ').slice(1)));
+        expect(call.verb, leaf).not.toBe('unknown');
+        expect(call.verb, leaf).not.toBe('usage');
+      }
+    }
   });
 });

@@ -4,7 +4,7 @@ import { listChannelSubscriptions, subscribeChannel, unsubscribeChannel } from '
 import { authenticate } from '../../src/domain/companies/api-keys.js';
 import { DomainError } from '../../src/domain/errors.js';
 import type { Announcement } from '../../src/domain/notifications/announcement.js';
-import { ACME_KEY, GLOBEX_KEY, startTestServer } from '../helpers/test-server.js';
+import { ACME_BOARD, ACME_KEY, GLOBEX_KEY, startTestServer } from '../helpers/test-server.js';
 import type { TestServer } from '../helpers/test-server.js';
 
 const CONFIG = `
@@ -16,7 +16,7 @@ companies:
     custom_services:
       - { id: 1001, name: Acme API, urlname: acme-api }
     boards:
-      - { id: 5d0e8f8e-8b1c-4c55-9d7a-2f1f0c0f4a01, name: Vendors, urlname: vendors, services: [{ urlname: demo-service }] }
+      - { id: ${ACME_BOARD}, name: Vendors, urlname: vendors, services: [{ urlname: demo-service }] }
     slack: { team_id: T-ACME }
     discord: { guild_id: "111" }
     channels:

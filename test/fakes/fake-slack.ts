@@ -44,7 +44,7 @@ export interface FakeSocket {
 
 /**
  * A local Slack Web API (auth.test, chat.postMessage, chat.update,
- * chat.postEphemeral, views.open, apps.connections.open), a Socket Mode
+ * chat.postEphemeral, users.info, views.open, apps.connections.open), a Socket Mode
  * WebSocket, and a response_url endpoint on 127.0.0.1. It
  * records every call and keeps the messages it was asked to post, and can be
  * told to answer 500 or 429 for a while.
@@ -65,6 +65,8 @@ export interface FakeSlack {
   failNext(count: number, failure: FakeFailure, when?: (call: { method: string; body: Record<string, any> }) => boolean): void;
   /** Stops all injected failures. */
   heal(): void;
+  /** The workspace's members as users.info answers; UALICE is an admin, UBOB a plain member. */
+  users: Map<string, { is_admin?: boolean; is_owner?: boolean; is_primary_owner?: boolean }>;
   /** Answers a method only after `ms` (0 to stop). */
   slowDown(method: string, ms: number): void;
   /** Polls until the probe (which may be async) gives a truthy value. */
@@ -92,6 +94,10 @@ export async function startFakeSlack(options: { token?: string; appToken?: strin
   let failures: { failure: FakeFailure; when: ((c: { method: string; body: Record<string, any> }) => boolean) | undefined }[] = [];
   let clock = 0;
   const delays = new Map<string, number>();
+  const users = new Map<string, { is_admin?: boolean; is_owner?: boolean; is_primary_owner?: boolean }>([
+    ['UALICE', { is_admin: true }],
+    ['UBOB', {}],
+  ]);
   let views = 0;
   const nextTs = () => `1700000000.${String(++clock).padStart(6, '0')}`;
 
@@ -125,6 +131,11 @@ export async function startFakeSlack(options: { token?: string; appToken?: strin
         record.blocks = body.blocks ?? record.blocks;
         record.edits++;
         return { ok: true, channel: body.channel, ts: record.ts, text: record.text };
+      }
+      case 'users.info': {
+        const user = users.get(String(body.user));
+        if (!user) return { ok: false, error: 'user_not_found' };
+        return { ok: true, user: { id: body.user, name: String(body.user).toLowerCase(), is_admin: false, is_owner: false, is_primary_owner: false, ...user } };
       }
       case 'chat.postEphemeral':
         return { ok: true, message_ts: nextTs() };
@@ -219,6 +230,7 @@ export async function startFakeSlack(options: { token?: string; appToken?: strin
         return acked;
       },
     },
+    users,
     responseUrl: (name = 'r') => `${url}/respond/${encodeURIComponent(name)}`,
     ok: (method) => calls.filter((c) => c.ok && (method === undefined || c.method === method)),
     failNext(count, failure, when) {

@@ -16,6 +16,9 @@ export const FREE_KEY = 'initech-key-1';
 export const ACME_BOARD = '5d0e8f8e-8b1c-4c55-9d7a-2f1f0c0f4a01';
 export const GLOBEX_BOARD = '7a1c2b3d-0000-4000-8000-00000000beef';
 
+/** Outbox delivery with short retries, for tests that watch messages arrive. */
+export const FAST_DELIVERY = { enabled: true, baseDelayMs: 20, maxDelayMs: 200, pollMs: 20 } as const;
+
 /** The example config of the README's configuration section, verbatim: it must keep working exactly as written. */
 export const README_EXAMPLE_CONFIG = `public_url: http://localhost:8080
 services:

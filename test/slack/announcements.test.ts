@@ -2,13 +2,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeSlack } from '../fakes/fake-slack.js';
 import type { FakeSlack, SlackCall } from '../fakes/fake-slack.js';
 import type { TestServer } from '../helpers/test-server.js';
-import { INCIDENTS_CHANNEL, STATUS_CHANNEL, buttonClick, interaction, startSlackServer, viewsOpenedWith } from './slack-harness.js';
+import { INCIDENTS_CHANNEL, STATUS_CHANNEL, buttonClick, interaction, startSlackServer, viewsOpenedWith } from '../helpers/slack.js';
+import { FAST_DELIVERY } from '../helpers/test-server.js';
 
 let fake: FakeSlack;
 let s: TestServer;
 beforeAll(async () => {
   fake = await startFakeSlack();
-  s = await startSlackServer(fake, { delivery: { enabled: true, baseDelayMs: 20, maxDelayMs: 200, pollMs: 20 } });
+  s = await startSlackServer(fake, { delivery: FAST_DELIVERY });
 });
 afterAll(async () => {
   await s.stop();

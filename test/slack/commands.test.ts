@@ -1,9 +1,10 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeSlack } from '../fakes/fake-slack.js';
 import type { FakeSlack } from '../fakes/fake-slack.js';
+import { ACME_TEAM, GLOBEX_TEAM, ask, buttonClick, commandBody, interaction, postEvent, startSlackServer, submission, viewsOpenedWith } from '../helpers/slack.js';
 import type { TestServer } from '../helpers/test-server.js';
-import { ACME_KEY, ACME_TEAM, BOARD_ID, GLOBEX_KEY, GLOBEX_TEAM, ask, commandBody, postEvent, startSlackServer } from './slack-harness.js';
 
+/** What only Slack has: commands typed as text, acks within 3 seconds, Block Kit modals. The verbs themselves: test/chat. */
 let fake: FakeSlack;
 let s: TestServer;
 beforeAll(async () => {
@@ -14,225 +15,63 @@ afterAll(async () => {
   await s.stop();
   await fake.close();
 });
-afterEach(() => {
-  vi.restoreAllMocks();
-});
 
-const NOT_LINKED = /not linked to a statusbot company yet: run `\/statusbot link <api-key>`/;
+const rows = (channel: string) => s.ctx.db.selectFrom('channel_subscriptions').select('kind').where('channel_id', '=', channel).execute();
 
-async function createIncident(body: Record<string, unknown>, key = ACME_KEY) {
-  const res = await s.api('POST', '/api/v2/incidents', { key, body });
-  expect(res.status, res.text).toBe(201);
-  return Number(res.body.data.id);
+/** Sends a command and returns the view that views.open got. */
+async function openFromCommand(text: string) {
+  const cmd = commandBody(fake, { command: '/incident', text });
+  const res = await postEvent(s, cmd.body);
+  expect(res.status).toBe(200);
+  expect(res.text).toBe('');
+  const [call] = await fake.waitFor(() => {
+    const found = viewsOpenedWith(fake, cmd.triggerId);
+    return found.length ? found : null;
+  });
+  return call!.body.view;
 }
+const blockIds = (view: any) => view.blocks.map((b: any) => b.block_id ?? b.type);
+const block = (view: any, id: string) => view.blocks.find((b: any) => b.block_id === id);
 
-describe('an unlinked workspace', () => {
-  const team = 'TUNLINKED';
-
-  it('gets one ephemeral line on how to link for every command but help and link', async () => {
-    for (const [command, text] of [
-      ['/incident', 'list'],
-      ['/incident', 'new'],
-      ['/incident', 'show 1'],
-      ['/status', 'acme-api'],
-      ['/statusbot', 'subscriptions'],
-      ['/statusbot', 'subscribe incidents'],
-    ] as const) {
-      const { ack, answer } = await ask(s, fake, { command, text, team });
-      expect(ack.status).toBe(200);
-      expect(ack.text).toBe('');
-      expect(answer.response_type).toBe('ephemeral');
-      expect(answer.text).toMatch(NOT_LINKED);
-      expect(answer.text.split('\n')).toHaveLength(1);
-    }
-    expect(fake.calls.filter((c) => c.method === 'views.open')).toEqual([]);
-  });
-
-  it('gets help', async () => {
-    const { answer } = await ask(s, fake, { command: '/statusbot', text: 'help', team });
-    expect(answer.response_type).toBe('ephemeral');
-    for (const verb of ['/incident new', '/incident resolve', '/status', '/statusbot subscribe', '/statusbot link']) {
-      expect(answer.text).toContain(verb);
-    }
-  });
-});
-
-describe('/statusbot link', () => {
-  const team = 'TNEWTEAM';
-
-  it('refuses a wrong key ephemerally, without echoing or logging it, and links nothing', async () => {
-    const secret = 'wrong-key-0123456789';
-    const log = vi.spyOn(console, 'log');
-    const error = vi.spyOn(console, 'error');
-    const { answer } = await ask(s, fake, { command: '/statusbot', text: `link ${secret}`, team });
-    expect(answer.response_type).toBe('ephemeral');
-    expect(answer.text).toMatch(/not valid/);
-    expect(answer.text).not.toContain(secret);
-    expect(JSON.stringify([...log.mock.calls, ...error.mock.calls])).not.toContain(secret);
-    expect(await s.ctx.db.selectFrom('chat_links').selectAll().where('workspace_id', '=', team).execute()).toEqual([]);
-  });
-
-  it('links the workspace to the key\'s company; the answer names the company, not the key', async () => {
-    const log = vi.spyOn(console, 'log');
-    const { answer } = await ask(s, fake, { command: '/statusbot', text: `link ${GLOBEX_KEY}`, team });
-    expect(answer).toMatchObject({ response_type: 'ephemeral' });
-    expect(answer.text).toContain('Globex');
-    expect(answer.text).not.toContain(GLOBEX_KEY);
-    expect(JSON.stringify(log.mock.calls)).not.toContain(GLOBEX_KEY);
-    const rows = await s.ctx.db.selectFrom('chat_links').select(['platform', 'company_id']).where('workspace_id', '=', team).execute();
-    const globex = await s.ctx.db.selectFrom('companies').select('id').where('name', '=', 'Globex').executeTakeFirstOrThrow();
-    expect(rows).toEqual([{ platform: 'slack', company_id: globex.id }]);
-
-    const list = await ask(s, fake, { command: '/incident', text: 'list', team });
-    expect(list.answer.text).toBe('No open incidents. :tada:');
-  });
-
-  it('answers usage without a key', async () => {
-    const { answer } = await ask(s, fake, { command: '/statusbot', text: 'link', team: GLOBEX_TEAM });
-    expect(answer.text).toMatch(/^Usage: `\/statusbot link <api-key>`/);
-  });
-});
-
-describe('/statusbot subscribe | unsubscribe | subscriptions', () => {
-  const channel = 'CSUBS';
-  const rows = () =>
-    s.ctx.db
-      .selectFrom('channel_subscriptions')
-      .select(['kind', 'service_id', 'board_id', 'schedule', 'timezone', 'only_on_change', 'edit_in_place', 'workspace_id'])
-      .where('channel_id', '=', channel)
-      .orderBy('id')
-      .execute();
-  const run = (text: string) => ask(s, fake, { command: '/statusbot', text, channel });
-
-  it('subscribes the channel to incidents, a service and a board with digest settings', async () => {
-    expect((await run('subscriptions')).answer.text).toMatch(/follows nothing yet/);
-    expect((await run('subscribe incidents')).answer.text).toMatch(/^This channel now follows incidents of your company's services/);
-    expect((await run('subscribe service acme-cloud')).answer.text).toContain('status changes of Acme Cloud');
-    const board = await run('subscribe board vendors schedule=“0 8 * * 1-5” timezone=Europe/Berlin only-on-change');
-    expect(board.answer.text).toContain('digest of board Vendors');
-    expect(await rows()).toEqual([
-      { kind: 'incidents', service_id: null, board_id: null, schedule: null, timezone: null, only_on_change: 0, edit_in_place: 0, workspace_id: ACME_TEAM },
-      expect.objectContaining({ kind: 'service', board_id: null, workspace_id: ACME_TEAM }),
-      { kind: 'board', service_id: null, board_id: BOARD_ID, schedule: '0 8 * * 1-5', timezone: 'Europe/Berlin', only_on_change: 1, edit_in_place: 0, workspace_id: ACME_TEAM },
-    ]);
-
-    const list = (await run('subscriptions')).answer.text;
-    expect(list).toContain("incidents of your company's services");
-    expect(list).toContain('Acme Cloud');
-    expect(list).toContain('`0 8 * * 1-5` Europe/Berlin, only on change');
-  });
-
-  it('subscribing again updates the digest settings', async () => {
-    await run(`subscribe board ${BOARD_ID} schedule="30 7 * * *" edit-in-place`);
-    const board = (await rows()).filter((r) => r.kind === 'board');
-    expect(board).toEqual([expect.objectContaining({ schedule: '30 7 * * *', timezone: 'UTC', only_on_change: 0, edit_in_place: 1 })]);
-  });
-
-  it('explains invalid input and changes nothing', async () => {
-    const before = await rows();
-    const cases: [string, RegExp][] = [
-      ['subscribe board vendors timezone=Mars/Olympus', /timezone must be an IANA time zone/],
-      ['subscribe board vendors schedule="every day"', /schedule must be a cron expression/],
-      ['subscribe board vendors colour=blue', /colour is not a known field/],
-      ['subscribe service no-such-service', /The service does not exist/],
-      ['subscribe service globex-api', /The service does not exist/],
-      ['subscribe everything', /target must be one of/],
-      ['subscribe board nope', /The board does not exist/],
-    ];
-    for (const [text, expected] of cases) {
-      const { answer } = await run(text);
-      expect(answer.response_type).toBe('ephemeral');
-      expect(answer.text, text).toMatch(expected);
-    }
-    expect(await rows()).toEqual(before);
-  });
-
-  it('unsubscribes, and says so when the channel did not follow that', async () => {
-    expect((await run('unsubscribe service acme-cloud')).answer.text).toBe('This channel no longer follows service acme-cloud.');
-    expect((await rows()).map((r) => r.kind)).toEqual(['incidents', 'board']);
-    expect((await run('unsubscribe service acme-cloud')).answer.text).toMatch(/does not follow that/);
-    await run('unsubscribe incidents');
-    await run('unsubscribe board vendors');
-    expect(await rows()).toEqual([]);
-  });
-
-  it('a channel that follows one company cannot follow another', async () => {
-    const { answer } = await ask(s, fake, { command: '/statusbot', text: 'subscribe incidents', channel: 'CINCIDENTS', team: 'TNEWTEAM' });
-    expect(answer.text).toMatch(/already follows another company/);
-  });
-});
-
-describe('/incident list | show | resolve', () => {
-  it('lists the open incidents of the company only', async () => {
-    const mine = await createIncident({ service_id: 1001, title: 'API <errors> & timeouts', status: 'major' });
-    const theirs = await createIncident({ service_id: 2001, title: 'Globex trouble' }, GLOBEX_KEY);
-    const { answer } = await ask(s, fake, { command: '/incident', text: 'list' });
-    expect(answer.response_type).toBe('ephemeral');
-    expect(answer.text).toContain(`*#${mine}* :red_circle: API &lt;errors&gt; &amp; timeouts — Acme API`);
-    expect(answer.text).not.toContain(`#${theirs}`);
-  });
-
-  it('shows an incident with its timeline', async () => {
-    const id = await createIncident({ service_id: 1002, title: 'Slow pages', description: 'Looking into it' });
-    await s.api('PATCH', `/api/v2/incidents/${id}`, { body: { description: 'Cache node replaced', resolution_stage: 'monitoring' } });
-    const { answer } = await ask(s, fake, { command: '/incident', text: `show #${id}` });
-    expect(answer.text).toMatch(new RegExp(`^\\*#${id} Slow pages\\* — Acme Web`));
-    const investigating = answer.text.indexOf('*Investigating* — Looking into it');
-    const monitoring = answer.text.indexOf('*Monitoring* — Cache node replaced');
-    expect(investigating).toBeGreaterThan(0);
-    expect(monitoring).toBeGreaterThan(investigating);
-  });
-
-  it('does not show another company\'s incident', async () => {
-    const theirs = await createIncident({ service_id: 2001, title: 'Secret' }, GLOBEX_KEY);
-    const { answer } = await ask(s, fake, { command: '/incident', text: `show ${theirs}` });
-    expect(answer.text).toMatch(/The incident does not exist/);
-    expect(answer.text).not.toContain('Secret');
-  });
-
-  it('resolves with the message as typed', async () => {
-    const id = await createIncident({ service_id: 1001, title: 'Queue backlog' });
-    const { answer } = await ask(s, fake, { command: '/incident', text: `resolve ${id}   Drained the queue,  all good` });
-    expect(answer.text).toBe(`Resolved incident *#${id}*: Queue backlog`);
-    const res = await s.api('GET', `/api/v2/incidents/${id}`);
-    expect(res.body.data.attributes.resolved).toBe(true);
-    expect(res.body.data.attributes.updates.at(-1)).toMatchObject({ status: 'resolved', description: 'Drained the queue,  all good' });
-  });
-
-  it('answers usage for a missing or malformed id', async () => {
+describe('command text', () => {
+  it('answers usage for a missing or malformed incident id, an unknown verb, or no service', async () => {
     for (const text of ['resolve', 'show abc', 'update', 'frobnicate', '']) {
       const { answer } = await ask(s, fake, { command: '/incident', text });
       expect(answer.text, text).toMatch(/^Usage: `\/incident new/);
     }
-  });
-});
-
-describe('/status', () => {
-  it('shows a service\'s status and its open incidents', async () => {
-    const id = await createIncident({ service_id: 1002, title: 'Checkout down', status: 'major' });
-    const { answer } = await ask(s, fake, { command: '/status', text: 'acme-web' });
-    expect(answer.response_type).toBe('ephemeral');
-    expect(answer.text).toContain('Acme Web');
-    expect(answer.text).toContain(':red_circle: Major outage');
-    expect(answer.text).toContain(`*#${id}* :red_circle: Checkout down`);
+    for (const [command, text] of [
+      ['/service', '  '],
+      ['/statusbot', 'status'],
+    ] as const) {
+      const { answer } = await ask(s, fake, { command, text });
+      expect(answer.text).toMatch(/^Usage: `\/service <service>`/);
+    }
+    const { answer } = await ask(s, fake, { command: '/statusbot', text: 'link', team: GLOBEX_TEAM });
+    expect(answer.text).toMatch(/^Usage: `\/statusbot link <api-key>`/);
   });
 
-  it('shows a catalog service', async () => {
-    const { answer } = await ask(s, fake, { command: '/status', text: 'acme-cloud' });
-    expect(answer.text).toContain(':white_check_mark: Operational');
-    expect(answer.text).toContain('No open incidents.');
+  it('names an unknown /statusbot verb and shows the help', async () => {
+    const { answer } = await ask(s, fake, { command: '/statusbot', text: 'frobnicate' });
+    expect(answer.text).toMatch(/^There is no `\/statusbot frobnicate`/);
+    expect(answer.text).toContain('/statusbot subscribe incidents');
   });
 
-  it('suggests similar services for an unknown name, and hides other companies\'', async () => {
-    const similar = await ask(s, fake, { command: '/status', text: 'cloud' });
-    expect(similar.answer.text).toMatch(/There is no service `cloud`. Did you mean `acme-cloud` \(Acme Cloud\), `other-cloud`/);
-    const theirs = await ask(s, fake, { command: '/status', text: 'globex-api' });
-    expect(theirs.answer.text).toMatch(/The service does not exist/);
-  });
-
-  it('answers usage without a service', async () => {
-    const { answer } = await ask(s, fake, { command: '/status', text: '  ' });
-    expect(answer.text).toMatch(/^Usage: `\/status <service>`/);
+  it('reads quoted settings and flags of a board subscription; an unknown key or target is refused and changes nothing', async () => {
+    const subscribed = await ask(s, fake, {
+      command: '/statusbot',
+      text: 'subscribe board vendors schedule=“0 8 * * 1-5” timezone=Europe/Berlin only-on-change edit-in-place=no',
+      channel: 'CQUOTES',
+    });
+    expect(subscribed.answer.text).toContain('at `0 8 * * 1-5` Europe/Berlin, only on change.');
+    for (const [text, expected] of [
+      ['subscribe board vendors colour=blue', /colour is not a known field/],
+      ['subscribe everything', /target must be one of/],
+    ] as const) {
+      const { answer } = await ask(s, fake, { command: '/statusbot', text, channel: 'CQUOTES' });
+      expect(answer.response_type).toBe('ephemeral');
+      expect(answer.text, text).toMatch(expected);
+    }
+    expect(await rows('CQUOTES')).toEqual([{ kind: 'board' }]);
   });
 });
 
@@ -243,5 +82,65 @@ describe('acknowledgement', () => {
     expect(res.status).toBe(200);
     expect(res.text).toBe('');
     await fake.waitFor(() => fake.calls.find((c) => c.path === `/respond/${id}`));
+  });
+
+  it('acks before the modal is opened (a slow views.open does not hold the ack)', async () => {
+    fake.slowDown('views.open', 1_500);
+    try {
+      const cmd = commandBody(fake, { command: '/incident', text: 'new' });
+      const started = Date.now();
+      const res = await postEvent(s, cmd.body);
+      expect(res.status).toBe(200);
+      expect(Date.now() - started).toBeLessThan(1_000);
+      expect(viewsOpenedWith(fake, cmd.triggerId)).toEqual([]);
+      await fake.waitFor(() => viewsOpenedWith(fake, cmd.triggerId).length > 0);
+    } finally {
+      fake.slowDown('views.open', 0);
+    }
+  });
+});
+
+describe('modals', () => {
+  it("/incident new: the company's services as options, Block Kit limits, optional description", async () => {
+    const view = await openFromCommand('new');
+    expect(view).toMatchObject({ type: 'modal', callback_id: 'incident_new', title: { text: 'New incident' } });
+    expect(blockIds(view)).toEqual(['service', 'title', 'severity', 'stage', 'description']);
+    expect(block(view, 'service').element.options.map((o: any) => [o.value, o.text.text])).toEqual([
+      ['1001', 'Acme API'],
+      ['1002', 'Acme Web'],
+    ]);
+    expect(block(view, 'severity').element.options.map((o: any) => o.value)).toEqual(['minor', 'major']);
+    expect(block(view, 'stage').element.options.map((o: any) => o.value)).toEqual(['investigating', 'identified', 'monitoring', 'resolved']);
+    expect(block(view, 'description').optional).toBe(true);
+    expect(block(view, 'title').element.max_length).toBe(255);
+  });
+
+  it('the resolve modal asks about the incident by its title, escaped', async () => {
+    const res = await s.api('POST', '/api/v2/incidents', { body: { service_id: 1001, title: 'A <b> & c' } });
+    const id = String(res.body.data.id);
+    expect((await openFromCommand(`update ${id}`)).title.text).toBe(`Update #${id}`);
+    const click = buttonClick(fake, 'incident_resolve', id);
+    await interaction(s, click.payload);
+    const [opened] = await fake.waitFor(() => {
+      const found = viewsOpenedWith(fake, click.triggerId);
+      return found.length ? found : null;
+    });
+    const view = opened!.body.view;
+    expect(view).toMatchObject({ callback_id: 'incident_resolve', title: { text: `Resolve #${id}` } });
+    expect(blockIds(view)).toEqual(['section', 'message']);
+    expect(view.blocks[0].text.text).toBe(`Resolve *#${id}*: A &lt;b&gt; &amp; c?`);
+  });
+
+  it('a forged submission gets 401 and creates nothing', async () => {
+    const view = await openFromCommand('new');
+    const count = async () => (await s.ctx.db.selectFrom('incidents').select('id').execute()).length;
+    const before = await count();
+    const res = await interaction(
+      s,
+      submission(view, { service: { option: '1001' }, title: 'Forged', severity: { option: 'minor' }, stage: { option: 'investigating' } }, ACME_TEAM),
+      { signature: 'v0=00' },
+    );
+    expect(res.status).toBe(401);
+    expect(await count()).toBe(before);
   });
 });

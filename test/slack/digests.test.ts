@@ -10,9 +10,9 @@ import { createScheduler } from '../../src/jobs/scheduler.js';
 import type { Scheduler } from '../../src/jobs/scheduler.js';
 import { startFakeSlack } from '../fakes/fake-slack.js';
 import type { FakeSlack, SlackCall } from '../fakes/fake-slack.js';
-import { T0 } from '../helpers/test-server.js';
+import { ACME_BOARD, FAST_DELIVERY, T0 } from '../helpers/test-server.js';
 import type { TestServer } from '../helpers/test-server.js';
-import { ACME_KEY, ACME_TEAM, BOARD_ID, startSlackServer } from './slack-harness.js';
+import { ACME_KEY, ACME_TEAM, startSlackServer } from '../helpers/slack.js';
 
 /** A new message for every digest that changed. */
 const DAILY = 'CDIGEST';
@@ -30,7 +30,7 @@ companies:
     plan: business
     api_keys: ["${ACME_KEY}"]
     boards:
-      - id: ${BOARD_ID}
+      - id: ${ACME_BOARD}
         name: Vendors
         urlname: vendors
         services:
@@ -63,7 +63,7 @@ let wednesdayLoser: Scheduler;
 
 beforeAll(async () => {
   fake = await startFakeSlack();
-  s = await startSlackServer(fake, { config: CONFIG, delivery: { enabled: true, baseDelayMs: 20, maxDelayMs: 200, pollMs: 20 } });
+  s = await startSlackServer(fake, { config: CONFIG, delivery: FAST_DELIVERY });
   other = openDatabase({ path: s.dbPath });
   const ctx = createDomainContext({ db: other, clock: manualClock(T0), publicUrl: 'http://status.test' });
   probeClient = createProbeClient({ timeoutMs: 1000, blockPrivateTargets: false, userAgent: 't' });
@@ -151,7 +151,7 @@ describe('board digests in Slack', () => {
   });
 
   it('after the board changed, the next slot posts a new digest in one channel and edits the same message in the other', async () => {
-    const added = await s.api('POST', `/api/v2/boards/${BOARD_ID}/services/other-cloud`, { body: { tags: ['backup'] } });
+    const added = await s.api('POST', `/api/v2/boards/${ACME_BOARD}/services/other-cloud`, { body: { tags: ['backup'] } });
     expect(added.status).toBe(201);
     wednesdayLoser = await runSlotInBoth(WEDNESDAY, 'other');
     const withOther = [...MONDAY_LINES, ':white_check_mark: <http://status.test/services/other-cloud|Other Cloud> _backup_'];

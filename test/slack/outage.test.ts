@@ -5,11 +5,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { runningClock } from '../../src/domain/clock.js';
 import { startFakeSlack } from '../fakes/fake-slack.js';
 import type { FakeSlack } from '../fakes/fake-slack.js';
-import { T0 } from '../helpers/test-server.js';
+import { FAST_DELIVERY, T0 } from '../helpers/test-server.js';
 import type { TestServer } from '../helpers/test-server.js';
-import { INCIDENTS_CHANNEL, ask, startSlackServer } from './slack-harness.js';
+import { INCIDENTS_CHANNEL, ask, startSlackServer } from '../helpers/slack.js';
 
-const DELIVERY = { enabled: true, baseDelayMs: 20, maxDelayMs: 200, pollMs: 20 };
 const SECOND_CHANNEL = 'CSECOND';
 
 const cleanup: (() => Promise<void> | void)[] = [];
@@ -47,7 +46,7 @@ describe('delivery through a Slack outage', () => {
   it('after 500s and 429s every notification arrives exactly once per channel, in order per incident', async () => {
     const fake = await startFakeSlack();
     cleanup.push(() => fake.close());
-    const s = await startSlackServer(fake, { delivery: DELIVERY });
+    const s = await startSlackServer(fake, { delivery: FAST_DELIVERY });
     cleanup.push(() => s.stop());
     await ask(s, fake, { command: '/statusbot', text: 'subscribe incidents', channel: SECOND_CHANNEL });
 
@@ -95,7 +94,7 @@ describe('delivery through a Slack outage', () => {
     const fake = await startFakeSlack();
     cleanup.push(() => fake.close());
 
-    const first = await startSlackServer(fake, { delivery: DELIVERY, dbPath, clock });
+    const first = await startSlackServer(fake, { delivery: FAST_DELIVERY, dbPath, clock });
     let firstRunning = true;
     cleanup.push(() => (firstRunning ? first.stop() : undefined));
     await ask(first, fake, { command: '/statusbot', text: 'subscribe incidents', channel: SECOND_CHANNEL });
@@ -118,7 +117,7 @@ describe('delivery through a Slack outage', () => {
     expect(topLevelBefore).toBe(1);
 
     fake.heal();
-    const second = await startSlackServer(fake, { delivery: DELIVERY, dbPath, clock });
+    const second = await startSlackServer(fake, { delivery: FAST_DELIVERY, dbPath, clock });
     cleanup.push(() => second.stop());
     await settled(second, fake);
 

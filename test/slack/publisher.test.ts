@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createDeliveryClient, createSlackPublisher } from '../../adapters/slack/publisher.js';
+import { createDeliveryClient } from '../../adapters/slack/client.js';
+import { createSlackPublisher } from '../../adapters/slack/publisher.js';
 import { DeliveryFailure } from '../../src/delivery/publisher.js';
 import type { Delivery, DeliveryRecorder } from '../../src/delivery/publisher.js';
 import type { DigestAnnouncement, IncidentAnnouncement, MonitorAnnouncement } from '../../src/domain/notifications/announcement.js';

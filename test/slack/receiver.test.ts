@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeSlack } from '../fakes/fake-slack.js';
 import type { FakeSlack } from '../fakes/fake-slack.js';
 import type { TestServer } from '../helpers/test-server.js';
-import { GLOBEX_KEY, GLOBEX_TEAM, ask, commandBody, postEvent, sign, startSlackServer } from './slack-harness.js';
+import { GLOBEX_KEY, GLOBEX_TEAM, ask, commandBody, postEvent, sign, startSlackServer } from '../helpers/slack.js';
 
 let fake: FakeSlack;
 let s: TestServer;

@@ -3,7 +3,7 @@ import { FAKE_APP_TOKEN, FAKE_BOT_TOKEN, startFakeSlack } from '../fakes/fake-sl
 import type { FakeSlack } from '../fakes/fake-slack.js';
 import { startTestServer } from '../helpers/test-server.js';
 import type { TestServer } from '../helpers/test-server.js';
-import { ACME_TEAM, SLACK_CONFIG, answersTo, commandBody, submission } from './slack-harness.js';
+import { ACME_TEAM, SLACK_CONFIG, answersTo, commandBody, submission } from '../helpers/slack.js';
 
 let fake: FakeSlack;
 let s: TestServer;

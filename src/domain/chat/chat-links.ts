@@ -28,14 +28,17 @@ export async function companyForWorkspace(
 /**
  * Makes a workspace act for the company whose API key is given: the key proves
  * the company. A workspace acts for one company; linking again moves it.
+ * `authorize` may refuse (throw) once the company is known, before anything changes.
  */
 export async function linkWorkspace(
   ctx: DomainContext,
   platform: ChatPlatform,
   workspaceId: string,
   apiKey: string,
+  authorize: (company: Company) => Promise<void> = async () => {},
 ): Promise<Company> {
   const company = await authenticate(ctx, apiKey.trim());
+  await authorize(company);
   const now = ctx.clock.now().getTime();
   await ctx.write((trx) =>
     trx
@@ -45,4 +48,16 @@ export async function linkWorkspace(
       .execute(),
   );
   return company;
+}
+
+/** Whether the config names a member of the platform as an admin of the company's chat (`companies[].slack.admins`). */
+export async function isChatAdmin(ctx: DomainContext, company: Company, platform: ChatPlatform, userId: string): Promise<boolean> {
+  const row = await ctx.db
+    .selectFrom('chat_admins')
+    .select('user_id')
+    .where('company_id', '=', company.id)
+    .where('platform', '=', platform)
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
+  return row !== undefined;
 }

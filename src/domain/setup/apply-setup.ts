@@ -283,6 +283,11 @@ async function applyChat(trx: Kysely<Database>, companyId: number, spec: Company
       .onConflict((oc) => oc.columns(['platform', 'workspace_id']).doUpdateSet({ company_id: companyId }))
       .execute();
   }
+  // The config holds the whole list: admins it no longer names lose the right.
+  await trx.deleteFrom('chat_admins').where('company_id', '=', companyId).where('platform', '=', 'slack').execute();
+  for (const userId of new Set(spec.slack?.admins ?? [])) {
+    await trx.insertInto('chat_admins').values({ company_id: companyId, platform: 'slack', user_id: userId }).execute();
+  }
   for (const [i, ch] of spec.channels.entries()) {
     const at: Path = [...path, 'channels', i];
     const platform = ch.slack !== undefined ? 'slack' : 'discord';

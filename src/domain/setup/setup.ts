@@ -39,7 +39,7 @@ export interface CompanySpec {
     services: string[];
     subscribers: { webhook: string; secret: string }[];
   }[];
-  slack?: { team_id: string } | undefined;
+  slack?: { team_id?: string | undefined; admins: string[] } | undefined;
   discord?: { guild_id: string } | undefined;
   channels: {
     slack?: string | undefined;

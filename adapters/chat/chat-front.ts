@@ -1,5 +1,6 @@
-import type { Publisher } from '../src/delivery/publisher.js';
-import type { RawHandler } from '../src/core/raw-handler.js';
+import type { Publisher } from '../../src/delivery/publisher.js';
+import type { RawHandler } from '../../src/core/raw-handler.js';
+import type { ChatPlatform } from '../../src/domain/chat/chat.js';
 
 /**
  * A chat platform as the composition root sees it: the HTTP paths it answers
@@ -7,7 +8,7 @@ import type { RawHandler } from '../src/core/raw-handler.js';
  * its own connections (Socket Mode, the gateway) to start and stop.
  */
 export interface ChatFront {
-  readonly name: 'slack' | 'discord';
+  readonly name: ChatPlatform;
   readonly rawHandlers: Readonly<Record<string, RawHandler>>;
   readonly publisher: Publisher;
   start(): Promise<void>;

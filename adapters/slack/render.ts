@@ -1,5 +1,4 @@
 import type { types as slack } from '@slack/bolt';
-import type { ChannelSubscription } from '../../src/domain/chat/chat.js';
 import type { Incident, IncidentSummary, Severity } from '../../src/domain/incidents/incident.js';
 import type {
   DigestAnnouncement,
@@ -8,7 +7,11 @@ import type {
   StatusChangeAnnouncement,
 } from '../../src/domain/notifications/announcement.js';
 import type { ServiceStatus, ServiceWithStatus } from '../../src/domain/services/service.js';
-import { SEVERITY_LABEL, STAGE_LABEL } from '../labels.js';
+import type { ChatRenderer } from '../chat/delivery.js';
+import { SEVERITY_LABEL, STAGE_LABEL, STATUS_LABEL as STATUS_WORDS } from '../chat/labels.js';
+import type { ChatReply } from '../chat/reply.js';
+import { NO_OPEN_INCIDENTS, PLAN_HIDES_INCIDENTS } from '../chat/wording.js';
+import { SLACK_DIALECT, esc } from './dialect.js';
 
 /** A message as chat.postMessage, chat.update and response_url take it. */
 export interface SlackMessage {
@@ -20,31 +23,43 @@ export const ACTION_POST_UPDATE = 'incident_post_update';
 export const ACTION_RESOLVE = 'incident_resolve';
 
 const SEVERITY_ICON: Record<Severity, string> = { minor: ':large_yellow_circle:', major: ':red_circle:' };
-const STATUS_LABEL: Record<ServiceStatus, string> = {
-  ok: ':white_check_mark: Operational',
-  minor: ':large_yellow_circle: Minor issues',
-  major: ':red_circle: Major outage',
-  maintenance: ':wrench: Maintenance',
+const STATUS_ICON: Record<ServiceStatus, string> = {
+  ok: ':white_check_mark:',
+  minor: ':large_yellow_circle:',
+  major: ':red_circle:',
+  maintenance: ':wrench:',
 };
+const STATUS_LABEL = Object.fromEntries(
+  Object.entries(STATUS_ICON).map(([status, icon]) => [status, `${icon} ${STATUS_WORDS[status as ServiceStatus]}`]),
+) as Record<ServiceStatus, string>;
 
 // Block Kit's limits: 3000 characters in a section, 150 in a header.
 const SECTION_MAX = 2900;
 const HEADER_MAX = 140;
 
-/** User text inside mrkdwn: Slack reads &, < and > as markup. */
-export const esc = (text: string): string => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 const clip = (text: string, max: number): string => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
 /** Shown in each reader's own time zone; the ISO text where a client cannot. */
 const when = (at: string | Date): string => {
   const iso = typeof at === 'string' ? at : at.toISOString();
   return `<!date^${Math.floor(Date.parse(iso) / 1000)}^{date_short_pretty} {time}|${iso}>`;
 };
-const link = (url: string, label: string): string => `<${url}|${esc(label)}>`;
+const link = SLACK_DIALECT.markup.link;
 const section = (text: string): slack.SectionBlock => ({ type: 'section', text: { type: 'mrkdwn', text: clip(text, SECTION_MAX) } });
 const context = (text: string): slack.ContextBlock => ({ type: 'context', elements: [{ type: 'mrkdwn', text }] });
 
+/** "Post update" always (on a resolved incident it reopens it), "Resolve" while open. */
+function incidentButtons(id: number, resolved: boolean): slack.ActionsBlock {
+  const buttons: slack.Button[] = [
+    { type: 'button', action_id: ACTION_POST_UPDATE, text: { type: 'plain_text', text: 'Post update' }, value: String(id) },
+  ];
+  if (!resolved) {
+    buttons.push({ type: 'button', action_id: ACTION_RESOLVE, style: 'primary', text: { type: 'plain_text', text: 'Resolve' }, value: String(id) });
+  }
+  return { type: 'actions', block_id: `incident:${id}`, elements: buttons };
+}
+
 /** The one message that shows an incident in a channel; edited in place as it changes. */
-export function incidentMessage(a: IncidentAnnouncement): SlackMessage {
+function incidentMessage(a: IncidentAnnouncement): SlackMessage {
   const i = a.incident;
   const deleted = a.event === 'deleted';
   const state = deleted
@@ -68,27 +83,17 @@ export function incidentMessage(a: IncidentAnnouncement): SlackMessage {
   const times = [`Opened ${when(i.createdAt)}`, `updated ${when(i.updatedAt)}`];
   if (i.resolvedAt) times.push(`resolved ${when(i.resolvedAt)}`);
   blocks.push(context(`${times.join(' · ')} · ${link(i.trackerUrl, 'details')}`));
-  if (!deleted) {
-    const buttons: slack.Button[] = [
-      { type: 'button', action_id: ACTION_POST_UPDATE, text: { type: 'plain_text', text: 'Post update' }, value: String(i.id) },
-    ];
-    if (!i.resolved) {
-      buttons.push({ type: 'button', action_id: ACTION_RESOLVE, style: 'primary', text: { type: 'plain_text', text: 'Resolve' }, value: String(i.id) });
-    }
-    blocks.push({ type: 'actions', block_id: `incident:${i.id}`, elements: buttons });
-  }
+  if (!deleted) blocks.push(incidentButtons(i.id, i.resolved));
   return { text: `${deleted ? 'Deleted' : i.resolved ? 'Resolved' : SEVERITY_LABEL[i.severity]} incident #${i.id}: ${i.title} (${i.service.name})`, blocks };
 }
 
 /** An update of the incident, posted in the thread of its message. */
-export function updateReply(a: IncidentAnnouncement): SlackMessage | null {
-  const u = a.update;
-  if (!u) return null;
+function updateReply(_a: IncidentAnnouncement, u: NonNullable<IncidentAnnouncement['update']>): SlackMessage {
   const text = `*${STAGE_LABEL[u.stage]}*${u.description.trim() ? ` — ${esc(u.description)}` : ''}`;
   return { text: clip(text, SECTION_MAX), blocks: [section(text), context(when(u.createdAt))] };
 }
 
-export function statusChangeMessage(a: StatusChangeAnnouncement): SlackMessage {
+function statusChangeMessage(a: StatusChangeAnnouncement): SlackMessage {
   const s = a.service;
   const headline = `${link(s.trackerUrl, s.name)} is now *${STATUS_LABEL[a.to]}* (was ${STATUS_LABEL[a.from]})`;
   const note = [when(a.at), ...(a.cause ? [esc(a.cause)] : [])].join(' · ');
@@ -98,7 +103,7 @@ export function statusChangeMessage(a: StatusChangeAnnouncement): SlackMessage {
   };
 }
 
-export function monitorMessage(a: MonitorAnnouncement): SlackMessage {
+function monitorMessage(a: MonitorAnnouncement): SlackMessage {
   const down = a.change === 'down';
   const headline = `${down ? ':red_circle:' : ':white_check_mark:'} Monitor *${esc(a.monitor.name)}* ${down ? 'is down' : 'recovered'} (${esc(a.monitor.url)})`;
   return {
@@ -111,7 +116,7 @@ export function monitorMessage(a: MonitorAnnouncement): SlackMessage {
 const DIGEST_SECTIONS_MAX = 45;
 
 /** A board's services, worst first, packed into as few sections as fit. */
-export function digestMessage(a: DigestAnnouncement): SlackMessage {
+function digestMessage(a: DigestAnnouncement): SlackMessage {
   const lines = a.services.map((s) => {
     const tags = s.tags.length ? ` _${s.tags.map(esc).join(', ')}_` : '';
     const incidents = s.openIncidents.map((i) => `\n    ${SEVERITY_ICON[i.severity]} ${i.url ? link(i.url, i.title) : esc(i.title)}`);
@@ -135,74 +140,53 @@ export function digestMessage(a: DigestAnnouncement): SlackMessage {
   };
 }
 
-export function incidentList(incidents: readonly IncidentSummary[]): SlackMessage {
-  if (incidents.length === 0) return { text: 'No open incidents. :tada:' };
+function incidentList(incidents: readonly IncidentSummary[]): SlackMessage {
+  if (incidents.length === 0) return { text: `${NO_OPEN_INCIDENTS} :tada:` };
   const lines = incidents.map(
     (i) => `• *#${i.id}* ${SEVERITY_ICON[i.status]} ${esc(i.title)} — ${esc(i.serviceName)}, since ${when(i.createdAt)}`,
   );
   return { text: clip(`*Open incidents (${incidents.length})*\n${lines.join('\n')}`, 3900) };
 }
 
-export function incidentTimeline(i: Incident): SlackMessage {
+function incidentTimeline(i: Incident, actions: boolean): SlackMessage {
   const state = i.resolved ? ':white_check_mark: Resolved' : `${SEVERITY_ICON[i.status]} ${SEVERITY_LABEL[i.status]}, open`;
   const head = `*#${i.id} ${esc(i.title)}* — ${esc(i.serviceName)} · ${state} · ${link(i.trackerUrl, 'details')}`;
   const updates = i.updates.map(
     (u) => `• ${when(u.createdAt)} *${STAGE_LABEL[u.stage]}*${u.description.trim() ? ` — ${esc(u.description)}` : ''}`,
   );
-  return { text: clip(`${head}\n${updates.join('\n')}`, 3900) };
+  const text = clip(`${head}\n${updates.join('\n')}`, 3900);
+  return actions ? { text, blocks: [section(text), incidentButtons(i.id, i.resolved)] } : { text };
 }
 
-/** `open` is null when the company's plan does not show the service's incidents. */
-export function serviceStatus(service: ServiceWithStatus, open: readonly IncidentSummary[] | null): SlackMessage {
+function serviceStatus(service: ServiceWithStatus, open: readonly IncidentSummary[] | null): SlackMessage {
   const head = `*${link(service.trackerUrl, service.name)}* (\`${esc(service.urlname)}\`): ${STATUS_LABEL[service.status]}`;
-  if (open === null) return { text: `${head}\nYour plan does not show this service's incidents.` };
-  if (open.length === 0) return { text: `${head}\nNo open incidents.` };
+  const page = service.statusPageUrl ? `\nStatus page: ${link(service.statusPageUrl, service.statusPageUrl)}` : '';
+  if (open === null) return { text: `${head}${page}\n${PLAN_HIDES_INCIDENTS}` };
+  if (open.length === 0) return { text: `${head}${page}\n${NO_OPEN_INCIDENTS}` };
   const lines = open.map((i) => `• *#${i.id}* ${SEVERITY_ICON[i.status]} ${esc(i.title)}, since ${when(i.createdAt)}`);
-  return { text: clip(`${head}\n${lines.join('\n')}`, 3900) };
+  return { text: clip(`${head}${page}\n${lines.join('\n')}`, 3900) };
 }
 
-export function describeSubscription(s: ChannelSubscription): string {
-  switch (s.kind) {
+/** A verb's answer as a Slack message; forms open as modals instead (modals.ts). */
+export function replyMessage(reply: Exclude<ChatReply, { kind: 'form' }>): SlackMessage {
+  switch (reply.kind) {
+    case 'text':
+    case 'error':
+      return { text: clip(reply.text, 3900) };
     case 'incidents':
-      return "incidents of your company's services";
+      return incidentList(reply.incidents);
+    case 'incident':
+      return incidentTimeline(reply.incident, reply.actions);
     case 'service':
-      return `status changes of ${esc(s.service!.name)} (\`${esc(s.service!.urlname)}\`)`;
-    case 'monitor':
-      return `monitor ${esc(s.monitor!.name)} going down and recovering`;
-    case 'board': {
-      const d = s.digest!;
-      const flags = [d.onlyOnChange ? 'only on change' : null, d.editInPlace ? 'edited in place' : null].filter(Boolean);
-      return `the digest of board ${esc(s.board!.name)} (\`${esc(s.board!.urlname)}\`), \`${esc(d.schedule)}\` ${esc(d.timezone)}${flags.length ? `, ${flags.join(', ')}` : ''}`;
-    }    default: {
-      const unknown: never = s.kind;
-      return String(unknown);
-    }
+      return serviceStatus(reply.service, reply.open);
   }
 }
 
-export function subscriptionList(subscriptions: readonly ChannelSubscription[]): SlackMessage {
-  if (subscriptions.length === 0) {
-    return { text: 'This channel follows nothing yet. Try `/statusbot subscribe incidents`.' };
-  }
-  return { text: `*This channel follows*\n${subscriptions.map((s) => `• ${describeSubscription(s)}`).join('\n')}` };
-}
-
-export const NOT_LINKED =
-  'This Slack workspace is not linked to a statusbot company yet: run `/statusbot link <api-key>` with an API key of your company.';
-
-export const HELP = [
-  '*statusbot*',
-  '`/incident new` — open an incident (a form)',
-  '`/incident update <id>` — change it or post an update (a form)',
-  '`/incident resolve <id> [message]` — resolve it',
-  '`/incident list` — open incidents of your company',
-  '`/incident show <id>` — an incident and its updates',
-  '`/status <service>` — a service\'s status and open incidents',
-  '`/statusbot subscribe incidents` — announce your incidents in this channel',
-  '`/statusbot subscribe service <urlname>` — announce a service\'s status changes here',
-  '`/statusbot subscribe monitor <id-or-name>` — announce when one of your monitors goes down or recovers',
-  '`/statusbot subscribe board <urlname-or-id> [schedule="0 9 * * 1-5"] [timezone=Europe/Berlin] [only-on-change] [edit-in-place]` — post a board\'s digest here',
-  '`/statusbot unsubscribe incidents | service <urlname> | monitor <id-or-name> | board <urlname-or-id>`',
-  '`/statusbot subscriptions` — what this channel follows',
-  '`/statusbot link <api-key>` — make this workspace act for your company (the key is not shown to anyone)',
-].join('\n');
+/** The announcements in Block Kit, for the delivery state machine. */
+export const slackRenderer: ChatRenderer<SlackMessage> = {
+  incident: incidentMessage,
+  update: updateReply,
+  statusChange: statusChangeMessage,
+  monitor: monitorMessage,
+  digest: digestMessage,
+};

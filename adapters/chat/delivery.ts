@@ -1,0 +1,126 @@
+import { DeliveryFailure } from '../../src/delivery/publisher.js';
+import type { Delivery, DeliveryRecorder, Publisher } from '../../src/delivery/publisher.js';
+import type { ChatPlatform } from '../../src/domain/chat/chat.js';
+import { digestSubject, incidentSubject } from '../../src/domain/notifications/announcement.js';
+import type {
+  Announcement,
+  DigestAnnouncement,
+  IncidentAnnouncement,
+  MonitorAnnouncement,
+  StatusChangeAnnouncement,
+} from '../../src/domain/notifications/announcement.js';
+
+/**
+ * What a platform does for delivery: post a message, edit one, reply to one.
+ * Each resolves once the platform confirmed it, and throws DeliveryFailure
+ * (with Retry-After where the platform gave one) otherwise. `key` is the same
+ * for every attempt of one step, for platforms that can drop a repeated post.
+ */
+export interface ChatPort<M> {
+  readonly platform: ChatPlatform;
+  /** Least time between two deliveries to one channel. */
+  readonly minIntervalMs: number;
+  post(channelId: string, message: M, key: string): Promise<string>;
+  /** False when the message no longer exists (deleted, or too old to edit): a new one takes its place. */
+  edit(channelId: string, messageId: string, message: M): Promise<boolean>;
+  reply(channelId: string, parentId: string, message: M, key: string): Promise<string>;
+}
+
+/** How a platform shows each announcement. */
+export interface ChatRenderer<M> {
+  incident(a: IncidentAnnouncement): M;
+  /** The update of an incident announcement, as a reply under its message. */
+  update(a: IncidentAnnouncement, update: NonNullable<IncidentAnnouncement['update']>): M;
+  statusChange(a: StatusChangeAnnouncement): M;
+  monitor(a: MonitorAnnouncement): M;
+  digest(a: DigestAnnouncement): M;
+}
+
+/** The steps a delivery records once the platform confirmed them, the same on every platform. */
+export const STEP = { message: 'message', reply: 'reply' } as const;
+
+/**
+ * The one delivery state machine of chat announcements: post → remember the
+ * message → edit it in place later → reply under it. Each confirmed step is
+ * recorded before the next starts, so that a retry (after a failure or a
+ * restart) resumes after the last confirmed step and repeats none.
+ */
+export function createChatPublisher<M>(port: ChatPort<M>, render: ChatRenderer<M>): Publisher {
+  const prefix = `${port.platform}:`;
+
+  /**
+   * An incident has one message per channel, edited in place; every update
+   * (the opening one too) is a reply under it, so that its thread is the whole
+   * timeline while the message shows the latest state. A deletion is shown
+   * only where the incident was shown.
+   */
+  async function deliverIncident(a: IncidentAnnouncement, delivery: Delivery, recorder: DeliveryRecorder): Promise<void> {
+    const channel = a.channel.channelId;
+    let shownAt = delivery.progress[STEP.message];
+    if (!shownAt) {
+      const subject = incidentSubject(a.incident.id);
+      const message = render.incident(a);
+      const shown = await recorder.messageOf(channel, subject);
+      if (shown && (await port.edit(channel, shown, message))) {
+        shownAt = shown;
+      } else {
+        if (a.event === 'deleted') return;
+        shownAt = await port.post(channel, message, `sb${delivery.id}m`);
+        await recorder.rememberMessage(channel, subject, shownAt);
+      }
+      await recorder.step(STEP.message, shownAt);
+    }
+    if (a.update && !delivery.progress[STEP.reply]) {
+      await recorder.step(STEP.reply, await port.reply(channel, shownAt, render.update(a, a.update), `sb${delivery.id}r`));
+    }
+  }
+
+  /** A message posted once and never edited: a status change, a monitor alert. */
+  async function deliverOnce(channel: string, message: M, delivery: Delivery, recorder: DeliveryRecorder): Promise<void> {
+    if (delivery.progress[STEP.message]) return;
+    await recorder.step(STEP.message, await port.post(channel, message, `sb${delivery.id}m`));
+  }
+
+  /**
+   * With edit-in-place, one message per subscription shows the latest digest.
+   * The latest digest is remembered either way, so that turning edit-in-place
+   * on later edits it instead of posting another.
+   */
+  async function deliverDigest(a: DigestAnnouncement, delivery: Delivery, recorder: DeliveryRecorder): Promise<void> {
+    if (delivery.progress[STEP.message]) return;
+    const channel = a.channel.channelId;
+    const subject = digestSubject(a.subscriptionId);
+    const message = render.digest(a);
+    const shown = a.editInPlace ? await recorder.messageOf(channel, subject) : null;
+    if (shown && (await port.edit(channel, shown, message))) {
+      await recorder.step(STEP.message, shown);
+      return;
+    }
+    const posted = await port.post(channel, message, `sb${delivery.id}m`);
+    await recorder.rememberMessage(channel, subject, posted);
+    await recorder.step(STEP.message, posted);
+  }
+
+  return {
+    name: port.platform,
+    accepts: (stream) => stream.startsWith(prefix),
+    minIntervalMs: (stream) => (stream.startsWith(prefix) ? port.minIntervalMs : 0),
+    async deliver(delivery, recorder) {
+      const announcement = delivery.payload as Announcement;
+      switch (announcement.kind) {
+        case 'incident':
+          return deliverIncident(announcement, delivery, recorder);
+        case 'status_change':
+          return deliverOnce(announcement.channel.channelId, render.statusChange(announcement), delivery, recorder);
+        case 'monitor':
+          return deliverOnce(announcement.channel.channelId, render.monitor(announcement), delivery, recorder);
+        case 'digest':
+          return deliverDigest(announcement, delivery, recorder);
+        default: {
+          const unknown: never = announcement;
+          throw new DeliveryFailure(`unknown announcement ${JSON.stringify((unknown as { kind?: unknown }).kind)}`);
+        }
+      }
+    },
+  };
+}

@@ -1,0 +1,48 @@
+import type { Incident, IncidentSummary, ResolutionStage } from '../../src/domain/incidents/incident.js';
+import type { Service, ServiceWithStatus } from '../../src/domain/services/service.js';
+
+/** The incident forms: open one, change one (and post an update), resolve one. */
+export type FormKind = 'new' | 'update' | 'resolve';
+
+/** A form to show, with what it is prefilled from. */
+export interface IncidentForm {
+  kind: FormKind;
+  /** The incident an update or resolve form is about. */
+  incident: Incident | null;
+  /** The services a new incident may be opened on, and the one chosen already. */
+  services: readonly Service[];
+  service: Service | null;
+  /** The stage the form shows, to tell on submission whether the user moved it. */
+  stage: ResolutionStage | null;
+}
+
+/** What a submitted form carries back from where it was opened. */
+export interface FormRef {
+  kind: FormKind;
+  incidentId: number | null;
+  serviceId: number | null;
+  shownStage: ResolutionStage | null;
+}
+
+/** The fields of the incident forms, by the names both platforms give their inputs. */
+export const FORM_FIELDS = ['service', 'title', 'severity', 'stage', 'description', 'message'] as const;
+export type FormField = (typeof FORM_FIELDS)[number];
+/** The submitted values; a field left empty is absent. */
+export type FormValues = Partial<Record<FormField, string>>;
+
+/**
+ * What a verb answers, free of any platform: each platform renders it
+ * (Block Kit, embeds). Texts are already written in the platform's markup.
+ */
+export type ChatReply =
+  | { kind: 'text'; text: string }
+  | { kind: 'incidents'; incidents: readonly IncidentSummary[] }
+  /** `actions`: the incident is the company's own, so its buttons are offered. */
+  | { kind: 'incident'; incident: Incident; actions: boolean }
+  /** `open` is null when the company's plan does not show the service's incidents. */
+  | { kind: 'service'; service: ServiceWithStatus; open: readonly IncidentSummary[] | null }
+  | { kind: 'form'; form: IncidentForm }
+  /** A refusal; `fields` holds the messages of a form's inputs, by field. */
+  | { kind: 'error'; text: string; fields: Partial<Record<FormField, string>> };
+
+export const textReply = (text: string): ChatReply => ({ kind: 'text', text });

@@ -1,0 +1,94 @@
+import type { Logger } from '../../src/core/logger.js';
+import { companyForWorkspace } from '../../src/domain/chat/chat-links.js';
+import type { ChannelRef } from '../../src/domain/chat/chat.js';
+import type { Company } from '../../src/domain/companies/company.js';
+import type { DomainContext } from '../../src/domain/context.js';
+import { DomainError } from '../../src/domain/errors.js';
+import { link, serviceStatus, subscribe, subscriptions, unsubscribe } from './channel-verbs.js';
+import type { ChatDialect, ChatRight, Syntax } from './dialect.js';
+import { listIncidents, openForm, resolve, showIncident, submitForm } from './incident-verbs.js';
+import { formErrors } from './forms.js';
+import type { ChatReply, FormKind, FormRef, FormValues } from './reply.js';
+import { textReply } from './reply.js';
+import { errorText, help, notLinked, unknownCommand, usage } from './wording.js';
+
+/** Who asks, as far as rights go: the platform answers whether the member holds a right in the company. */
+export interface ChatActor {
+  has(right: ChatRight, company: Company): Promise<boolean>;
+}
+
+/** Where a verb was asked, by whom, and how the platform speaks. */
+export interface ChatRequest {
+  ctx: DomainContext;
+  logger: Logger;
+  dialect: ChatDialect;
+  workspaceId: string;
+  channel: ChannelRef;
+  actor: ChatActor;
+}
+
+/** A verb with its arguments, as each platform reads them from its own payload. */
+export type VerbCall =
+  | { verb: 'help' }
+  | { verb: 'usage'; syntax: Syntax }
+  | { verb: 'unknown'; typed: string }
+  | { verb: 'link'; key: string }
+  | { verb: 'subscribe'; input: Record<string, unknown> }
+  | { verb: 'unsubscribe'; input: Record<string, unknown> }
+  | { verb: 'subscriptions' }
+  | { verb: 'status'; service: string }
+  | { verb: 'list' }
+  | { verb: 'show'; id: number }
+  | { verb: 'resolve'; id: number; message: string | undefined }
+  /** `target` is a service reference for a new incident, an incident id otherwise. */
+  | { verb: 'form'; form: FormKind; target: string | number | null }
+  | { verb: 'submit'; ref: FormRef; values: FormValues };
+
+/** Verbs that need no linked workspace. */
+const UNLINKED_VERBS = new Set<VerbCall['verb']>(['help', 'usage', 'unknown', 'link']);
+
+async function dispatch(req: ChatRequest, call: VerbCall, company: Company | null): Promise<ChatReply> {
+  const d = req.dialect;
+  if (call.verb === 'help') return textReply(help(d));
+  if (call.verb === 'usage') return textReply(usage(d, call.syntax));
+  if (call.verb === 'unknown') return textReply(unknownCommand(d, call.typed));
+  if (call.verb === 'link') return link(req, call.key);
+  if (!company) return textReply(notLinked(d));
+  switch (call.verb) {
+    case 'subscribe':
+      return subscribe(req, company, call.input);
+    case 'unsubscribe':
+      return unsubscribe(req, company, call.input);
+    case 'subscriptions':
+      return subscriptions(req, company);
+    case 'status':
+      return serviceStatus(req, company, call.service);
+    case 'list':
+      return listIncidents(req, company);
+    case 'show':
+      return showIncident(req, company, call.id);
+    case 'resolve':
+      return resolve(req, company, call.id, call.message);
+    case 'form':
+      return openForm(req, company, call.form, call.target);
+    case 'submit':
+      return submitForm(req, company, call.ref, call.values);
+  }
+}
+
+/**
+ * Runs one verb for a chat member: looks up the company the workspace acts
+ * for, calls the domain, and turns every failure into the one error reply.
+ * `doing` names the verb in logs; never its arguments (a link carries a key).
+ */
+export async function runVerb(req: ChatRequest, call: VerbCall, doing: string): Promise<ChatReply> {
+  try {
+    const company = UNLINKED_VERBS.has(call.verb) ? null : await companyForWorkspace(req.ctx, req.dialect.platform, req.workspaceId);
+    if (!company && call.verb === 'submit') return { kind: 'error', text: notLinked(req.dialect), fields: {} };
+    return await dispatch(req, call, company);
+  } catch (error) {
+    const text = errorText(req.dialect, error, req.logger, doing);
+    const fields = call.verb === 'submit' && error instanceof DomainError ? formErrors(req.dialect, error, call.ref.kind) : {};
+    return { kind: 'error', text, fields };
+  }
+}

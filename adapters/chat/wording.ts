@@ -1,0 +1,125 @@
+import type { ChannelSubscription } from '../../src/domain/chat/chat.js';
+import { DomainError } from '../../src/domain/errors.js';
+import type { Logger } from '../../src/core/logger.js';
+import type { ChatDialect, ChatRight, Syntax } from './dialect.js';
+
+/**
+ * Every text statusbot says in chat, written once for both platforms in the
+ * platform's markup; the platform supplies its nouns and command syntax.
+ */
+export const UNEXPECTED_FAILURE = 'Something went wrong on our side; it has been logged. Please try again.';
+
+/** The one mapping from a failure to the text a chat user reads. Unexpected failures are logged here and never shown in detail. */
+export function errorText(d: ChatDialect, error: unknown, logger: Logger, doing: string): string {
+  const m = d.markup;
+  if (!(error instanceof DomainError)) {
+    logger.error(`${d.platform}: ${doing} failed`, error);
+    return UNEXPECTED_FAILURE;
+  }
+  const code = error.code;
+  switch (code) {
+    case 'unauthorized':
+      // Never the key itself: the user already has it, and the answer may be seen or logged elsewhere.
+      return `That API key is not valid; nothing was changed. Use a key of your statusbot company (from the config file or ${m.code('statusbot key create')}).`;
+    case 'not_found':
+      return `${m.text(error.message)}.`;
+    case 'forbidden':
+      return `Not allowed: ${m.text(error.message)}.`;
+    case 'conflict':
+      return `Not done: ${m.text(error.message)}.`;
+    case 'invalid_input': {
+      const issues = error.issues.length > 0 ? error.issues.map((i) => m.text(i.message)) : [m.text(error.message)];
+      return issues.length === 1
+        ? `Please check: ${issues[0]}. Nothing was changed.`
+        : ['Please check (nothing was changed):', ...issues.map((i) => `• ${i}`)].join('\n');
+    }
+    default: {
+      const unhandled: never = code;
+      logger.error(`${d.platform}: unmapped domain error ${String(unhandled)}`);
+      return UNEXPECTED_FAILURE;
+    }
+  }
+}
+
+export const notLinked = (d: ChatDialect): string =>
+  `This ${d.workspace} is not linked to a statusbot company yet: run ${d.markup.code(d.syntax.link)} with an API key of your company (${d.holders.link_workspace} may).`;
+
+export const noRight = (d: ChatDialect, right: ChatRight): string =>
+  right === 'link_workspace'
+    ? `only ${d.holders.link_workspace} may link this ${d.workspace}`
+    : `only ${d.holders.manage_channel} may change what a channel follows`;
+
+export const usage = (d: ChatDialect, syntax: Syntax, note = ''): string => `Usage: ${d.markup.code(d.syntax[syntax])}${note}`;
+
+export const unknownCommand = (d: ChatDialect, typed: string): string =>
+  `There is no ${d.markup.code(typed)}.\n\n${help(d)}`;
+
+const HELP: readonly [Syntax, string][] = [
+  ['incident_new', 'open an incident (a form)'],
+  ['incident_update', 'change it or post an update (a form)'],
+  ['incident_resolve', 'resolve it'],
+  ['incident_list', 'open incidents of your company'],
+  ['incident_show', 'an incident and its updates'],
+  ['status', "a service's status and open incidents"],
+  ['subscribe_incidents', 'announce your incidents in this channel'],
+  ['subscribe_service', "announce a service's status changes here"],
+  ['subscribe_monitor', 'announce when one of your monitors goes down or recovers'],
+  ['subscribe_board', "post a board's digest here"],
+  ['unsubscribe', 'stop following one of those'],
+  ['subscriptions', 'what this channel follows'],
+  ['link', 'make this workspace act for your company (the key is not shown to anyone)'],
+];
+
+export function help(d: ChatDialect): string {
+  const m = d.markup;
+  return [
+    m.bold('statusbot'),
+    ...HELP.map(([syntax, what]) => `${m.code(d.syntax[syntax])} — ${what}`),
+    `Linking needs ${d.holders.link_workspace}; subscribing and unsubscribing need ${d.holders.manage_channel}.`,
+  ].join('\n');
+}
+
+export const linked = (d: ChatDialect, company: string): string =>
+  `This ${d.workspace} now acts for ${d.markup.bold(d.markup.text(company))}. Try ${d.markup.code(d.syntax.subscribe_incidents)} in a channel.`;
+
+export function describeSubscription(d: ChatDialect, s: ChannelSubscription): string {
+  const m = d.markup;
+  switch (s.kind) {
+    case 'incidents':
+      return "incidents of your company's services";
+    case 'service':
+      return `status changes of ${m.text(s.service!.name)} (${m.code(s.service!.urlname)})`;
+    case 'monitor':
+      return `monitor ${m.text(s.monitor!.name)} (#${s.monitor!.id}) going down and recovering`;
+    case 'board': {
+      const digest = s.digest!;
+      const flags = [digest.onlyOnChange ? 'only on change' : null, digest.editInPlace ? 'edited in place' : null].filter(Boolean);
+      return `the digest of board ${m.text(s.board!.name)} (${m.code(s.board!.urlname)}) at ${m.code(digest.schedule)} ${digest.timezone}${flags.length ? `, ${flags.join(', ')}` : ''}`;
+    }
+  }
+}
+
+export const subscribed = (d: ChatDialect, s: ChannelSubscription): string =>
+  `This channel now follows ${describeSubscription(d, s)}.${d.platform === 'slack' ? ` In a private channel, invite the app first (${d.markup.code('/invite @statusbot')}).` : ''}`;
+
+export const unsubscribed = (d: ChatDialect, what: string): string => `This channel no longer follows ${d.markup.text(what)}.`;
+
+export function subscriptionList(d: ChatDialect, subscriptions: readonly ChannelSubscription[]): string {
+  if (subscriptions.length === 0) return `This channel follows nothing yet. Try ${d.markup.code(d.syntax.subscribe_incidents)}.`;
+  return [d.markup.bold('This channel follows'), ...subscriptions.map((s) => `• ${describeSubscription(d, s)}`)].join('\n');
+}
+
+export const noCustomServices = (d: ChatDialect): string =>
+  `Your company has no custom services to open an incident on; declare them under ${d.markup.code('custom_services')} in the config.`;
+
+export const incidentDone = (d: ChatDialect, done: 'Opened' | 'Updated' | 'Resolved', incident: { id: number; title: string; serviceName: string }): string =>
+  `${done} incident ${d.markup.bold(`#${incident.id}`)}${done === 'Opened' ? ` on ${d.markup.text(incident.serviceName)}` : ''}: ${d.markup.text(incident.title)}`;
+
+export const didYouMean = (d: ChatDialect, typed: string, similar: readonly { urlname: string; name: string }[]): string =>
+  `There is no service ${d.markup.code(typed)}. Did you mean ${similar.map((s) => `${d.markup.code(s.urlname)} (${d.markup.text(s.name)})`).join(', ')}?`;
+
+export const NO_OPEN_INCIDENTS = 'No open incidents.';
+export const PLAN_HIDES_INCIDENTS = "Your plan does not show this service's incidents.";
+export const DIRECT_MESSAGES = 'statusbot works in channels of a linked workspace, not in direct messages.';
+export const FORM_NOT_OPENED = 'The form could not be opened in time; please try again.';
+export const STALE_CONTROL = 'This button or form is no longer supported; run the command again.';

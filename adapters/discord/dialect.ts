@@ -1,0 +1,36 @@
+import type { ChatDialect } from '../chat/dialect.js';
+
+/** How statusbot speaks on Discord: its markdown, and the commands with their options. */
+export const DISCORD_DIALECT: ChatDialect = {
+  platform: 'discord',
+  markup: {
+    bold: (t) => `**${t}**`,
+    italic: (t) => `_${t}_`,
+    code: (t) => `\`${t}\``,
+    link: (url, label) => `[${label}](${url})`,
+    // Embeds and replies go out with no mentions allowed, so user text cannot ping anyone.
+    text: (t) => t,
+  },
+  workspace: 'server',
+  syntax: {
+    incident_new: '/incident new service:<service>',
+    incident_update: '/incident update id:<id>',
+    incident_resolve: '/incident resolve id:<id> [message:<text>]',
+    incident_list: '/incident list',
+    incident_show: '/incident show id:<id>',
+    incident: '/incident new | update | resolve | list | show',
+    status: '/status service:<service>',
+    subscribe_incidents: '/statusbot subscribe incidents',
+    subscribe_service: '/statusbot subscribe service service:<service>',
+    subscribe_monitor: '/statusbot subscribe monitor monitor:<id-or-name>',
+    subscribe_board: '/statusbot subscribe board board:<urlname-or-id> [schedule:] [timezone:] [only_on_change:] [edit_in_place:]',
+    unsubscribe: '/statusbot unsubscribe incidents | service | monitor | board',
+    subscriptions: '/statusbot subscriptions',
+    link: '/statusbot link key:<api-key>',
+    help: '/statusbot help',
+  },
+  holders: {
+    link_workspace: 'members with the Manage Server permission',
+    manage_channel: 'members with the Manage Channels permission',
+  },
+};

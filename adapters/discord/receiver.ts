@@ -1,0 +1,146 @@
+import { createPublicKey, verify } from 'node:crypto';
+import type { KeyObject } from 'node:crypto';
+import type { ServerResponse } from 'node:http';
+import { Client, Events, GatewayDispatchEvents, GatewayIntentBits, Routes } from 'discord.js';
+import type { APIInteraction, APIInteractionResponse } from 'discord.js';
+import type { ChatEnv } from '../../src/config/env.js';
+import type { Logger } from '../../src/core/logger.js';
+import type { RawHandler } from '../../src/core/raw-handler.js';
+import { DISCORD_API } from './client.js';
+
+/** Raw interaction in, response out: the one handler behind every receiver. */
+export type InteractionHandler = (interaction: APIInteraction) => Promise<APIInteractionResponse>;
+
+/**
+ * A transport of interactions, as Bolt's Receiver is for Slack: it only turns
+ * what arrives into calls of the handler and sends back its response.
+ */
+export interface DiscordReceiver {
+  /** Paths it answers on statusbot's own listener. */
+  readonly rawHandlers: Readonly<Record<string, RawHandler>>;
+  init(handler: InteractionHandler): void;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export const INTERACTIONS_PATH = '/discord/interactions';
+
+/** The application's public key (64 hex digits, from the developer portal) as a key object. */
+export function discordPublicKey(hex: string): KeyObject {
+  if (!/^[0-9a-f]{64}$/i.test(hex)) throw new Error("DISCORD_PUBLIC_KEY must be the application's public key: 64 hex digits");
+  return createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: Buffer.from(hex, 'hex').toString('base64url') }, format: 'jwk' });
+}
+
+/** How far a request's timestamp may be from now: a captured request cannot be replayed later. */
+export const SIGNATURE_MAX_AGE_SECONDS = 300;
+
+/** Ed25519 over `timestamp + body`, as Discord signs interactions. */
+export function verifyDiscordSignature(args: {
+  key: KeyObject;
+  signature: string | undefined;
+  timestamp: string | undefined;
+  body: Buffer;
+  nowMilliseconds: number;
+}): boolean {
+  const { signature, timestamp } = args;
+  if (!signature || !timestamp || !/^[0-9a-f]{128}$/i.test(signature) || !/^\d{1,15}$/.test(timestamp)) return false;
+  if (Math.abs(args.nowMilliseconds / 1000 - Number(timestamp)) > SIGNATURE_MAX_AGE_SECONDS) return false;
+  return verify(null, Buffer.concat([Buffer.from(timestamp, 'utf8'), args.body]), args.key, Buffer.from(signature, 'hex'));
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  const payload = JSON.stringify(body);
+  res.writeHead(status, { ...headers, 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(payload) });
+  res.end(payload);
+}
+
+const header = (value: string | string[] | undefined): string | undefined => (Array.isArray(value) ? value[0] : value);
+
+/** HTTP interactions (the app's Interactions Endpoint URL): verified, then answered in the HTTP response. */
+export function createHttpReceiver(options: { publicKey: string; now: () => number }): DiscordReceiver {
+  const key = discordPublicKey(options.publicKey);
+  let handler: InteractionHandler | null = null;
+  const endpoint: RawHandler = async (req, res, body) => {
+    if (req.method !== 'POST') {
+      sendJson(res, 405, { error: 'use POST' }, { Allow: 'POST' });
+      return;
+    }
+    const signed = verifyDiscordSignature({
+      key,
+      signature: header(req.headers['x-signature-ed25519']),
+      timestamp: header(req.headers['x-signature-timestamp']),
+      body,
+      nowMilliseconds: options.now(),
+    });
+    if (!signed) {
+      sendJson(res, 401, { error: 'invalid request signature' });
+      return;
+    }
+    let interaction: unknown;
+    try {
+      interaction = JSON.parse(body.toString('utf8'));
+    } catch {
+      interaction = null;
+    }
+    if (interaction === null || typeof interaction !== 'object' || typeof (interaction as { type?: unknown }).type !== 'number' || !handler) {
+      sendJson(res, 400, { error: 'the body must be an interaction object' });
+      return;
+    }
+    sendJson(res, 200, await handler(interaction as APIInteraction));
+  };
+  return {
+    rawHandlers: { [INTERACTIONS_PATH]: endpoint },
+    init(h) {
+      handler = h;
+    },
+    // The listener belongs to statusbot; there is nothing to open or close.
+    async start() {},
+    async stop() {},
+  };
+}
+
+/**
+ * Interactions over the gateway (a discord.js Client), for hosts without a
+ * public HTTPS endpoint: each raw INTERACTION_CREATE goes through the same
+ * handler, and its response is posted to the interaction callback.
+ */
+export function createGatewayReceiver(options: { env: NonNullable<ChatEnv['discord']>; logger: Logger }): DiscordReceiver {
+  const { env, logger } = options;
+  let handler: InteractionHandler | null = null;
+  let client: Client | null = null;
+  let login: Promise<void> | null = null;
+
+  async function respond(gateway: Client, interaction: APIInteraction): Promise<void> {
+    if (!handler) return;
+    const response = await handler(interaction);
+    // The callback is authorized by the interaction's token, not the bot's.
+    await gateway.rest.post(Routes.interactionCallback(interaction.id, interaction.token), { body: response, auth: false });
+  }
+
+  return {
+    rawHandlers: {},
+    init(h) {
+      handler = h;
+    },
+    async start() {
+      const gateway = new Client({ intents: [GatewayIntentBits.Guilds], rest: { api: env.apiUrl ?? DISCORD_API } });
+      gateway.ws.on(GatewayDispatchEvents.InteractionCreate, (interaction: APIInteraction) => {
+        respond(gateway, interaction).catch((error: unknown) => logger.error('discord gateway interaction could not be answered', error));
+      });
+      gateway.on(Events.Error, (error) => logger.error('discord gateway error', error));
+      gateway.once(Events.ClientReady, (ready) => logger.info(`discord gateway connected as ${ready.user.tag}`));
+      client = gateway;
+      // Not awaited: statusbot serves its API while Discord is unreachable; discord.js reconnects once connected.
+      login = gateway.login(env.token).then(
+        () => undefined,
+        (error: unknown) => logger.error('discord gateway login failed; interactions arrive over HTTP only', error),
+      );
+    },
+    async stop() {
+      await login;
+      await client?.destroy();
+      client = null;
+      login = null;
+    },
+  };
+}

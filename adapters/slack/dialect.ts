@@ -1,0 +1,38 @@
+import type { ChatDialect } from '../chat/dialect.js';
+
+/** User text inside mrkdwn: Slack reads &, < and > as markup. */
+export const esc = (text: string): string => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+
+/** How statusbot speaks on Slack: mrkdwn, and the commands as typed. */
+export const SLACK_DIALECT: ChatDialect = {
+  platform: 'slack',
+  markup: {
+    bold: (t) => `*${t}*`,
+    italic: (t) => `_${t}_`,
+    code: (t) => `\`${t}\``,
+    link: (url, label) => `<${url}|${esc(label)}>`,
+    text: esc,
+  },
+  workspace: 'Slack workspace',
+  syntax: {
+    incident_new: '/incident new [service]',
+    incident_update: '/incident update <id>',
+    incident_resolve: '/incident resolve <id> [message]',
+    incident_list: '/incident list',
+    incident_show: '/incident show <id>',
+    incident: '/incident new | update <id> | resolve <id> [message] | list | show <id>',
+    status: '/service <service>',
+    subscribe_incidents: '/statusbot subscribe incidents',
+    subscribe_service: '/statusbot subscribe service <urlname>',
+    subscribe_monitor: '/statusbot subscribe monitor <id-or-name>',
+    subscribe_board: '/statusbot subscribe board <urlname-or-id> [schedule="0 9 * * 1-5"] [timezone=Europe/Berlin] [only-on-change] [edit-in-place]',
+    unsubscribe: '/statusbot unsubscribe incidents | service <urlname> | monitor <id-or-name> | board <urlname-or-id>',
+    subscriptions: '/statusbot subscriptions',
+    link: '/statusbot link <api-key>',
+    help: '/statusbot help',
+  },
+  holders: {
+    link_workspace: 'workspace admins and owners (or users listed in `slack.admins` of the config)',
+    manage_channel: 'workspace admins and owners (or users listed in `slack.admins` of the config)',
+  },
+};

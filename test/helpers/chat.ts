@@ -1,0 +1,158 @@
+import type { FormValues } from '../../adapters/chat/reply.js';
+import { ACME_BOARD, ACME_KEY, GLOBEX_KEY } from './test-server.js';
+import type { TestServer, TestServerOptions } from './test-server.js';
+
+export type Platform = 'slack' | 'discord';
+
+/** A verb as a test asks for it, free of any platform; each harness writes it in its platform's syntax. */
+export type Ask =
+  | { verb: 'help' }
+  | { verb: 'link'; key: string }
+  | { verb: 'subscribe' | 'unsubscribe'; target: string; name?: string; settings?: DigestSettings }
+  | { verb: 'subscriptions' }
+  /** `via: 'statusbot'` asks through `/statusbot status`. */
+  | { verb: 'status'; service: string; via?: 'statusbot' }
+  | { verb: 'incident list' }
+  | { verb: 'incident show'; id: number }
+  | { verb: 'incident update'; id: number }
+  | { verb: 'incident resolve'; id: number; message?: string }
+  | { verb: 'incident new'; service?: string };
+
+export interface DigestSettings {
+  schedule?: string;
+  timezone?: string;
+  only_on_change?: boolean;
+  edit_in_place?: boolean;
+}
+
+/** Who asks, and where: a workspace by name (acme is linked by the config), a channel by name, a member by role. */
+export interface Where {
+  workspace?: string;
+  channel?: string;
+  /** `admin` holds every right; `member` none; `channel-manager` may subscribe (Discord's Manage Channels, Slack's listed admins). */
+  member?: 'admin' | 'member' | 'channel-manager';
+}
+
+/** A form as the platform showed it: its kind, its fields in order and their initial values. */
+export interface FormShown {
+  kind: 'new' | 'update' | 'resolve';
+  fields: string[];
+  initial: Partial<Record<string, string>>;
+  raw: any;
+}
+
+/** What the asker saw: the reply's visible text (embeds flattened on Discord), its buttons, or the form that opened. */
+export interface Answer {
+  text: string;
+  ephemeral: boolean;
+  buttons: string[];
+  form: FormShown | null;
+  raw: any;
+}
+
+/** A submitted form's outcome: the confirmation, or the errors (under their inputs where the platform can show them so). */
+export interface Submitted {
+  text: string;
+  fieldErrors: Record<string, string> | null;
+}
+
+/** A message statusbot posted in a channel, with the replies under it (Slack's thread, Discord's replies). */
+export interface Shown {
+  id: string;
+  /** Slack's fallback text; Discord's embed title. */
+  headline: string;
+  /** Everything the message shows, flattened. */
+  text: string;
+  replies: string[];
+  edits: number;
+  buttons: string[];
+}
+
+export interface ChatHarness {
+  platform: Platform;
+  s: TestServer;
+  /** The platform's markup, to write exact expectations. */
+  bold(text: string): string;
+  code(text: string): string;
+  /** Channel and workspace ids on this platform, by name. */
+  channelId(name: string): string;
+  workspaceId(name: string): string;
+  ask(ask: Ask, where?: Where): Promise<Answer>;
+  submit(form: FormShown, values: FormValues, where?: Where): Promise<Submitted>;
+  click(incidentId: number, button: 'update' | 'resolve', where?: Where): Promise<Answer>;
+  /** The top-level messages of a channel, in posting order. */
+  shown(channel: string): Shown[];
+  /** As if someone deleted the message in the platform. */
+  deleteMessage(channel: string, id: string): void;
+  /** Waits until no outbox row of this platform is pending. */
+  settle(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export interface HarnessOptions {
+  delivery?: TestServerOptions['delivery'];
+  /** Channel lines under Acme (`{ channel: incidents, incidents: true }`, written with channel names). */
+  channels?: { channel: string; incidents?: boolean; services?: string[]; boards?: string }[];
+}
+
+/** The chat config of a platform's harness: Acme linked with its channels and listed admins; Globex unlinked. */
+export function chatConfig(platform: Platform, workspace: string, channels: string, admins: string): string {
+  return `
+public_url: http://status.test
+rate_limit: { per_minute: 100000 }
+services:
+  - { urlname: acme-cloud, name: Acme Cloud }
+  - { urlname: other-cloud, name: Other Cloud }
+companies:
+  - name: Acme
+    plan: business
+    api_keys: ["${ACME_KEY}"]
+    custom_services:
+      - { id: 1001, name: Acme API, urlname: acme-api }
+      - { id: 1002, name: Acme Web, urlname: acme-web }
+    boards:
+      - id: ${ACME_BOARD}
+        name: Vendors
+        urlname: vendors
+        services: [{ urlname: acme-cloud }]
+    ${platform}: { ${platform === 'slack' ? 'team_id' : 'guild_id'}: "${workspace}"${admins} }
+${channels}
+  - name: Globex
+    plan: business
+    api_keys: ["${GLOBEX_KEY}"]
+    custom_services:
+      - { id: 2001, name: Globex API, urlname: globex-api }
+`;
+}
+
+/** The `channels:` block of Acme, with channel names turned into the platform's ids. */
+export function channelsBlock(platform: Platform, channelId: (name: string) => string, channels: HarnessOptions['channels'] = []): string {
+  if (channels.length === 0) return '';
+  const lines = channels.map((c) => {
+    const parts = [`${platform}: "${channelId(c.channel)}"`];
+    if (c.incidents) parts.push('incidents: true');
+    if (c.services) parts.push(`services: [${c.services.join(', ')}]`);
+    if (c.boards) parts.push(`boards: ${c.boards}`);
+    return `      - { ${parts.join(', ')} }`;
+  });
+  return `    channels:\n${lines.join('\n')}`;
+}
+
+/** Polls until the probe gives a truthy value. */
+export async function until<T>(probe: () => T | undefined | null | false | Promise<T | undefined | null | false>, timeoutMs = 10_000): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > end) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+/** Waits until no outbox row of the platform is pending, and none died. */
+export async function settleOutbox(s: TestServer, platform: Platform, timeoutMs = 20_000): Promise<void> {
+  const rows = () => s.ctx.db.selectFrom('outbox').select(['id', 'state']).where('stream', 'like', `${platform}:%`).where('state', '!=', 'sent').execute();
+  await until(async () => (await rows()).every((r) => r.state !== 'pending'), timeoutMs);
+  const dead = (await rows()).filter((r) => r.state === 'dead');
+  if (dead.length > 0) throw new Error(`dead outbox rows: ${JSON.stringify(dead)}`);
+}

@@ -1,0 +1,184 @@
+import { CHANNEL, GUILD, PERMISSIONS, button, command, modalSubmit } from '../fakes/discord-interactions.js';
+import { FAKE_APPLICATION_ID, FAKE_DISCORD_TOKEN, startFakeDiscord } from '../fakes/fake-discord.js';
+import type { FakeDiscord } from '../fakes/fake-discord.js';
+import { channelsBlock, chatConfig, settleOutbox } from './chat.js';
+import type { Answer, Ask, ChatHarness, FormShown, HarnessOptions, Where } from './chat.js';
+import { ACME_BOARD, ACME_KEY, GLOBEX_KEY, startTestServer } from './test-server.js';
+import type { TestServer, TestServerOptions } from './test-server.js';
+
+/** Discord on, HTTP interactions verified with the fake's key, REST calls to the fake, no gateway. */
+export const discordEnv = (fake: FakeDiscord, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv => ({
+  DISCORD_TOKEN: FAKE_DISCORD_TOKEN,
+  DISCORD_APPLICATION_ID: FAKE_APPLICATION_ID,
+  DISCORD_PUBLIC_KEY: fake.publicKey,
+  DISCORD_API_URL: fake.apiUrl,
+  DISCORD_GATEWAY: 'off',
+  ...extra,
+});
+
+
+/** Acme acts in guild 111 (from the config); Globex is not linked anywhere. */
+export const discordConfig = (channels = '') => `
+public_url: http://status.test
+rate_limit: { per_minute: 100000 }
+services:
+  - { urlname: acme-cloud, name: Acme Cloud }
+companies:
+  - name: Acme
+    plan: business
+    api_keys: ["${ACME_KEY}"]
+    custom_services:
+      - { id: 1001, name: Acme API, urlname: acme-api }
+      - { id: 1002, name: Acme Web, urlname: acme-web }
+    boards:
+      - { id: ${ACME_BOARD}, name: Vendors, urlname: vendors, services: [{ urlname: acme-cloud }] }
+    discord: { guild_id: "111" }
+${channels}
+  - name: Globex
+    plan: business
+    api_keys: ["${GLOBEX_KEY}"]
+    custom_services:
+      - { id: 2001, name: Globex API, urlname: globex-api }
+`;
+
+/** A server with Discord on (Acme in guild 111, with these channels, unless another config is given). */
+export async function startDiscordServer(
+  fake: FakeDiscord,
+  options: { delivery?: TestServerOptions['delivery']; dbPath?: string; config?: string; env?: NodeJS.ProcessEnv } = {},
+): Promise<TestServer> {
+  return startTestServer({
+    config: options.config ?? discordConfig(),
+    env: discordEnv(fake, options.env),
+    ...(options.delivery ? { delivery: options.delivery } : {}),
+    ...(options.dbPath ? { dbPath: options.dbPath } : {}),
+  });
+}
+
+/** Discord's ids for the harness's names: snowflake-like numbers, the same name always the same id. */
+const discordIds = new Map<string, string>([
+  ['workspace:acme', GUILD],
+  ['channel:general', CHANNEL],
+]);
+function discordId(kind: 'workspace' | 'channel', name: string): string {
+  const key = `${kind}:${name}`;
+  if (!discordIds.has(key)) discordIds.set(key, String(300 + discordIds.size));
+  return discordIds.get(key)!;
+}
+const DISCORD_MEMBERS = { admin: PERMISSIONS.administrator, member: PERMISSIONS.none, 'channel-manager': PERMISSIONS.manageChannels } as const;
+
+/** Every visible text of embeds, in order. */
+function embedTexts(embeds: any[] | undefined): string[] {
+  return (embeds ?? []).flatMap((e) => [e.title, e.description, ...(e.fields ?? []).map((f: any) => `${f.name}: ${f.value}`)].filter(Boolean));
+}
+const buttonsOf = (components: any[] | undefined): string[] =>
+  (components ?? []).flatMap((row) => (row.components ?? []).filter((c: any) => c.type === 2).map((c: any) => c.label as string));
+
+function discordForm(data: any): FormShown {
+  const inputs = data.components.map((c: any) => c.component);
+  const initial: Record<string, string> = {};
+  for (const c of inputs) {
+    const v = c.value ?? c.options?.find((o: any) => o.default)?.value;
+    if (v !== undefined) initial[c.custom_id] = v;
+  }
+  const kind = /^incident:(new|update|resolve):/.exec(data.custom_id)![1] as FormShown['kind'];
+  return { kind, fields: inputs.map((c: any) => c.custom_id), initial, raw: data };
+}
+
+/** The command and options of a harness question. */
+function discordCommand(a: Ask): [string, Record<string, string | number | boolean>] {
+  switch (a.verb) {
+    case 'help':
+    case 'subscriptions':
+      return [`statusbot ${a.verb}`, {}];
+    case 'link':
+      return ['statusbot link', { key: a.key }];
+    case 'subscribe':
+    case 'unsubscribe': {
+      const options: Record<string, string | number | boolean> = { ...(a.verb === 'subscribe' ? a.settings : {}) };
+      if (a.name !== undefined) options[a.target] = a.name;
+      return [`statusbot ${a.verb} ${a.target}`, options];
+    }
+    case 'status':
+      return [a.via ? 'statusbot status' : 'status', { service: a.service }];
+    case 'incident list':
+      return ['incident list', {}];
+    case 'incident new':
+      return ['incident new', a.service ? { service: a.service } : {}];
+    case 'incident show':
+    case 'incident update':
+      return [a.verb, { id: a.id }];
+    case 'incident resolve':
+      return ['incident resolve', { id: a.id, ...(a.message ? { message: a.message } : {}) }];
+  }
+}
+
+function discordAnswer(body: any): Answer {
+  if (body.type === 9) return { text: '', ephemeral: true, buttons: [], form: discordForm(body.data), raw: body };
+  const data = body.data;
+  const text = [data.content, ...embedTexts(data.embeds)].filter(Boolean).join('\n');
+  return { text, ephemeral: data.flags === 64, buttons: buttonsOf(data.components), form: null, raw: body };
+}
+
+/** The harness of the table-driven chat tests on Discord: the real interaction handler over signed HTTP, against the fake REST API. */
+export async function startDiscordHarness(options: HarnessOptions = {}): Promise<ChatHarness> {
+  const fake = await startFakeDiscord();
+  const channelId = (name: string) => discordId('channel', name);
+  const s = await startDiscordServer(fake, {
+    config: chatConfig('discord', GUILD, channelsBlock('discord', channelId, options.channels), ''),
+    ...(options.delivery ? { delivery: options.delivery } : {}),
+  });
+  const where = (w: Where = {}) => ({
+    guild: discordId('workspace', w.workspace ?? 'acme'),
+    channel: channelId(w.channel ?? 'general'),
+    permissions: DISCORD_MEMBERS[w.member ?? 'admin'],
+  });
+  const send = async (interaction: unknown) => {
+    const res = await fake.interact(s.url, interaction, { now: s.clock.now() });
+    if (res.status !== 200) throw new Error(`the interaction got HTTP ${res.status}`);
+    return res.body;
+  };
+  return {
+    platform: 'discord',
+    s,
+    bold: (t) => `**${t}**`,
+    code: (t) => `\`${t}\``,
+    channelId,
+    workspaceId: (name) => discordId('workspace', name),
+    async ask(a, w) {
+      const [path, opts] = discordCommand(a);
+      return discordAnswer(await send(command(path, opts, where(w))));
+    },
+    async submit(form, values, w) {
+      const selects = new Set(['service', 'severity', 'stage']);
+      const fields: Record<string, string | string[]> = {};
+      for (const field of form.fields) {
+        const v = (values as Record<string, string | undefined>)[field] ?? form.initial[field] ?? '';
+        fields[field] = selects.has(field) ? (v === '' ? [] : [v]) : v;
+      }
+      const answer = discordAnswer(await send(modalSubmit(form.raw.custom_id, fields, where(w))));
+      return { text: answer.text, fieldErrors: null };
+    },
+    async click(incidentId, which, w) {
+      return discordAnswer(await send(button(`incident:${which}:${incidentId}`, where(w))));
+    },
+    shown(channel) {
+      const all = fake.channel(channelId(channel));
+      return all
+        .filter((m) => m.replyTo === null)
+        .map((m) => ({
+          id: m.id,
+          headline: m.body.embeds?.[0]?.title ?? m.body.content ?? '',
+          text: [m.body.content, ...embedTexts(m.body.embeds)].filter(Boolean).join('\n'),
+          replies: all.filter((r) => r.replyTo === m.id).map((r) => embedTexts(r.body.embeds).join('\n')),
+          edits: m.edits,
+          buttons: buttonsOf(m.body.components),
+        }));
+    },
+    deleteMessage: (_channel, id) => fake.deleteMessage(id),
+    settle: () => settleOutbox(s, 'discord'),
+    async stop() {
+      await s.stop();
+      await fake.close();
+    },
+  };
+}

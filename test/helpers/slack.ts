@@ -1,0 +1,347 @@
+import { createHmac, randomUUID } from 'node:crypto';
+import type { ManualClock } from '../../src/domain/clock.js';
+import { FAKE_BOT_TOKEN, startFakeSlack } from '../fakes/fake-slack.js';
+import type { FakeSlack, SlackCall } from '../fakes/fake-slack.js';
+import { ACME_BOARD, ACME_KEY, GLOBEX_KEY, startTestServer } from './test-server.js';
+import type { TestServer, TestServerOptions } from './test-server.js';
+import { channelsBlock, chatConfig, settleOutbox } from './chat.js';
+import type { Answer, Ask, ChatHarness, DigestSettings, FormShown, HarnessOptions, Where } from './chat.js';
+
+export const SIGNING_SECRET = '8f742231b10e8888abcd99yyyzzz85a5';
+export { ACME_KEY, GLOBEX_KEY };
+export const ACME_TEAM = 'TACME';
+export const GLOBEX_TEAM = 'TGLOBEX';
+export const INCIDENTS_CHANNEL = 'CINCIDENTS';
+export const STATUS_CHANNEL = 'CSTATUS';
+
+/** Acme's workspace is linked in the config, with one channel following its incidents and one acme-api's status; Globex's is not. */
+export const SLACK_CONFIG = `
+public_url: http://status.test
+rate_limit: { per_minute: 100000 }
+services:
+  - { urlname: acme-cloud, name: Acme Cloud }
+  - { urlname: other-cloud, name: Other Cloud }
+companies:
+  - name: Acme
+    plan: business
+    api_keys: ["${ACME_KEY}"]
+    custom_services:
+      - { id: 1001, name: Acme API, urlname: acme-api }
+      - { id: 1002, name: Acme Web, urlname: acme-web }
+    boards:
+      - id: ${ACME_BOARD}
+        name: Vendors
+        urlname: vendors
+        services: [{ urlname: acme-cloud }]
+    slack: { team_id: ${ACME_TEAM} }
+    channels:
+      - { slack: ${INCIDENTS_CHANNEL}, incidents: true }
+      - { slack: ${STATUS_CHANNEL}, services: [acme-api] }
+  - name: Globex
+    plan: business
+    api_keys: ["${GLOBEX_KEY}"]
+    custom_services:
+      - { id: 2001, name: Globex API, urlname: globex-api }
+`;
+
+/** Slack on in HTTP mode, requests verified with the signing secret, Web API calls to the fake. */
+export const slackEnv = (fake: FakeSlack, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv => ({
+  SLACK_BOT_TOKEN: FAKE_BOT_TOKEN,
+  SLACK_SIGNING_SECRET: SIGNING_SECRET,
+  SLACK_API_URL: fake.apiUrl,
+  ...extra,
+});
+
+/** A server with Slack on (the SLACK_CONFIG unless told otherwise). */
+export async function startSlackServer(
+  fake: FakeSlack,
+  options: { delivery?: TestServerOptions['delivery']; dbPath?: string; clock?: ManualClock; config?: string } = {},
+): Promise<TestServer> {
+  return startTestServer({
+    config: options.config ?? SLACK_CONFIG,
+    env: slackEnv(fake),
+    ...(options.delivery ? { delivery: options.delivery } : {}),
+    ...(options.dbPath ? { dbPath: options.dbPath } : {}),
+    ...(options.clock ? { clock: options.clock } : {}),
+  });
+}
+
+export const sign = (timestamp: number, body: string, secret = SIGNING_SECRET): string =>
+  `v0=${createHmac('sha256', secret).update(`v0:${timestamp}:${body}`).digest('hex')}`;
+
+const nowSeconds = () => Math.floor(Date.now() / 1000);
+
+export interface PostOptions {
+  /** Seconds since the epoch; now by default. */
+  timestamp?: number;
+  /** A signature to send instead of the right one; null sends none. */
+  signature?: string | null;
+  contentType?: string;
+}
+
+/** A request to /slack/events as Slack sends it, signed with the signing secret unless told otherwise. */
+export async function postEvent(s: TestServer, body: string, options: PostOptions = {}) {
+  const timestamp = options.timestamp ?? nowSeconds();
+  const headers: Record<string, string> = { 'content-type': options.contentType ?? 'application/x-www-form-urlencoded' };
+  const signature = options.signature === undefined ? sign(timestamp, body) : options.signature;
+  if (signature !== null) {
+    headers['x-slack-signature'] = signature;
+    headers['x-slack-request-timestamp'] = String(timestamp);
+  }
+  const res = await fetch(`${s.url}/slack/events`, { method: 'POST', headers, body });
+  const text = await res.text();
+  return { status: res.status, text, json: text.startsWith('{') ? (JSON.parse(text) as any) : undefined };
+}
+
+export interface CommandFields {
+  command: '/statusbot' | '/incident' | '/service';
+  text: string;
+  team?: string;
+  channel?: string;
+  user?: string;
+}
+
+/** A slash command's form body; its response_url and trigger_id are unique, so that its answers can be found. */
+export function commandBody(fake: FakeSlack, fields: CommandFields) {
+  const id = randomUUID();
+  const form = new URLSearchParams({
+    token: 'deprecated-verification-token',
+    team_id: fields.team ?? ACME_TEAM,
+    team_domain: 'acme',
+    channel_id: fields.channel ?? 'CGENERAL',
+    channel_name: 'general',
+    user_id: fields.user ?? 'UALICE',
+    user_name: 'alice',
+    command: fields.command,
+    text: fields.text,
+    api_app_id: 'ASTATUSBOT',
+    is_enterprise_install: 'false',
+    response_url: fake.responseUrl(id),
+    trigger_id: `trigger-${id}`,
+  });
+  return { id, body: form.toString(), triggerId: `trigger-${id}`, responseUrl: fake.responseUrl(id) };
+}
+
+export const answersTo = (fake: FakeSlack, responseId: string): SlackCall[] =>
+  fake.calls.filter((c) => c.method === 'response_url' && c.path === `/respond/${encodeURIComponent(responseId)}`);
+
+export const viewsOpenedWith = (fake: FakeSlack, triggerId: string): SlackCall[] =>
+  fake.calls.filter((c) => c.method === 'views.open' && c.body.trigger_id === triggerId);
+
+/** Sends a command and waits for its one ephemeral answer. */
+export async function ask(s: TestServer, fake: FakeSlack, fields: CommandFields) {
+  const { id, body } = commandBody(fake, fields);
+  const res = await postEvent(s, body);
+  if (res.status !== 200) throw new Error(`the command got HTTP ${res.status}`);
+  const [answer] = await fake.waitFor(() => {
+    const found = answersTo(fake, id);
+    return found.length > 0 ? found : null;
+  });
+  return { ack: res, answer: answer!.body as { response_type?: string; text: string; blocks?: unknown[]; replace_original?: boolean } };
+}
+
+/** An interaction payload (view_submission, block_actions) as Slack posts it: a form with one `payload` field. */
+export const interaction = (s: TestServer, payload: Record<string, unknown>, options: PostOptions = {}) =>
+  postEvent(s, new URLSearchParams({ payload: JSON.stringify(payload) }).toString(), options);
+
+/** A view_submission of a modal the app opened, with values by block id. */
+export function submission(
+  opened: { callback_id: string; private_metadata: string },
+  values: Record<string, string | { option: string } | null>,
+  team = ACME_TEAM,
+) {
+  const state: Record<string, Record<string, unknown>> = {};
+  for (const [block, value] of Object.entries(values)) {
+    state[block] = {
+      value:
+        value !== null && typeof value === 'object'
+          ? { type: 'static_select', selected_option: { value: value.option, text: { type: 'plain_text', text: value.option } } }
+          : { type: 'plain_text_input', value },
+    };
+  }
+  return {
+    type: 'view_submission',
+    team: { id: team, domain: 'acme' },
+    user: { id: 'UALICE', name: 'alice', team_id: team },
+    api_app_id: 'ASTATUSBOT',
+    token: 'deprecated',
+    trigger_id: `trigger-${randomUUID()}`,
+    view: {
+      id: 'V123',
+      team_id: team,
+      type: 'modal',
+      callback_id: opened.callback_id,
+      private_metadata: opened.private_metadata,
+      state: { values: state },
+      hash: '1.abc',
+      blocks: [],
+    },
+  };
+}
+
+/** A click on a button of an announcement message. */
+export function buttonClick(fake: FakeSlack, actionId: string, value: string, team = ACME_TEAM) {
+  const id = randomUUID();
+  return {
+    id,
+    triggerId: `trigger-${id}`,
+    payload: {
+      type: 'block_actions',
+      team: { id: team, domain: 'acme' },
+      user: { id: 'UALICE', username: 'alice', team_id: team },
+      api_app_id: 'ASTATUSBOT',
+      token: 'deprecated',
+      trigger_id: `trigger-${id}`,
+      response_url: fake.responseUrl(id),
+      channel: { id: INCIDENTS_CHANNEL, name: 'incidents' },
+      container: { type: 'message', message_ts: '1700000000.000001', channel_id: INCIDENTS_CHANNEL },
+      message: { type: 'message', ts: '1700000000.000001', text: 'incident' },
+      actions: [{ type: 'button', action_id: actionId, block_id: `incident:${value}`, value, text: { type: 'plain_text', text: 'x' }, action_ts: '1' }],
+    },
+  };
+}
+
+/** Slack's ids for the harness's names. */
+const slackWorkspace = (name: string) => (name === 'acme' ? ACME_TEAM : `T${name.toUpperCase().replace(/[^A-Z0-9]/g, '')}`);
+const slackChannel = (name: string) => `C${name.toUpperCase().replace(/[^A-Z0-9]/g, '')}`;
+const SLACK_MEMBERS = { admin: 'UALICE', member: 'UBOB', 'channel-manager': 'UCAROL' } as const;
+
+/** Every visible text of Block Kit blocks, in order. */
+function blockTexts(blocks: any[] | undefined): string[] {
+  const out: string[] = [];
+  for (const b of blocks ?? []) {
+    if (b.text?.text) out.push(b.text.text);
+    for (const f of b.fields ?? []) out.push(f.text);
+    for (const e of b.elements ?? []) if (e.type === 'mrkdwn' || e.type === 'plain_text') out.push(e.text);
+  }
+  return out;
+}
+const buttonsOf = (blocks: any[] | undefined): string[] =>
+  (blocks ?? []).filter((b) => b.type === 'actions').flatMap((b) => b.elements.map((e: any) => e.text.text as string));
+
+const SLACK_FORM_KIND: Record<string, FormShown['kind']> = { incident_new: 'new', incident_update: 'update', incident_resolve: 'resolve' };
+
+function slackForm(view: any): FormShown {
+  const inputs = view.blocks.filter((b: any) => b.type === 'input');
+  const initial: Record<string, string> = {};
+  for (const b of inputs) {
+    const v = b.element.initial_value ?? b.element.initial_option?.value;
+    if (v !== undefined) initial[b.block_id] = v;
+  }
+  return { kind: SLACK_FORM_KIND[view.callback_id]!, fields: inputs.map((b: any) => b.block_id), initial, raw: view };
+}
+
+/** The command line of a harness question. */
+function slackCommand(a: Ask): CommandFields {
+  const board = (s: DigestSettings = {}) =>
+    [
+      s.schedule !== undefined ? `schedule="${s.schedule}"` : '',
+      s.timezone !== undefined ? `timezone=${s.timezone}` : '',
+      s.only_on_change === undefined ? '' : s.only_on_change ? 'only-on-change' : 'only-on-change=false',
+      s.edit_in_place === undefined ? '' : s.edit_in_place ? 'edit-in-place' : 'edit-in-place=false',
+    ].filter(Boolean);
+  switch (a.verb) {
+    case 'help':
+    case 'subscriptions':
+      return { command: '/statusbot', text: a.verb };
+    case 'link':
+      return { command: '/statusbot', text: `link ${a.key}` };
+    case 'subscribe':
+    case 'unsubscribe':
+      return { command: '/statusbot', text: [a.verb, a.target, a.name ?? '', ...board(a.settings)].filter(Boolean).join(' ') };
+    case 'status':
+      return a.via ? { command: '/statusbot', text: `status ${a.service}` } : { command: '/service', text: a.service };
+    case 'incident list':
+      return { command: '/incident', text: 'list' };
+    case 'incident new':
+      return { command: '/incident', text: `new ${a.service ?? ''}`.trim() };
+    case 'incident show':
+    case 'incident update':
+      return { command: '/incident', text: `${a.verb.split(' ')[1]} ${a.id}` };
+    case 'incident resolve':
+      return { command: '/incident', text: `resolve ${a.id}${a.message ? ` ${a.message}` : ''}` };
+  }
+}
+
+/** Waits for what a command or click brought: an ephemeral answer on its response_url, or a modal opened with its trigger_id. */
+async function slackAnswer(fake: FakeSlack, responseId: string, triggerId: string): Promise<Answer> {
+  const found = await fake.waitFor(() => viewsOpenedWith(fake, triggerId)[0] ?? answersTo(fake, responseId)[0]);
+  if (found.method === 'views.open') {
+    return { text: '', ephemeral: true, buttons: [], form: slackForm(found.body.view), raw: found.body };
+  }
+  const body = found.body as { response_type?: string; text: string; blocks?: any[] };
+  return { text: body.text, ephemeral: body.response_type === 'ephemeral', buttons: buttonsOf(body.blocks), form: null, raw: body };
+}
+
+/** The harness of the table-driven chat tests on Slack: the real Bolt app against the fake Web API. */
+export async function startSlackHarness(options: HarnessOptions = {}): Promise<ChatHarness> {
+  const fake = await startFakeSlack();
+  fake.users.set(SLACK_MEMBERS['channel-manager'], {});
+  const channels = channelsBlock('slack', slackChannel, options.channels);
+  const s = await startSlackServer(fake, {
+    config: chatConfig('slack', ACME_TEAM, channels, `, admins: [${SLACK_MEMBERS['channel-manager']}]`),
+    ...(options.delivery ? { delivery: options.delivery } : {}),
+  });
+  const teamOf = (w: Where) => slackWorkspace(w.workspace ?? 'acme');
+  return {
+    platform: 'slack',
+    s,
+    bold: (t) => `*${t}*`,
+    code: (t) => `\`${t}\``,
+    channelId: slackChannel,
+    workspaceId: slackWorkspace,
+    async ask(a, where = {}) {
+      const fields = { ...slackCommand(a), team: teamOf(where), channel: slackChannel(where.channel ?? 'general'), user: SLACK_MEMBERS[where.member ?? 'admin'] };
+      const { id, body, triggerId } = commandBody(fake, fields);
+      const res = await postEvent(s, body);
+      if (res.status !== 200 || res.text !== '') throw new Error(`the command got HTTP ${res.status} ${res.text}`);
+      return slackAnswer(fake, id, triggerId);
+    },
+    async submit(form, values, where = {}) {
+      const selects = new Set(['service', 'severity', 'stage']);
+      const state: Record<string, string | { option: string } | null> = {};
+      for (const field of form.fields) {
+        const v = (values as Record<string, string | undefined>)[field] ?? form.initial[field] ?? null;
+        state[field] = v !== null && selects.has(field) ? { option: v } : v;
+      }
+      const responseUrl = JSON.parse(form.raw.private_metadata).responseUrl as string;
+      const path = new URL(responseUrl).pathname;
+      const before = fake.calls.filter((c) => c.path === path).length;
+      const res = await interaction(s, submission(form.raw, state, teamOf(where)));
+      if (res.json?.response_action === 'errors') {
+        const errors = res.json.errors as Record<string, string>;
+        return { text: Object.values(errors).join('\n'), fieldErrors: errors };
+      }
+      if (res.status !== 200 || res.text !== '') throw new Error(`the submission got HTTP ${res.status} ${res.text}`);
+      const answer = await fake.waitFor(() => fake.calls.filter((c) => c.path === path)[before]);
+      return { text: answer.body.text as string, fieldErrors: null };
+    },
+    async click(incidentId, button, where = {}) {
+      const click = buttonClick(fake, button === 'update' ? 'incident_post_update' : 'incident_resolve', String(incidentId), teamOf(where));
+      await interaction(s, click.payload);
+      return slackAnswer(fake, click.id, click.triggerId);
+    },
+    shown(channel) {
+      const all = fake.messages.get(slackChannel(channel)) ?? [];
+      return all
+        .filter((m) => m.threadTs === null)
+        .map((m) => ({
+          id: m.ts,
+          headline: m.text,
+          text: [m.text, ...blockTexts(m.blocks)].join('\n'),
+          replies: all.filter((r) => r.threadTs === m.ts).map((r) => r.text),
+          edits: m.edits,
+          buttons: buttonsOf(m.blocks),
+        }));
+    },
+    deleteMessage(channel, ts) {
+      const list = fake.messages.get(slackChannel(channel)) ?? [];
+      list.splice(list.findIndex((m) => m.ts === ts), 1);
+    },
+    settle: () => settleOutbox(s, 'slack'),
+    async stop() {
+      await s.stop();
+      await fake.close();
+    },
+  };
+}
