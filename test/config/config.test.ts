@@ -487,4 +487,12 @@ jobs: { digests: { enabled: false } }
     expect(failure(badCron)).toContain('schedule must be a cron expression');
     expect(failure(`jobs: { coffee: { enabled: false } }\n`)).toContain('jobs.coffee');
   });
+
+  it('takes Slack admins with or without a team id, and names a malformed user id', () => {
+    const admins = `${base}    slack: { admins: [U0123ABCD, W0ENTERPRISE] }\n`;
+    expect(parseConfig('test.yml', admins).config.setup.companies[0]!.slack).toEqual({ admins: ['U0123ABCD', 'W0ENTERPRISE'] });
+    const channelWithoutTeam = `${admins}    channels:\n      - slack: C1\n        incidents: true\n`;
+    expect(failure(channelWithoutTeam)).toContain('needs slack.team_id on the company');
+    expect(failure(`${base}    slack: { team_id: T1, admins: ["@alice"] }\n`)).toContain('must be a Slack user id such as U0123ABCD');
+  });
 });
