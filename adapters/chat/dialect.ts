@@ -40,4 +40,6 @@ export interface ChatDialect {
   syntax: Record<Syntax, string>;
   /** Who holds a right, as members of the platform know it. */
   holders: Record<ChatRight, string>;
+  /** What a channel may need before the bot can post in it, said after subscribing ('' when nothing). */
+  subscribeHint: string;
 }

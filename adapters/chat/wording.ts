@@ -49,7 +49,7 @@ export const noRight = (d: ChatDialect, right: ChatRight): string =>
     ? `only ${d.holders.link_workspace} may link this ${d.workspace}`
     : `only ${d.holders.manage_channel} may change what a channel follows`;
 
-export const usage = (d: ChatDialect, syntax: Syntax, note = ''): string => `Usage: ${d.markup.code(d.syntax[syntax])}${note}`;
+export const usage = (d: ChatDialect, syntax: Syntax): string => `Usage: ${d.markup.code(d.syntax[syntax])}`;
 
 export const unknownCommand = (d: ChatDialect, typed: string): string =>
   `There is no ${d.markup.code(typed)}.\n\n${help(d)}`;
@@ -100,7 +100,7 @@ export function describeSubscription(d: ChatDialect, s: ChannelSubscription): st
 }
 
 export const subscribed = (d: ChatDialect, s: ChannelSubscription): string =>
-  `This channel now follows ${describeSubscription(d, s)}.${d.platform === 'slack' ? ` In a private channel, invite the app first (${d.markup.code('/invite @statusbot')}).` : ''}`;
+  `This channel now follows ${describeSubscription(d, s)}.${d.subscribeHint ? ` ${d.subscribeHint}` : ''}`;
 
 export const unsubscribed = (d: ChatDialect, what: string): string => `This channel no longer follows ${d.markup.text(what)}.`;
 

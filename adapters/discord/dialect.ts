@@ -33,4 +33,6 @@ export const DISCORD_DIALECT: ChatDialect = {
     link_workspace: 'members with the Manage Server permission',
     manage_channel: 'members with the Manage Channels permission',
   },
+  // Invited with View Channels and Send Messages, the bot posts wherever a channel lets it.
+  subscribeHint: '',
 };

@@ -64,7 +64,7 @@ const after = (text: string, count: number): string =>
 export function verbOf(command: SlackCommand, text: string): VerbCall {
   const [first = '', ...rest] = words(text);
   const verb = first.toLowerCase();
-  if (command === '/service') return rest.length + (first ? 1 : 0) === 0 ? { verb: 'usage', syntax: 'status' } : { verb: 'status', service: after(text, 0) };
+  if (command === '/service') return first === '' ? { verb: 'usage', syntax: 'status' } : { verb: 'status', service: after(text, 0) };
   if (command === '/incident') {
     const id = incidentIdOf(rest[0]);
     switch (verb) {

@@ -35,4 +35,5 @@ export const SLACK_DIALECT: ChatDialect = {
     link_workspace: 'workspace admins and owners (or users listed in `slack.admins` of the config)',
     manage_channel: 'workspace admins and owners (or users listed in `slack.admins` of the config)',
   },
+  subscribeHint: 'In a private channel, invite the app first (`/invite @statusbot`).',
 };

@@ -3,7 +3,7 @@ import { FAKE_APPLICATION_ID, FAKE_DISCORD_TOKEN, startFakeDiscord } from '../fa
 import type { FakeDiscord } from '../fakes/fake-discord.js';
 import { channelsBlock, chatConfig, settleOutbox } from './chat.js';
 import type { Answer, Ask, ChatHarness, FormShown, HarnessOptions, Where } from './chat.js';
-import { ACME_BOARD, ACME_KEY, GLOBEX_KEY, startTestServer } from './test-server.js';
+import { startTestServer } from './test-server.js';
 import type { TestServer, TestServerOptions } from './test-server.js';
 
 /** Discord on, HTTP interactions verified with the fake's key, REST calls to the fake, no gateway. */
@@ -17,29 +17,8 @@ export const discordEnv = (fake: FakeDiscord, extra: NodeJS.ProcessEnv = {}): No
 });
 
 
-/** Acme acts in guild 111 (from the config); Globex is not linked anywhere. */
-export const discordConfig = (channels = '') => `
-public_url: http://status.test
-rate_limit: { per_minute: 100000 }
-services:
-  - { urlname: acme-cloud, name: Acme Cloud }
-companies:
-  - name: Acme
-    plan: business
-    api_keys: ["${ACME_KEY}"]
-    custom_services:
-      - { id: 1001, name: Acme API, urlname: acme-api }
-      - { id: 1002, name: Acme Web, urlname: acme-web }
-    boards:
-      - { id: ${ACME_BOARD}, name: Vendors, urlname: vendors, services: [{ urlname: acme-cloud }] }
-    discord: { guild_id: "111" }
-${channels}
-  - name: Globex
-    plan: business
-    api_keys: ["${GLOBEX_KEY}"]
-    custom_services:
-      - { id: 2001, name: Globex API, urlname: globex-api }
-`;
+/** Acme acts in guild 111 (from the config), its channels as given; Globex is not linked anywhere. */
+export const discordConfig = (channels = '') => chatConfig('discord', GUILD, channels, '');
 
 /** A server with Discord on (Acme in guild 111, with these channels, unless another config is given). */
 export async function startDiscordServer(

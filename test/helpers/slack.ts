@@ -2,7 +2,7 @@ import { createHmac, randomUUID } from 'node:crypto';
 import type { ManualClock } from '../../src/domain/clock.js';
 import { FAKE_BOT_TOKEN, startFakeSlack } from '../fakes/fake-slack.js';
 import type { FakeSlack, SlackCall } from '../fakes/fake-slack.js';
-import { ACME_BOARD, ACME_KEY, GLOBEX_KEY, startTestServer } from './test-server.js';
+import { ACME_KEY, GLOBEX_KEY, startTestServer } from './test-server.js';
 import type { TestServer, TestServerOptions } from './test-server.js';
 import { channelsBlock, chatConfig, settleOutbox } from './chat.js';
 import type { Answer, Ask, ChatHarness, DigestSettings, FormShown, HarnessOptions, Where } from './chat.js';
@@ -15,34 +15,15 @@ export const INCIDENTS_CHANNEL = 'CINCIDENTS';
 export const STATUS_CHANNEL = 'CSTATUS';
 
 /** Acme's workspace is linked in the config, with one channel following its incidents and one acme-api's status; Globex's is not. */
-export const SLACK_CONFIG = `
-public_url: http://status.test
-rate_limit: { per_minute: 100000 }
-services:
-  - { urlname: acme-cloud, name: Acme Cloud }
-  - { urlname: other-cloud, name: Other Cloud }
-companies:
-  - name: Acme
-    plan: business
-    api_keys: ["${ACME_KEY}"]
-    custom_services:
-      - { id: 1001, name: Acme API, urlname: acme-api }
-      - { id: 1002, name: Acme Web, urlname: acme-web }
-    boards:
-      - id: ${ACME_BOARD}
-        name: Vendors
-        urlname: vendors
-        services: [{ urlname: acme-cloud }]
-    slack: { team_id: ${ACME_TEAM} }
-    channels:
-      - { slack: ${INCIDENTS_CHANNEL}, incidents: true }
-      - { slack: ${STATUS_CHANNEL}, services: [acme-api] }
-  - name: Globex
-    plan: business
-    api_keys: ["${GLOBEX_KEY}"]
-    custom_services:
-      - { id: 2001, name: Globex API, urlname: globex-api }
-`;
+export const SLACK_CONFIG = chatConfig(
+  'slack',
+  ACME_TEAM,
+  channelsBlock('slack', (id) => id, [
+    { channel: INCIDENTS_CHANNEL, incidents: true },
+    { channel: STATUS_CHANNEL, services: ['acme-api'] },
+  ]),
+  '',
+);
 
 /** Slack on in HTTP mode, requests verified with the signing secret, Web API calls to the fake. */
 export const slackEnv = (fake: FakeSlack, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv => ({
