@@ -14,6 +14,7 @@ import { JOB_NAMES } from './jobs/jobs.js';
 import { readChatEnv } from './config/env.js';
 import type { DomainContext } from './domain/context.js';
 import { listOutbox, retryDead } from './delivery/outbox-queue.js';
+import { listFeeds } from './domain/vendors/vendor-feeds.js';
 
 const USAGE = `statusbot — incident and status service
 
@@ -24,6 +25,7 @@ Usage:
   statusbot key create --company NAME [--db FILE]            issue an API key (printed once)
   statusbot outbox list [--dead] [--db FILE]                 notifications waiting, sent or dead-lettered
   statusbot outbox retry [ID ...] [--db FILE]                put dead-lettered notifications back in line
+  statusbot feeds [--all] [--db FILE]                        vendor feeds read: last success, last error, next read
   statusbot discord register [--guild ID]                    register the Discord slash commands
   statusbot jobs run NAME [--config FILE] [--db FILE]        run one job once (${JOB_NAMES.join(', ')})
 
@@ -47,6 +49,7 @@ function parse(argv: string[]) {
         company: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
         dead: { type: 'boolean' },
+        all: { type: 'boolean' },
         guild: { type: 'string' },
       },
     });
@@ -148,6 +151,20 @@ export async function run(argv: string[], env: NodeJS.ProcessEnv = process.env):
           const when = (row.sentAt ?? row.nextAttemptAt).toISOString();
           const error = row.lastError ? `  ${row.lastError}` : '';
           console.log(`${row.id}\t${row.state}\t${row.event}\t${row.stream}\tattempts ${row.attempts}\t${when}${error}`);
+        }
+        return 0;
+      });
+    }
+    case 'feeds': {
+      if (rest.length > 0) throw new UsageError('feeds takes no arguments');
+      return withContext(dbPath, async (ctx) => {
+        const feeds = (await listFeeds(ctx)).filter((f) => values.all || f.watched);
+        if (feeds.length === 0) console.log(values.all ? 'no service has a feed' : 'no feed is read: no company watches a service with a feed (--all lists them all)');
+        const time = (d: Date | null) => (d ? d.toISOString() : '-');
+        for (const f of feeds) {
+          const error = f.failures > 0 ? `  failing (${f.failures}): ${f.lastError ?? ''}` : '';
+          const polled = f.watched ? `next ${time(f.nextPollAt)}` : 'not watched';
+          console.log(`${f.urlname}\t${f.kind}\t${f.url}\t${f.indicator ?? '-'}\tlast ok ${time(f.lastCheckedAt)}\t${polled}${error}`);
         }
         return 0;
       });

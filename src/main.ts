@@ -20,14 +20,18 @@ import { readChatEnv } from './config/env.js';
 import { createOutboxWorker } from './delivery/outbox-worker.js';
 import type { OutboxWorker, OutboxWorkerOptions } from './delivery/outbox-worker.js';
 import { createWebhookPublisher } from './delivery/webhook-publisher.js';
+import { createFeedPoller } from './jobs/feed-poller.js';
+import type { FeedPoller } from './jobs/feed-poller.js';
 import { createProbeClient } from './jobs/http-probe.js';
 import { JOBS } from './jobs/jobs.js';
 import { createMonitorProber } from './jobs/monitor-prober.js';
+import type { JobDeps } from './jobs/jobs.js';
 import type { MonitorProber } from './jobs/monitor-prober.js';
 import { createScheduler } from './jobs/scheduler.js';
 import type { Scheduler } from './jobs/scheduler.js';
 
 export const USER_AGENT = 'statusbot-monitor/0.1';
+export const FEED_USER_AGENT = 'statusbot-feeds/0.1';
 
 export interface StartOptions {
   dbPath: string;
@@ -58,7 +62,40 @@ export interface RunningServer {
   fronts: readonly ChatFront[];
   scheduler: Scheduler;
   prober: MonitorProber;
+  feeds: FeedPoller;
   close(): Promise<void>;
+}
+
+/** What jobs run with, from the config: the monitor prober and the feed poller on their outbound pools. */
+export function createJobDeps(ctx: DomainContext, config: Config, logger: Logger): JobDeps & { close(): Promise<void> } {
+  const probeClient = createProbeClient({
+    timeoutMs: config.probes.timeoutMs,
+    blockPrivateTargets: config.probes.blockPrivateTargets,
+    userAgent: USER_AGENT,
+  });
+  const prober = createMonitorProber({ ctx, client: probeClient, region: config.region, logger, concurrency: config.probes.concurrency });
+  const feeds = createFeedPoller({
+    ctx,
+    logger,
+    intervalMs: config.ingestion.intervalMs,
+    timeoutMs: config.ingestion.timeoutMs,
+    concurrency: config.ingestion.concurrency,
+    blockPrivateTargets: config.probes.blockPrivateTargets,
+    userAgent: FEED_USER_AGENT,
+  });
+  return {
+    ctx,
+    logger,
+    prober,
+    feeds,
+    retentionDays: config.retentionDays,
+    async close() {
+      await prober.idle();
+      await probeClient.close();
+      await feeds.idle();
+      await feeds.close();
+    },
+  };
 }
 
 export const consoleLogger: Logger = {
@@ -76,7 +113,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     await migrateToLatest(db);
     const port = options.port;
     const publicUrl = config.publicUrl ?? `http://localhost:${port === 0 ? 8080 : port}`;
-    const ctx = createDomainContext({ db, clock: options.clock ?? systemClock, publicUrl });
+    const ctx = createDomainContext({ db, clock: options.clock ?? systemClock, publicUrl, userReports: config.userReports });
     await applySetup(ctx, config.setup);
     const demoKey = config.setup.companies.length === 0 ? await seedDemoCompany(ctx) : null;
     await syncDemoServices(ctx);
@@ -100,23 +137,9 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       ...options.delivery,
     });
 
-    const probeClient = createProbeClient({
-      timeoutMs: config.probes.timeoutMs,
-      blockPrivateTargets: config.probes.blockPrivateTargets,
-      userAgent: USER_AGENT,
-    });
-    const prober = createMonitorProber({
-      ctx,
-      client: probeClient,
-      region: config.region,
-      logger,
-      concurrency: config.probes.concurrency,
-    });
-    const scheduler = createScheduler({
-      deps: { ctx, logger, prober, retentionDays: config.retentionDays },
-      jobs: JOBS,
-      disabled: config.disabledJobs,
-    });
+    const jobDeps = createJobDeps(ctx, config, logger);
+    const { prober, feeds } = jobDeps;
+    const scheduler = createScheduler({ deps: jobDeps, jobs: JOBS, disabled: config.disabledJobs });
 
     let ready = false;
     server = createHttpServer({
@@ -166,11 +189,11 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       fronts,
       scheduler,
       prober,
+      feeds,
       close: async () => {
         // New work stops first; work under way finishes (bounded) before the database closes.
         await scheduler.stop();
-        await prober.idle();
-        await probeClient.close();
+        await jobDeps.close();
         ctx.afterCommit.delete(worker.wake);
         await worker.stop();
         for (const front of fronts) await front.stop();
@@ -199,24 +222,20 @@ export async function runJobOnce(options: {
   const logger = options.logger ?? consoleLogger;
   const { config } = options;
   const db = openDatabase({ path: options.dbPath });
-  const probeClient = createProbeClient({
-    timeoutMs: config.probes.timeoutMs,
-    blockPrivateTargets: config.probes.blockPrivateTargets,
-    userAgent: USER_AGENT,
-  });
+  let deps: ReturnType<typeof createJobDeps> | undefined;
   try {
     await migrateToLatest(db);
     const ctx = createDomainContext({
       db,
       clock: options.clock ?? systemClock,
       publicUrl: config.publicUrl ?? 'http://localhost:8080',
+      userReports: config.userReports,
     });
     await applySetup(ctx, config.setup);
-    const prober = createMonitorProber({ ctx, client: probeClient, region: config.region, logger, concurrency: config.probes.concurrency });
-    const scheduler = createScheduler({ deps: { ctx, logger, prober, retentionDays: config.retentionDays }, jobs: JOBS });
-    return await scheduler.runOnce(options.name);
+    deps = createJobDeps(ctx, config, logger);
+    return await createScheduler({ deps, jobs: JOBS }).runOnce(options.name);
   } finally {
-    await probeClient.close();
+    await deps?.close();
     await db.destroy();
   }
 }

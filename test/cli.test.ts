@@ -141,7 +141,7 @@ describe('statusbot migrate', () => {
   it('prints what it applied, then that the database is up to date', async () => {
     const first = await cli(['migrate', '--db', dbPath]);
     expect(first.code, first.stderr).toBe(0);
-    expect(first.stdout.trim()).toBe('applied 0001_init, 0002_chat, 0003_jobs, 0004_chat_admins');
+    expect(first.stdout.trim()).toBe('applied 0001_init, 0002_chat, 0003_jobs, 0004_chat_admins, 0005_vendor_feeds');
     expect(existsSync(dbPath)).toBe(true);
     const second = await cli(['migrate', '--db', dbPath]);
     expect(second.code, second.stderr).toBe(0);
@@ -299,6 +299,25 @@ describe('statusbot jobs run', () => {
     const unknown = await cli(['jobs', 'run', 'coffee', '--db', dbPath]);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('unknown job "coffee"');
+  });
+});
+
+describe('statusbot feeds', () => {
+  it('lists the watched feeds with their state, and every feed with --all', async () => {
+    const withFeeds = join(dir, 'feeds.yml');
+    writeFileSync(
+      withFeeds,
+      `${CONFIG}    monitored_services: [github]\n`.replace('    monitored_services: [demo-service-minor]\n', ''),
+    );
+    const applied = await cli(['apply', '--config', withFeeds, '--db', dbPath]);
+    expect(applied.code, applied.stderr).toBe(0);
+    const watched = await cli(['feeds', '--db', dbPath]);
+    expect(watched.code, watched.stderr).toBe(0);
+    // Never read yet: no status, no success, due at once.
+    expect(watched.stdout).toMatch(/^github\tstatuspage\thttps:\/\/www\.githubstatus\.com\t-\tlast ok -\tnext 1970-01-01T00:00:00\.000Z\n$/);
+    const all = await cli(['feeds', '--all', '--db', dbPath]);
+    expect(all.stdout.trim().split('\n').length).toBeGreaterThan(150);
+    expect(all.stdout).toMatch(/^aws\trss\thttps:\/\/status\.aws\.amazon\.com\/rss\/all\.rss\t-\tlast ok -\tnot watched$/m);
   });
 });
 

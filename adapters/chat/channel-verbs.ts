@@ -4,11 +4,12 @@ import type { Company } from '../../src/domain/companies/company.js';
 import { DomainError, forbidden } from '../../src/domain/errors.js';
 import { listServiceIncidents } from '../../src/domain/incidents/incident-service.js';
 import { getServiceStatus, searchServices } from '../../src/domain/services/service-queries.js';
+import { reportProblem } from '../../src/domain/vendors/user-reports.js';
 import type { ChatRight } from './dialect.js';
 import type { ChatReply } from './reply.js';
 import { textReply } from './reply.js';
 import type { ChatRequest } from './verbs.js';
-import { didYouMean, linked, noRight, subscribed, subscriptionList, unsubscribed } from './wording.js';
+import { didYouMean, linked, noRight, reported, subscribed, subscriptionList, unsubscribed } from './wording.js';
 
 /** The permission rule, the same on both platforms: the platform says who holds which right. */
 async function requireRight(req: ChatRequest, right: ChatRight, company: Company): Promise<void> {
@@ -54,25 +55,38 @@ export async function subscriptions(req: ChatRequest, company: Company): Promise
   return textReply(subscriptionList(req.dialect, await listChannelSubscriptions(req.ctx, company, req.channel)));
 }
 
-/** A service's status and open incidents; similar services when the name is unknown. */
-export async function serviceStatus(req: ChatRequest, company: Company, ref: string): Promise<ChatReply> {
-  const { ctx } = req;
-  const urlname = await urlnameOf(req, company, ref);
-  let service;
+/** What `answer` replies for the service named `ref`; similar services when no service has that name. */
+async function withService(req: ChatRequest, company: Company, ref: string, answer: (urlname: string) => Promise<ChatReply>): Promise<ChatReply> {
   try {
-    service = await getServiceStatus(ctx, company, urlname);
+    return await answer(await urlnameOf(req, company, ref));
   } catch (error) {
     if (!(error instanceof DomainError && error.code === 'not_found')) throw error;
-    const similar = await searchServices(ctx, company, ref, SUGGESTIONS);
+    const similar = await searchServices(req.ctx, company, ref, SUGGESTIONS);
     if (similar.length === 0) throw error;
     return textReply(didYouMean(req.dialect, ref.trim(), similar));
   }
-  let open = null;
-  try {
-    open = (await listServiceIncidents(ctx, company, service.urlname, { includeUserReports: false })).filter((i) => !i.resolved);
-  } catch (error) {
-    // The plan does not show this service's incidents; its status is still shown.
-    if (!(error instanceof DomainError && error.code === 'forbidden')) throw error;
-  }
-  return { kind: 'service', service, open };
+}
+
+/** A service's status and open incidents; similar services when the name is unknown. */
+export async function serviceStatus(req: ChatRequest, company: Company, ref: string): Promise<ChatReply> {
+  const { ctx } = req;
+  return withService(req, company, ref, async (urlname) => {
+    const service = await getServiceStatus(ctx, company, urlname);
+    let open = null;
+    try {
+      open = (await listServiceIncidents(ctx, company, service.urlname, { includeUserReports: false })).filter((i) => !i.resolved);
+    } catch (error) {
+      // The plan does not show this service's incidents; its status is still shown.
+      if (!(error instanceof DomainError && error.code === 'forbidden')) throw error;
+    }
+    return { kind: 'service', service, open };
+  });
+}
+
+/** A report of a problem with a service by whoever asks, under the API's rules (visibility, plan). */
+export async function report(req: ChatRequest, company: Company, ref: string): Promise<ChatReply> {
+  return withService(req, company, ref, async (urlname) => {
+    const done = await reportProblem(req.ctx, company, urlname, req.reporter, {});
+    return textReply(reported(req.dialect, done.service.name, done.reporters, done.minutes));
+  });
 }

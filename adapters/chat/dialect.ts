@@ -19,6 +19,7 @@ export type Syntax =
   | 'incident_show'
   | 'incident'
   | 'status'
+  | 'report'
   | 'subscribe_incidents'
   | 'subscribe_service'
   | 'subscribe_monitor'

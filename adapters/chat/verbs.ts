@@ -4,7 +4,7 @@ import type { ChannelRef } from '../../src/domain/chat/chat.js';
 import type { Company } from '../../src/domain/companies/company.js';
 import type { DomainContext } from '../../src/domain/context.js';
 import { DomainError } from '../../src/domain/errors.js';
-import { link, serviceStatus, subscribe, subscriptions, unsubscribe } from './channel-verbs.js';
+import { link, report, serviceStatus, subscribe, subscriptions, unsubscribe } from './channel-verbs.js';
 import type { ChatDialect, ChatRight, Syntax } from './dialect.js';
 import { listIncidents, openForm, resolve, showIncident, submitForm } from './incident-verbs.js';
 import { formErrors } from './forms.js';
@@ -25,6 +25,8 @@ export interface ChatRequest {
   workspaceId: string;
   channel: ChannelRef;
   actor: ChatActor;
+  /** Who asks, as a reporter of problems counts them (domain/vendors/user-reports.ts `reporters`). */
+  reporter: string;
 }
 
 /** A verb with its arguments, as each platform reads them from its own payload. */
@@ -37,6 +39,7 @@ export type VerbCall =
   | { verb: 'unsubscribe'; input: Record<string, unknown> }
   | { verb: 'subscriptions' }
   | { verb: 'status'; service: string }
+  | { verb: 'report'; service: string }
   | { verb: 'list' }
   | { verb: 'show'; id: number }
   | { verb: 'resolve'; id: number; message: string | undefined }
@@ -63,6 +66,8 @@ async function dispatch(req: ChatRequest, call: VerbCall, company: Company | nul
       return subscriptions(req, company);
     case 'status':
       return serviceStatus(req, company, call.service);
+    case 'report':
+      return report(req, company, call.service);
     case 'list':
       return listIncidents(req, company);
     case 'show':

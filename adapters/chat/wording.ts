@@ -1,4 +1,5 @@
 import type { ChannelSubscription } from '../../src/domain/chat/chat.js';
+import type { IncidentAnnouncement } from '../../src/domain/notifications/announcement.js';
 import { DomainError } from '../../src/domain/errors.js';
 import type { Logger } from '../../src/core/logger.js';
 import type { ChatDialect, ChatRight, Syntax } from './dialect.js';
@@ -61,6 +62,7 @@ const HELP: readonly [Syntax, string][] = [
   ['incident_list', 'open incidents of your company'],
   ['incident_show', 'an incident and its updates'],
   ['status', "a service's status and open incidents"],
+  ['report', 'report a problem with a service (an unconfirmed incident once several people do)'],
   ['subscribe_incidents', 'announce your incidents in this channel'],
   ['subscribe_service', "announce a service's status changes here"],
   ['subscribe_monitor', 'announce when one of your monitors goes down or recovers'],
@@ -115,6 +117,14 @@ export const noCustomServices = (d: ChatDialect): string =>
 export const incidentDone = (d: ChatDialect, done: 'Opened' | 'Updated' | 'Resolved', incident: { id: number; title: string; serviceName: string }): string =>
   `${done} incident ${d.markup.bold(`#${incident.id}`)}${done === 'Opened' ? ` on ${d.markup.text(incident.serviceName)}` : ''}: ${d.markup.text(incident.title)}`;
 
+export function reported(d: ChatDialect, service: string, reporters: number, minutes: number): string {
+  const people = reporters === 1 ? '1 person' : `${reporters} people`;
+  const span = minutes === 1 ? 'the last minute' : `the last ${minutes} minutes`;
+  return `Thanks: your report of a problem with ${d.markup.text(service)} is noted (${people} reported it in ${span}).`;
+}
+
+export const REPORT_BUTTON = 'Report a problem';
+
 export const didYouMean = (d: ChatDialect, typed: string, similar: readonly { urlname: string; name: string }[]): string =>
   `There is no service ${d.markup.code(typed)}. Did you mean ${similar.map((s) => `${d.markup.code(s.urlname)} (${d.markup.text(s.name)})`).join(', ')}?`;
 
@@ -123,3 +133,15 @@ export const PLAN_HIDES_INCIDENTS = "Your plan does not show this service's inci
 export const DIRECT_MESSAGES = 'statusbot works in channels of a linked workspace, not in direct messages.';
 export const FORM_NOT_OPENED = 'The form could not be opened in time; please try again.';
 export const STALE_CONTROL = 'This button or form is no longer supported; run the command again.';
+
+/** Whether an incident's message offers Post update and Resolve: only for the company's own incidents, until deleted. */
+export const offersActions = (a: IncidentAnnouncement): boolean => a.event !== 'deleted' && (a.source ?? 'company') === 'company';
+
+/** How a message marks an incident opened from user reports. */
+export const UNCONFIRMED = 'Unconfirmed: reported by users, not by the provider';
+
+/** The affected components, as a message lists them; empty when none are named. */
+export const componentsLine = (a: IncidentAnnouncement): string => {
+  const names = a.incident.components ?? [];
+  return names.length ? `Affected: ${names.join(', ')}` : '';
+};

@@ -9,7 +9,7 @@ import type { VerbCall } from '../chat/verbs.js';
 import { DIRECT_MESSAGES, STALE_CONTROL } from '../chat/wording.js';
 import { closeDiscordRest, createDiscordRest } from './client.js';
 import { NO_CHOICES, autocomplete, verbOf } from './commands.js';
-import { modalValues, parseCustomId } from './modals.js';
+import { modalValues, parseCustomId, parseReportId } from './modals.js';
 import { createDiscordPublisher } from './publisher.js';
 import { INTERACTIONS_PATH, createGatewayReceiver, createHttpReceiver } from './receiver.js';
 import type { DiscordReceiver, InteractionHandler } from './receiver.js';
@@ -44,6 +44,8 @@ function callOf(interaction: APIInteraction): VerbCall | string {
     case InteractionType.ApplicationCommand:
       return interaction.data.type === ApplicationCommandType.ChatInput ? verbOf(interaction.data) : 'statusbot has slash commands only.';
     case InteractionType.MessageComponent: {
+      const service = parseReportId(interaction.data.custom_id);
+      if (service) return { verb: 'report', service };
       const ref = parseCustomId(interaction.data.custom_id);
       return ref && ref.kind !== 'new' ? { verb: 'form', form: ref.kind, target: ref.incidentId } : STALE_CONTROL;
     }

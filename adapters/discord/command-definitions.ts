@@ -41,6 +41,7 @@ const statusbot = new SlashCommandBuilder()
   .setContexts(InteractionContextType.Guild)
   .addSubcommand((s) => s.setName('help').setDescription('What statusbot can do'))
   .addSubcommand((s) => serviceOption('The service')(s.setName('status').setDescription("A service's status and open incidents")))
+  .addSubcommand((s) => serviceOption('The service')(s.setName('report').setDescription('Report a problem with a service')))
   .addSubcommand((s) =>
     s
       .setName('link')

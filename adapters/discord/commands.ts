@@ -68,6 +68,8 @@ export function verbOf(data: APIChatInputApplicationCommandInteractionData): Ver
     case 'status':
     case 'statusbot status':
       return { verb: 'status', service: str('service') ?? '' };
+    case 'statusbot report':
+      return { verb: 'report', service: str('service') ?? '' };
     case 'incident new':
       return { verb: 'form', form: 'new', target: str('service') ?? null };
     case 'incident list':

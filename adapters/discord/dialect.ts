@@ -20,6 +20,7 @@ export const DISCORD_DIALECT: ChatDialect = {
     incident_show: '/incident show id:<id>',
     incident: '/incident new | update | resolve | list | show',
     status: '/status service:<service>',
+    report: '/statusbot report service:<service>',
     subscribe_incidents: '/statusbot subscribe incidents',
     subscribe_service: '/statusbot subscribe service service:<service>',
     subscribe_monitor: '/statusbot subscribe monitor monitor:<id-or-name>',

@@ -32,7 +32,17 @@ export const customIds = {
   newIncident: (serviceId: number | null) => `incident:new:${serviceId ?? 0}`,
   updateIncident: (id: number, stage?: ResolutionStage | null) => `incident:update:${id}${stage ? `:${stage}` : ''}`,
   resolveIncident: (id: number) => `incident:resolve:${id}`,
+  reportProblem: (urlname: string) => `report:${urlname}`,
 };
+
+// Discord refuses a component whose custom id is over 100 characters.
+export const CUSTOM_ID_MAX = 100;
+
+/** The service a "Report a problem" button names; null for any other id. */
+export function parseReportId(customId: string): string | null {
+  const m = /^report:([a-z0-9-]{1,100})$/.exec(customId);
+  return m ? m[1]! : null;
+}
 
 /** What a button or a submitted modal names; null for an id statusbot never made. */
 export function parseCustomId(customId: string): FormRef | null {

@@ -17,8 +17,8 @@ import type { ServiceStatus, ServiceWithStatus } from '../../src/domain/services
 import type { ChatRenderer } from '../chat/delivery.js';
 import { SEVERITY_LABEL, STAGE_LABEL, STATUS_LABEL as STATUS_WORDS } from '../chat/labels.js';
 import type { ChatReply } from '../chat/reply.js';
-import { NO_OPEN_INCIDENTS, PLAN_HIDES_INCIDENTS } from '../chat/wording.js';
-import { customIds, formModal } from './modals.js';
+import { NO_OPEN_INCIDENTS, PLAN_HIDES_INCIDENTS, REPORT_BUTTON, UNCONFIRMED, componentsLine, offersActions } from '../chat/wording.js';
+import { CUSTOM_ID_MAX, customIds, formModal } from './modals.js';
 
 const STATUS_ICON: Record<ServiceStatus, string> = { ok: '🟢', minor: '🟠', major: '🔴', maintenance: '🔧' };
 const STATUS_LABEL = Object.fromEntries(
@@ -125,9 +125,12 @@ function incidentButtons(id: number, resolved: boolean): APIActionRowComponent<A
 /** The one message that shows an incident's current state in a channel. */
 function incidentMessage(a: IncidentAnnouncement): RESTPostAPIChannelMessageJSONBody {
   const view = viewOfAnnouncement(a);
+  const embed = incidentEmbed(view).setTimestamp(new Date(a.incident.updatedAt));
+  const notes = [a.source === 'users' ? `⚠️ ${UNCONFIRMED}` : '', componentsLine(a)].filter(Boolean);
+  if (notes.length) embed.setFooter({ text: clip(notes.join(' · '), 2048) });
   return {
-    embeds: [incidentEmbed(view).setTimestamp(new Date(a.incident.updatedAt)).toJSON()],
-    components: view.deleted ? [] : [incidentButtons(view.id, view.resolved)],
+    embeds: [embed.toJSON()],
+    components: offersActions(a) ? [incidentButtons(view.id, view.resolved)] : [],
     allowed_mentions: NO_MENTIONS,
   };
 }
@@ -170,7 +173,7 @@ function digestMessage(a: DigestAnnouncement): RESTPostAPIChannelMessageJSONBody
     const tags = s.tags.length ? ` · _${clip(s.tags.join(', '), 120)}_` : '';
     const incidents = s.openIncidents
       .slice(0, 3)
-      .map((i) => `\n  ${severityMark(i.severity)} ${clip(i.title, 120)}`)
+      .map((i) => `\n  ${severityMark(i.severity)} ${clip(i.title, 120)}${i.components?.length ? ` _(${clip(i.components.join(', '), 120)})_` : ''}`)
       .join('');
     return `${STATUS_LABEL[s.status]} · [${clip(s.name, 80)}](${s.trackerUrl})${tags}${incidents}`;
   });
@@ -250,6 +253,14 @@ function serviceStatusEmbed(service: ServiceWithStatus, open: readonly IncidentS
     .toJSON();
 }
 
+/** Whoever may read a service's incidents may report a problem with it. */
+function reportButton(service: ServiceWithStatus, open: readonly IncidentSummary[] | null): APIActionRowComponent<APIComponentInMessageActionRow>[] {
+  const customId = customIds.reportProblem(service.urlname);
+  // The longest urlnames do not fit in a custom id; `/statusbot report` still takes them.
+  if (open === null || customId.length > CUSTOM_ID_MAX) return [];
+  return [new ActionRowBuilder<ButtonBuilder>().addComponents(new ButtonBuilder().setCustomId(customId).setLabel(REPORT_BUTTON).setStyle(ButtonStyle.Secondary)).toJSON()];
+}
+
 /** A verb's answer as an interaction response: a form opens as a modal, anything else is ephemeral. */
 export function replyResponse(reply: ChatReply): APIInteractionResponse {
   switch (reply.kind) {
@@ -264,7 +275,7 @@ export function replyResponse(reply: ChatReply): APIInteractionResponse {
         components: reply.actions ? [incidentButtons(reply.incident.id, reply.incident.resolved)] : [],
       });
     case 'service':
-      return ephemeral({ embeds: [serviceStatusEmbed(reply.service, reply.open)] });
+      return ephemeral({ embeds: [serviceStatusEmbed(reply.service, reply.open)], components: reportButton(reply.service, reply.open) });
     case 'form':
       return formModal(reply.form);
   }

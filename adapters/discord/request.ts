@@ -2,6 +2,7 @@ import { PermissionFlagsBits } from 'discord.js';
 import type { APIInteraction } from 'discord.js';
 import type { Logger } from '../../src/core/logger.js';
 import type { DomainContext } from '../../src/domain/context.js';
+import { reporters } from '../../src/domain/vendors/user-reports.js';
 import type { ChatRight } from '../chat/dialect.js';
 import type { ChatActor, ChatRequest } from '../chat/verbs.js';
 import { DISCORD_DIALECT } from './dialect.js';
@@ -36,5 +37,6 @@ export function discordRequest(deps: DiscordDeps, interaction: APIInteraction): 
     workspaceId: guildId,
     channel: { platform: 'discord', workspaceId: guildId, channelId },
     actor: discordActor(BigInt(interaction.member?.permissions ?? '0')),
+    reporter: reporters.discord(interaction.member?.user.id ?? interaction.user?.id ?? ''),
   };
 }

@@ -4,7 +4,7 @@ import { runVerb } from '../chat/verbs.js';
 import { FORM_NOT_OPENED } from '../chat/wording.js';
 import type { VerbCall } from '../chat/verbs.js';
 import { openModal } from './modals.js';
-import { ACTION_POST_UPDATE, ACTION_RESOLVE, replyMessage } from './render.js';
+import { ACTION_POST_UPDATE, ACTION_REPORT, ACTION_RESOLVE, replyMessage } from './render.js';
 import { slackRequest } from './request.js';
 import type { SlackDeps, SlackOrigin } from './request.js';
 
@@ -90,6 +90,8 @@ export function verbOf(command: SlackCommand, text: string): VerbCall {
       return rest.length === 1 ? { verb: 'link', key: rest[0]! } : { verb: 'usage', syntax: 'link' };
     case 'status':
       return rest.length === 0 ? { verb: 'usage', syntax: 'status' } : { verb: 'status', service: after(text, 1) };
+    case 'report':
+      return rest.length === 0 ? { verb: 'usage', syntax: 'report' } : { verb: 'report', service: after(text, 1) };
     case 'subscribe':
       return { verb: 'subscribe', input: subscriptionOf(rest) };
     case 'unsubscribe':
@@ -137,19 +139,24 @@ export function registerCommands(app: App, deps: SlackDeps): void {
     });
   }
 
-  /** A button of an incident's message: ack, then open its form with the trigger_id. */
-  const button = (form: 'update' | 'resolve') => async (args: SlackActionMiddlewareArgs<BlockButtonAction> & { client: webApi.WebClient }) => {
+  /** A button: ack, then run its verb; a form opens with the trigger_id. */
+  const button = (verbOfValue: (value: string) => VerbCall) => async (args: SlackActionMiddlewareArgs<BlockButtonAction> & { client: webApi.WebClient }) => {
     const { ack, body, action, client, respond } = args;
     await ack();
     const teamId = body.team?.id ?? body.user.team_id ?? '';
     const channelId = body.channel?.id ?? '';
-    const id = Number(action.value);
-    const call: VerbCall = Number.isSafeInteger(id) ? { verb: 'form', form, target: id } : { verb: 'usage', syntax: 'incident' };
+    const call = verbOfValue(action.value ?? '');
     const reply = await runVerb(slackRequest(deps, { teamId, channelId, userId: body.user.id }, client), call, `the ${action.action_id} button`);
     await show(deps, reply, client, { triggerId: body.trigger_id, responseUrl: body.response_url, channelId }, (m) =>
       respond({ response_type: 'ephemeral', replace_original: false, ...(m as { text: string }) }),
     );
   };
-  app.action<BlockButtonAction>({ type: 'block_actions', action_id: ACTION_POST_UPDATE }, button('update'));
-  app.action<BlockButtonAction>({ type: 'block_actions', action_id: ACTION_RESOLVE }, button('resolve'));
+  /** The buttons of an incident's message open its forms. */
+  const incidentForm = (form: 'update' | 'resolve') => (value: string): VerbCall => {
+    const id = Number(value);
+    return Number.isSafeInteger(id) ? { verb: 'form', form, target: id } : { verb: 'usage', syntax: 'incident' };
+  };
+  app.action<BlockButtonAction>({ type: 'block_actions', action_id: ACTION_POST_UPDATE }, button(incidentForm('update')));
+  app.action<BlockButtonAction>({ type: 'block_actions', action_id: ACTION_RESOLVE }, button(incidentForm('resolve')));
+  app.action<BlockButtonAction>({ type: 'block_actions', action_id: ACTION_REPORT }, button((service) => ({ verb: 'report', service })));
 }

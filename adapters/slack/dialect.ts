@@ -22,6 +22,7 @@ export const SLACK_DIALECT: ChatDialect = {
     incident_show: '/incident show <id>',
     incident: '/incident new | update <id> | resolve <id> [message] | list | show <id>',
     status: '/service <service>',
+    report: '/statusbot report <service>',
     subscribe_incidents: '/statusbot subscribe incidents',
     subscribe_service: '/statusbot subscribe service <urlname>',
     subscribe_monitor: '/statusbot subscribe monitor <id-or-name>',

@@ -10,7 +10,7 @@ import type { ServiceStatus, ServiceWithStatus } from '../../src/domain/services
 import type { ChatRenderer } from '../chat/delivery.js';
 import { SEVERITY_LABEL, STAGE_LABEL, STATUS_LABEL as STATUS_WORDS } from '../chat/labels.js';
 import type { ChatReply } from '../chat/reply.js';
-import { NO_OPEN_INCIDENTS, PLAN_HIDES_INCIDENTS } from '../chat/wording.js';
+import { NO_OPEN_INCIDENTS, PLAN_HIDES_INCIDENTS, REPORT_BUTTON, UNCONFIRMED, componentsLine, offersActions } from '../chat/wording.js';
 import { SLACK_DIALECT, esc } from './dialect.js';
 
 /** A message as chat.postMessage, chat.update and response_url take it. */
@@ -21,6 +21,7 @@ export interface SlackMessage {
 
 export const ACTION_POST_UPDATE = 'incident_post_update';
 export const ACTION_RESOLVE = 'incident_resolve';
+export const ACTION_REPORT = 'service_report';
 
 const SEVERITY_ICON: Record<Severity, string> = { minor: ':large_yellow_circle:', major: ':red_circle:' };
 const STATUS_ICON: Record<ServiceStatus, string> = {
@@ -79,11 +80,15 @@ function incidentMessage(a: IncidentAnnouncement): SlackMessage {
       ],
     },
   ];
+  if (a.source === 'users') blocks.push(context(`:warning: ${UNCONFIRMED}`));
   if (i.description.trim()) blocks.push(section(esc(i.description)));
+  const affected = componentsLine(a);
+  if (affected) blocks.push(context(esc(affected)));
   const times = [`Opened ${when(i.createdAt)}`, `updated ${when(i.updatedAt)}`];
   if (i.resolvedAt) times.push(`resolved ${when(i.resolvedAt)}`);
-  blocks.push(context(`${times.join(' · ')} · ${link(i.trackerUrl, 'details')}`));
-  if (!deleted) blocks.push(incidentButtons(i.id, i.resolved));
+  const links = [link(i.trackerUrl, 'details'), ...(i.url ? [link(i.url, 'provider')] : [])];
+  blocks.push(context(`${times.join(' · ')} · ${links.join(' · ')}`));
+  if (offersActions(a)) blocks.push(incidentButtons(i.id, i.resolved));
   return { text: `${deleted ? 'Deleted' : i.resolved ? 'Resolved' : SEVERITY_LABEL[i.severity]} incident #${i.id}: ${i.title} (${i.service.name})`, blocks };
 }
 
@@ -119,7 +124,9 @@ const DIGEST_SECTIONS_MAX = 45;
 function digestMessage(a: DigestAnnouncement): SlackMessage {
   const lines = a.services.map((s) => {
     const tags = s.tags.length ? ` _${s.tags.map(esc).join(', ')}_` : '';
-    const incidents = s.openIncidents.map((i) => `\n    ${SEVERITY_ICON[i.severity]} ${i.url ? link(i.url, i.title) : esc(i.title)}`);
+    const incidents = s.openIncidents.map(
+      (i) => `\n    ${SEVERITY_ICON[i.severity]} ${i.url ? link(i.url, i.title) : esc(i.title)}${i.components?.length ? ` _(${esc(i.components.join(', '))})_` : ''}`,
+    );
     return `${STATUS_LABEL[s.status].split(' ')[0]} ${link(s.trackerUrl, s.name)}${tags}${incidents.join('')}`;
   });
   const sections: string[] = [];
@@ -158,13 +165,20 @@ function incidentTimeline(i: Incident, actions: boolean): SlackMessage {
   return actions ? { text, blocks: [section(text), incidentButtons(i.id, i.resolved)] } : { text };
 }
 
+/** Whoever may read a service's incidents may report a problem with it. */
+const reportButton = (service: ServiceWithStatus): slack.ActionsBlock => ({
+  type: 'actions',
+  block_id: 'service_report',
+  elements: [{ type: 'button', action_id: ACTION_REPORT, text: { type: 'plain_text', text: REPORT_BUTTON }, value: service.urlname }],
+});
+
 function serviceStatus(service: ServiceWithStatus, open: readonly IncidentSummary[] | null): SlackMessage {
   const head = `*${link(service.trackerUrl, service.name)}* (\`${esc(service.urlname)}\`): ${STATUS_LABEL[service.status]}`;
   const page = service.statusPageUrl ? `\nStatus page: ${link(service.statusPageUrl, service.statusPageUrl)}` : '';
   if (open === null) return { text: `${head}${page}\n${PLAN_HIDES_INCIDENTS}` };
-  if (open.length === 0) return { text: `${head}${page}\n${NO_OPEN_INCIDENTS}` };
   const lines = open.map((i) => `• *#${i.id}* ${SEVERITY_ICON[i.status]} ${esc(i.title)}, since ${when(i.createdAt)}`);
-  return { text: clip(`${head}${page}\n${lines.join('\n')}`, 3900) };
+  const text = clip(`${head}${page}\n${lines.length ? lines.join('\n') : NO_OPEN_INCIDENTS}`, 3900);
+  return { text, blocks: [section(text), reportButton(service)] };
 }
 
 /** A verb's answer as a Slack message; forms open as modals instead (modals.ts). */

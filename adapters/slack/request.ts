@@ -2,6 +2,7 @@ import type { webApi } from '@slack/bolt';
 import type { Logger } from '../../src/core/logger.js';
 import { isChatAdmin } from '../../src/domain/chat/chat-links.js';
 import type { DomainContext } from '../../src/domain/context.js';
+import { reporters } from '../../src/domain/vendors/user-reports.js';
 import type { ChatActor, ChatRequest } from '../chat/verbs.js';
 import { SLACK_DIALECT } from './dialect.js';
 
@@ -46,5 +47,6 @@ export function slackRequest(deps: SlackDeps, origin: SlackOrigin, client: webAp
     workspaceId: origin.teamId,
     channel: { platform: 'slack', workspaceId: origin.teamId, channelId: origin.channelId },
     actor: slackActor(deps, client, origin.userId),
+    reporter: reporters.slack(origin.teamId, origin.userId),
   };
 }

@@ -4,6 +4,7 @@ import { normalizeTags, MAX_TAGS, TAG_MAX_LENGTH } from '../domain/boards/board-
 import { digestSettings } from '../domain/chat/subscription-input.js';
 import { NOTIFY_EVENTS } from '../domain/companies/company.js';
 import { JOB_NAMES } from '../jobs/jobs.js';
+import { FEED_KINDS } from '../domain/vendors/vendor-snapshot.js';
 
 const URLNAME = /^[a-z0-9](?:[a-z0-9-]{0,98}[a-z0-9])?$/;
 
@@ -13,10 +14,17 @@ const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
 const id = z.int().min(1).max(Number.MAX_SAFE_INTEGER);
 const date = z.union([z.date(), z.iso.datetime({ offset: true })]).transform((v) => new Date(v));
 
+/** Where a vendor's status is read: a Statuspage base address, an RSS or Atom feed, a Google Cloud incidents.json, an Instatus page. */
+const feed = z.strictObject({ kind: z.enum(FEED_KINDS), url: httpUrl });
+
 const catalogService = z.strictObject({
   urlname,
   name,
   status_page_url: httpUrl.nullable().default(null),
+  /** null turns off the built-in catalog's feed of this service. */
+  feed: feed.nullable().optional(),
+  /** `always`: polled even when nobody watches the service. */
+  poll: z.enum(['watched', 'always']).default('watched'),
   maintenance: z
     .array(
       z
@@ -124,6 +132,20 @@ export const configFileSchema = z
     jobs: z
       .partialRecord(z.enum(JOB_NAMES as [string, ...string[]]), z.strictObject({ enabled: z.boolean().default(true) }))
       .default({}),
+    ingestion: z
+      .strictObject({
+        interval_seconds: z.int().min(1).max(86_400).default(60),
+        timeout_seconds: z.number().min(0.1).max(120).default(10),
+        concurrency: z.int().min(1).max(10_000).default(50),
+      })
+      .default({ interval_seconds: 60, timeout_seconds: 10, concurrency: 50 }),
+    user_reports: z
+      .strictObject({
+        threshold: z.int().min(1).max(10_000).default(3),
+        window_minutes: z.int().min(1).max(10_080).default(30),
+        resolve_after_minutes: z.int().min(1).max(10_080).default(60),
+      })
+      .default({ threshold: 3, window_minutes: 30, resolve_after_minutes: 60 }),
     services: z.array(catalogService).default([]),
     companies: z.array(company).default([]),
   })

@@ -10,6 +10,11 @@ import type { ConfigFile } from './config-schema.js';
 
 export const DEFAULT_RATE_LIMIT_PER_MINUTE = 600;
 
+import { DEFAULT_USER_REPORTS } from '../domain/vendors/user-reports.js';
+import type { UserReportSettings } from '../domain/vendors/user-reports.js';
+import type { CatalogServiceSpec } from '../domain/setup/setup.js';
+import { VENDOR_CATALOG } from '../ingest/vendor-catalog.js';
+
 export interface Config {
   /** Base of tracker_url values; when absent, http://localhost:{port}. */
   publicUrl: string | null;
@@ -18,6 +23,10 @@ export interface Config {
   region: string;
   retentionDays: number;
   probes: { blockPrivateTargets: boolean; timeoutMs: number; concurrency: number };
+  /** Reading vendors' status feeds: how often, how long a read may take, how many at once. */
+  ingestion: { intervalMs: number; timeoutMs: number; concurrency: number };
+  /** When user reports open an incident, and when it resolves. */
+  userReports: UserReportSettings;
   /** Jobs turned off with `jobs.<name>.enabled: false`. */
   disabledJobs: ReadonlySet<string>;
 }
@@ -39,10 +48,12 @@ export interface LoadedConfig {
 export const emptyConfig = (): Config => ({
   publicUrl: null,
   rateLimitPerMinute: DEFAULT_RATE_LIMIT_PER_MINUTE,
-  setup: { services: [], companies: [] },
+  setup: { services: withCatalog([]), companies: [] },
   region: 'local',
   retentionDays: 90,
   probes: { blockPrivateTargets: false, timeoutMs: 10_000, concurrency: 1_000 },
+  ingestion: { intervalMs: 60_000, timeoutMs: 10_000, concurrency: 50 },
+  userReports: DEFAULT_USER_REPORTS,
   disabledJobs: new Set(),
 });
 
@@ -89,7 +100,7 @@ export function parseConfig(file: string, text: string): LoadedConfig {
     config: {
       publicUrl: parsed.public_url ?? null,
       rateLimitPerMinute: parsed.rate_limit?.per_minute ?? DEFAULT_RATE_LIMIT_PER_MINUTE,
-      setup: { services: parsed.services, companies: parsed.companies },
+      setup: { services: withCatalog(parsed.services), companies: parsed.companies },
       region: parsed.region,
       retentionDays: parsed.retention_days,
       probes: {
@@ -97,9 +108,39 @@ export function parseConfig(file: string, text: string): LoadedConfig {
         timeoutMs: Math.round(parsed.probes.timeout_seconds * 1000),
         concurrency: parsed.probes.concurrency,
       },
+      ingestion: {
+        intervalMs: parsed.ingestion.interval_seconds * 1000,
+        timeoutMs: Math.round(parsed.ingestion.timeout_seconds * 1000),
+        concurrency: parsed.ingestion.concurrency,
+      },
+      userReports: {
+        threshold: parsed.user_reports.threshold,
+        windowMs: parsed.user_reports.window_minutes * 60_000,
+        resolveAfterMs: parsed.user_reports.resolve_after_minutes * 60_000,
+      },
       disabledJobs: new Set(Object.entries(parsed.jobs).filter(([, j]) => j?.enabled === false).map(([name]) => name)),
     },
   };
+}
+
+/**
+ * The config's services merged with the built-in catalog of vendors: an
+ * entry of the config replaces the catalog's of the same urlname, and keeps
+ * the catalog's feed unless it names one (or `feed: null`).
+ */
+export function withCatalog(services: readonly CatalogServiceSpec[]): CatalogServiceSpec[] {
+  const declared = new Set(services.map((s) => s.urlname));
+  const catalog = new Map(VENDOR_CATALOG.map((v) => [v.urlname, v]));
+  const builtIn: CatalogServiceSpec[] = VENDOR_CATALOG.filter((v) => !declared.has(v.urlname)).map((v) => ({
+    urlname: v.urlname,
+    name: v.name,
+    status_page_url: v.status_page_url,
+    feed: v.feed,
+    poll: 'watched',
+    maintenance: [],
+    builtIn: true,
+  }));
+  return [...builtIn, ...services.map((s) => (s.feed !== undefined ? s : { ...s, feed: catalog.get(s.urlname)?.feed ?? null }))];
 }
 
 export function loadConfig(file: string): LoadedConfig {

@@ -1,4 +1,5 @@
 import type { Generated } from 'kysely';
+import type { FeedKind } from '../domain/vendors/vendor-snapshot.js';
 
 /** Table types as stored: timestamps are epoch milliseconds, booleans 0/1, arrays JSON text. */
 export interface CompaniesTable {
@@ -26,6 +27,33 @@ export interface ServicesTable {
   status_page_url: string | null;
   company_id: number | null;
   demo: DemoBehaviour | null;
+  feed_kind: FeedKind | null;
+  feed_url: string | null;
+  poll_always: Generated<number>;
+  created_at: number;
+}
+
+export interface VendorFeedsTable {
+  service_id: number;
+  indicator: 'ok' | 'minor' | 'major' | 'maintenance' | null;
+  components: Generated<string>;
+  validators: Generated<string>;
+  fingerprint: string | null;
+  ingested: Generated<number>;
+  last_checked_at: number | null;
+  last_error: string | null;
+  last_error_at: number | null;
+  failures: Generated<number>;
+  next_poll_at: Generated<number>;
+  lease_until: number | null;
+}
+
+export interface UserReportsTable {
+  id: Generated<number>;
+  service_id: number;
+  reporter: string;
+  component: string | null;
+  description: Generated<string>;
   created_at: number;
 }
 
@@ -228,6 +256,8 @@ export interface Database {
   job_leases: JobLeasesTable;
   chat_links: ChatLinksTable;
   chat_admins: ChatAdminsTable;
+  vendor_feeds: VendorFeedsTable;
+  user_reports: UserReportsTable;
   channel_subscriptions: ChannelSubscriptionsTable;
   chat_messages: ChatMessagesTable;
 }

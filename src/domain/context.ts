@@ -5,6 +5,8 @@ import { createWriter } from '../db/writer.js';
 import type { WriteUnit } from '../db/writer.js';
 import type { Clock } from './clock.js';
 import type { Company } from './companies/company.js';
+import { DEFAULT_USER_REPORTS } from './vendors/user-reports.js';
+import type { UserReportSettings } from './vendors/user-reports.js';
 
 /** What every use case runs with: the database, the clock, and where this server is reachable. */
 export interface DomainContext {
@@ -15,12 +17,14 @@ export interface DomainContext {
   readonly clock: Clock;
   /** Base of `tracker_url` values, without a trailing slash. */
   readonly publicUrl: string;
+  /** When user reports open an incident, and when it resolves. */
+  readonly userReports: UserReportSettings;
   /** Called after every commit of `write`; the outbox worker listens to deliver at once. */
   readonly afterCommit: Set<() => void>;
   /** Process-local state: the demo period this process brought up to date, and recently used API keys. */
   readonly memo: {
     demoPeriod: number;
-    apiKeys: Map<string, { company: Company; until: number }>;
+    apiKeys: Map<string, { company: Company; keyId: number; until: number }>;
   };
 }
 
@@ -28,6 +32,7 @@ export interface DomainContextOptions {
   db: Db;
   clock: Clock;
   publicUrl: string;
+  userReports?: UserReportSettings;
 }
 
 export type Tx = Kysely<Database>;
@@ -45,6 +50,7 @@ export function createDomainContext(options: DomainContextOptions): DomainContex
     write: (unit) => writer.run(unit),
     clock: options.clock,
     publicUrl: options.publicUrl.replace(/\/+$/, ''),
+    userReports: options.userReports ?? DEFAULT_USER_REPORTS,
     memo: { demoPeriod: Number.NaN, apiKeys: new Map() },
   };
 }

@@ -1,7 +1,8 @@
 import type { Board, BoardService } from '../domain/boards/board.js';
 import type { Incident, IncidentSummary } from '../domain/incidents/incident.js';
 import type { Monitor, MonitorIncident } from '../domain/monitors/monitor.js';
-import type { Service, ServiceWithStatus } from '../domain/services/service.js';
+import type { Service, ServiceDetail } from '../domain/services/service.js';
+import type { UserReport } from '../domain/vendors/user-reports.js';
 
 /** Domain objects in the exact shapes of spec section 2; ids are strings, timestamps ISO 8601 UTC. */
 
@@ -15,8 +16,8 @@ export const serviceResource = (s: Service) => ({
   attributes: { name: s.name, urlname: s.urlname, tracker_url: s.trackerUrl },
 });
 
-/** 2.1 with the current status and status page, for `GET /services/{service_name}`. */
-export const serviceStatusResource = (s: ServiceWithStatus) => ({
+/** 2.1 with the current status and status page, and the feed's health, for `GET /services/{service_name}`. */
+export const serviceStatusResource = (s: ServiceDetail) => ({
   id: String(s.id),
   type: 'service',
   attributes: {
@@ -25,6 +26,8 @@ export const serviceStatusResource = (s: ServiceWithStatus) => ({
     tracker_url: s.trackerUrl,
     status: s.status,
     status_page_url: s.statusPageUrl,
+    last_checked_at: isoOrNull(s.lastCheckedAt),
+    feed_error: s.feedError,
   },
 });
 
@@ -40,6 +43,13 @@ export const boardServiceResource = (s: BoardService) => ({
     tracker_url: s.trackerUrl,
   },
   tags: s.tags,
+});
+
+/** A report of a problem with a service (`POST /services/{service_name}/reports`). */
+export const userReportResource = (r: UserReport) => ({
+  id: String(r.id),
+  type: 'user_report',
+  attributes: { service: r.service.urlname, created_at: iso(r.createdAt) },
 });
 
 /** 2.3 */

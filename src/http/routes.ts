@@ -13,6 +13,7 @@ import {
 import { listMonitorIncidents, listMonitors } from '../domain/monitors/monitor-service.js';
 import { getServiceStatus, listCatalog } from '../domain/services/service-queries.js';
 import { parseInput } from '../domain/validation.js';
+import { reportProblem, reporters } from '../domain/vendors/user-reports.js';
 import {
   boardResource,
   boardServiceResource,
@@ -23,6 +24,7 @@ import {
   serviceResource,
   serviceStatusResource,
   updatedIncidentResource,
+  userReportResource,
 } from './resources.js';
 
 export type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
@@ -30,6 +32,8 @@ export type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 export interface ApiRequest {
   ctx: DomainContext;
   company: Company;
+  /** The id of the API key that authenticated the request. */
+  keyId: number;
   params: Record<string, string>;
   query: URLSearchParams;
   /** The parsed JSON body; undefined when none was sent. */
@@ -85,6 +89,14 @@ export const routes: readonly Route[] = [
         includeUserReports: q.include_user_reports === 'true',
       });
       return ok(incidents.map(serviceIncidentResource));
+    },
+  },
+  {
+    method: 'POST',
+    path: '/services/:service_name/reports',
+    handle: async ({ ctx, company, keyId, params, body }) => {
+      const report = await reportProblem(ctx, company, params.service_name ?? '', reporters.apiKey(keyId), body);
+      return { status: 202, body: { data: userReportResource(report) } };
     },
   },
   {

@@ -2,7 +2,7 @@ import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Logger } from '../core/logger.js';
 import type { RawHandler } from '../core/raw-handler.js';
-import { authenticate } from '../domain/companies/api-keys.js';
+import { authenticateKey } from '../domain/companies/api-keys.js';
 import type { DomainContext } from '../domain/context.js';
 import { DomainError } from '../domain/errors.js';
 import { readEpoch } from '../domain/read-epoch.js';
@@ -171,8 +171,8 @@ export function createHttpServer(options: HttpServerOptions): Server {
   async function authenticated(req: IncomingMessage) {
     try {
       const key = bearerKey(req);
-      const company = await authenticate(ctx, key);
-      return { key, company };
+      const { company, keyId } = await authenticateKey(ctx, key);
+      return { key, company, keyId };
     } catch (error) {
       takeToken(`address:${req.socket.remoteAddress ?? 'unknown'}`);
       throw error;
@@ -181,12 +181,12 @@ export function createHttpServer(options: HttpServerOptions): Server {
 
   async function handleApi(req: IncomingMessage, path: string, query: URLSearchParams, res: ServerResponse) {
     const raw = await readBody(req);
-    const { key, company } = await authenticated(req);
+    const { key, company, keyId } = await authenticated(req);
     takeToken(`key:${key}`);
     const { route, params } = match(path.slice(API_PREFIX.length) || '/', req.method ?? 'GET');
     const body = route.method === 'POST' || route.method === 'PATCH' ? parseJsonBody(req, raw) : undefined;
     if (!route.cacheable) {
-      send(res, await route.handle({ ctx, company, params, query, body }));
+      send(res, await route.handle({ ctx, company, keyId, params, query, body }));
       return;
     }
     // Taken before reading, so that a change made meanwhile makes the entry stale at once.
@@ -197,7 +197,7 @@ export function createHttpServer(options: HttpServerOptions): Server {
       sendJson(res, 200, hit.payload);
       return;
     }
-    const reply = await route.handle({ ctx, company, params, query, body });
+    const reply = await route.handle({ ctx, company, keyId, params, query, body });
     if (reply.status !== 200 || reply.headers) {
       send(res, reply);
       return;

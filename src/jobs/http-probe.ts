@@ -1,11 +1,9 @@
-import { isIP } from 'node:net';
-import { Agent, buildConnector, interceptors } from 'undici';
 import type { Dispatcher } from 'undici';
+import { createOutboundDispatcher, describeNetworkError, pathOf } from '../core/outbound.js';
 import type { ProbeOutcome } from '../domain/monitors/probe-results.js';
-import { BlockedTargetError, guardedLookup, isBlockedAddress } from './target-guard.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
-export const MAX_REDIRECTS = 5;
+export { MAX_REDIRECTS } from '../core/outbound.js';
 
 export interface ProbeSettings {
   timeoutMs: number;
@@ -29,22 +27,7 @@ export interface ProbeClient {
  * 2xx/3xx is up; a keyword probe also needs the keyword in the first MiB of the body.
  */
 export function createProbeClient(settings: ProbeSettings): ProbeClient {
-  const connect = buildConnector({ timeout: settings.timeoutMs, ...(settings.blockPrivateTargets ? { lookup: guardedLookup } : {}) });
-  const agent = new Agent({
-    keepAliveTimeout: 30_000,
-    headersTimeout: settings.timeoutMs,
-    bodyTimeout: settings.timeoutMs,
-    // Every connection passes here, redirects included: literal IPs skip DNS, so they are checked before connecting.
-    connect: (options, callback) => {
-      const host = options.hostname.replace(/^\[|\]$/g, '');
-      if (settings.blockPrivateTargets && isIP(host) !== 0 && isBlockedAddress(host)) {
-        callback(new BlockedTargetError(host), null);
-        return;
-      }
-      connect(options, callback);
-    },
-  });
-  const dispatcher: Dispatcher = agent.compose(interceptors.redirect({ maxRedirections: MAX_REDIRECTS }));
+  const { dispatcher, close } = createOutboundDispatcher({ ...settings, followRedirects: true });
 
   async function probe(target: ProbeTarget): Promise<ProbeOutcome> {
     const signal = AbortSignal.timeout(settings.timeoutMs);
@@ -58,7 +41,7 @@ export function createProbeClient(settings: ProbeSettings): ProbeClient {
         signal,
       });
     } catch (error) {
-      return { ok: false, reason: describeError(error, settings.timeoutMs, signal) };
+      return { ok: false, reason: describeNetworkError(error, settings.timeoutMs, signal) };
     }
     const status = response.statusCode;
     if (status < 200 || status >= 400) {
@@ -73,12 +56,12 @@ export function createProbeClient(settings: ProbeSettings): ProbeClient {
     try {
       if (await bodyContains(response.body, keyword)) return { ok: true };
     } catch (error) {
-      return { ok: false, reason: describeError(error, settings.timeoutMs, signal) };
+      return { ok: false, reason: describeNetworkError(error, settings.timeoutMs, signal) };
     }
     return { ok: false, reason: `keyword "${target.keyword ?? ''}" not found (HTTP ${status})` };
   }
 
-  return { probe, close: () => agent.close() };
+  return { probe, close };
 }
 
 /** Reads at most MAX_BODY_BYTES, stopping as soon as the keyword is seen. */
@@ -95,23 +78,4 @@ async function bodyContains(body: Dispatcher.ResponseData['body'], keyword: Buff
   } finally {
     body.destroy();
   }
-}
-
-function pathOf(url: string): string {
-  const u = new URL(url);
-  return `${u.pathname}${u.search}`;
-}
-
-function describeError(error: unknown, timeoutMs: number, signal: AbortSignal): string {
-  if (signal.aborted) return `timeout after ${timeoutMs / 1000} s`;
-  let e = error as { code?: string; message?: string; cause?: unknown } | undefined;
-  // undici wraps the connector's error; the cause says what happened.
-  while (e?.cause && typeof e.cause === 'object' && !(e instanceof BlockedTargetError)) e = e.cause as typeof e;
-  if (e instanceof BlockedTargetError) return e.message;
-  const code = e?.code;
-  if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') {
-    return `timeout after ${timeoutMs / 1000} s`;
-  }
-  if (code === 'UND_ERR_REDIRECTION_LIMIT' || /redirect/i.test(e?.message ?? '')) return `more than ${MAX_REDIRECTS} redirects`;
-  return code ? `${code}${e?.message && !e.message.includes(code) ? ` (${e.message})` : ''}` : (e?.message ?? 'network error');
 }

@@ -3,7 +3,9 @@ import type { DomainContext } from '../domain/context.js';
 import { syncDemoServices } from '../domain/demo/demo-services.js';
 import { pruneLeases } from '../domain/jobs/leases.js';
 import { removeExpiredIncidents } from '../domain/retention.js';
+import { resolveQuietUserReports } from '../domain/vendors/user-reports.js';
 import type { Logger } from '../core/logger.js';
+import type { FeedPoller } from './feed-poller.js';
 import type { MonitorProber } from './monitor-prober.js';
 
 /** What every job runs with. */
@@ -11,6 +13,7 @@ export interface JobDeps {
   ctx: DomainContext;
   logger: Logger;
   prober: MonitorProber;
+  feeds: FeedPoller;
   retentionDays: number;
 }
 
@@ -32,6 +35,13 @@ export const JOBS: readonly Job[] = [
     },
   },
   {
+    name: 'feeds',
+    schedule: '* * * * * *',
+    run: async ({ feeds }) => {
+      await feeds.tick();
+    },
+  },
+  {
     name: 'demo-cycle',
     schedule: '1 */5 * * * *',
     run: async ({ ctx }) => {
@@ -43,6 +53,11 @@ export const JOBS: readonly Job[] = [
     name: 'digests',
     schedule: '0 * * * * *',
     run: async ({ ctx }, at) => `${await queueDueDigests(ctx, at)} digests queued`,
+  },
+  {
+    name: 'user-reports',
+    schedule: '30 * * * * *',
+    run: async ({ ctx }) => `${await resolveQuietUserReports(ctx)} user-report incidents resolved`,
   },
   {
     name: 'retention',

@@ -40,7 +40,7 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
       if (!(await takeLease(deps.ctx, `${job.name}@${at.toISOString()}`, holder, leaseMs))) return false;
       try {
         const summary = await job.run(deps, at);
-        if (summary && job.name !== 'monitors') deps.logger.info(`job ${job.name}: ${summary}`);
+        if (summary && job.name !== 'monitors' && job.name !== 'feeds') deps.logger.info(`job ${job.name}: ${summary}`);
       } catch (error) {
         deps.logger.error(`job ${job.name} failed`, error);
       }
@@ -96,6 +96,7 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
         await deps.prober.probeAll();
         return `probed ${deps.prober.stats.completed} monitors`;
       }
+      if (job.name === 'feeds') return `read ${await deps.feeds.pollDue()} feeds`;
       return job.run(deps, at);
     },
   };

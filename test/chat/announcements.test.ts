@@ -15,6 +15,7 @@ describe.each(PLATFORMS)('$platform', ({ platform, start }) => {
         { channel: 'status', services: ['acme-web'] },
         { channel: 'board', boards: '[{ board: vendors, schedule: "* * * * *", edit_in_place: true }]' },
         { channel: 'digests', boards: '[{ board: vendors, schedule: "* * * * *" }]' },
+        { channel: 'reports', services: ['other-cloud'] },
       ],
     });
   });
@@ -150,5 +151,28 @@ describe.each(PLATFORMS)('$platform', ({ platform, start }) => {
     const after = h.shown('digests');
     expect(after).toHaveLength(2);
     expect(after.map((m) => m.edits)).toEqual([0, 1]);
+  });
+
+  // Last: it moves the clock an hour on.
+  it('announces an incident from user reports where the service is followed, unconfirmed and without buttons, and its end', async () => {
+    for (const member of ['admin', 'member', 'channel-manager'] as const) await h.ask({ verb: 'report', service: 'other-cloud' }, { member });
+    await h.settle();
+    const [message, ...others] = h.shown('reports');
+    expect(others).toEqual([]);
+    expect(message!.text).toContain('Users report problems with Other Cloud');
+    expect(message!.text).toContain('Unconfirmed: reported by users, not by the provider');
+    expect(message!.text).toContain('3 people reported problems in the last 30 minutes.');
+    expect(message!.buttons).toEqual([]);
+    expect(message!.replies).toHaveLength(1);
+
+    h.s.clock.advance(61 * 60_000);
+    await h.s.scheduler.runOnce('user-reports');
+    await h.settle();
+    const [ended, ...more] = h.shown('reports');
+    expect(more).toEqual([]);
+    expect(ended!.edits).toBe(1);
+    expect(ended!.text).toContain('Resolved');
+    expect(ended!.replies).toHaveLength(2);
+    expect(ended!.replies[1]).toContain('No new reports for 60 minutes.');
   });
 });

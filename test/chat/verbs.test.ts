@@ -43,6 +43,7 @@ describe.each(PLATFORMS)('$platform', ({ platform, start }) => {
         { verb: 'status', service: 'acme-api' },
         { verb: 'subscriptions' },
         { verb: 'subscribe', target: 'incidents' },
+        { verb: 'report', service: 'acme-cloud' },
       ] as const) {
         const answer = await h.ask(ask, where);
         expect(answer.ephemeral).toBe(true);
@@ -55,7 +56,7 @@ describe.each(PLATFORMS)('$platform', ({ platform, start }) => {
     it('gets help, naming every verb and who may link', async () => {
       const answer = await h.ask({ verb: 'help' }, where);
       expect(answer.ephemeral).toBe(true);
-      for (const verb of ['/incident new', '/incident resolve', STATUS, '/statusbot subscribe', '/statusbot link']) {
+      for (const verb of ['/incident new', '/incident resolve', STATUS, '/statusbot report', '/statusbot subscribe', '/statusbot link']) {
         expect(answer.text).toContain(verb);
       }
       expect(answer.text).toContain(MAY_LINK);
@@ -280,10 +281,56 @@ describe.each(PLATFORMS)('$platform', ({ platform, start }) => {
     });
 
     it("suggests similar services for an unknown name, and hides other companies'", async () => {
-      const similar = await h.ask({ verb: 'status', service: 'cloud' });
-      expect(similar.text).toContain(`There is no service ${h.code('cloud')}. Did you mean ${h.code('acme-cloud')} (Acme Cloud), ${h.code('other-cloud')}`);
+      const similar = await h.ask({ verb: 'status', service: 'acme' });
+      expect(similar.text).toBe(
+        `There is no service ${h.code('acme')}. Did you mean ${h.code('acme-api')} (Acme API), ${h.code('acme-cloud')} (Acme Cloud), ${h.code('acme-web')} (Acme Web)?`,
+      );
+      // Vendors of the built-in catalog, those that begin with the text first.
+      const vendors = await h.ask({ verb: 'status', service: 'cloud' });
+      expect(vendors.text).toContain(`Did you mean ${h.code('cloudamqp')} (CloudAMQP), ${h.code('cloudflare')} (Cloudflare)`);
       const theirs = await h.ask({ verb: 'status', service: 'globex-api' });
       expect(theirs.text).toBe('The service does not exist.');
+    });
+  });
+
+  describe('reporting a problem with a service', () => {
+    const reporters = async () =>
+      (await h.s.ctx.db.selectFrom('user_reports').select('reporter').orderBy('id').execute()).map((r) => r.reporter);
+    /** How a member counts as a reporter: the Slack user in its workspace, the Discord user. */
+    const reporter = (member: 'admin' | 'member' | 'channel-manager') =>
+      platform === 'slack'
+        ? `slack:${h.workspaceId('acme')}:${{ admin: 'UALICE', member: 'UBOB', 'channel-manager': 'UCAROL' }[member]}`
+        : `discord:${{ admin: '700000000000000001', member: '700000000000000002', 'channel-manager': '700000000000000003' }[member]}`;
+    const thanks = (name: string, people: number) =>
+      `Thanks: your report of a problem with ${name} is noted (${people === 1 ? '1 person' : `${people} people`} reported it in the last 30 minutes).`;
+
+    it('/statusbot report records a report by whoever asks, counts a member once, and thanks ephemerally', async () => {
+      const first = await h.ask({ verb: 'report', service: 'other-cloud' });
+      expect(first.ephemeral).toBe(true);
+      expect(first.text).toBe(thanks('Other Cloud', 1));
+      expect((await h.ask({ verb: 'report', service: 'other-cloud' })).text).toBe(thanks('Other Cloud', 1));
+      // Reporting needs no right.
+      expect((await h.ask({ verb: 'report', service: 'Other Cloud' }, { member: 'member' })).text).toBe(thanks('Other Cloud', 2));
+      expect(await reporters()).toEqual([reporter('admin'), reporter('member')]);
+    });
+
+    it("suggests similar services for an unknown name, hides other companies', and records nothing", async () => {
+      const before = await reporters();
+      const similar = await h.ask({ verb: 'report', service: 'acme' });
+      expect(similar.text).toMatch(new RegExp(`^${escape(`There is no service ${h.code('acme')}. Did you mean `)}.*${escape(`${h.code('acme-cloud')} (Acme Cloud)`)}`));
+      expect((await h.ask({ verb: 'report', service: 'globex-api' })).text).toBe('The service does not exist.');
+      expect(await reporters()).toEqual(before);
+    });
+
+    it('"Report a problem" on a service\'s status reports it for whoever clicks', async () => {
+      const status = await h.ask({ verb: 'status', service: 'acme-cloud' });
+      expect(status.buttons).toEqual(['Report a problem']);
+      const before = await reporters();
+      const answer = await h.clickReport('acme-cloud', { member: 'channel-manager' });
+      expect(answer.ephemeral).toBe(true);
+      expect(answer.form).toBeNull();
+      expect(answer.text).toBe(thanks('Acme Cloud', 1));
+      expect(await reporters()).toEqual([...before, reporter('channel-manager')]);
     });
   });
 

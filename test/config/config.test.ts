@@ -13,6 +13,7 @@ import {
   parseConfig,
 } from '../../src/config/load-config.js';
 import type { LoadedConfig } from '../../src/config/load-config.js';
+import { VENDOR_CATALOG } from '../../src/ingest/vendor-catalog.js';
 import { openDatabase } from '../../src/db/database.js';
 import type { Db } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
@@ -50,7 +51,11 @@ describe('parseConfig: the README example', () => {
       publicUrl: 'http://localhost:8080',
       rateLimitPerMinute: DEFAULT_RATE_LIMIT_PER_MINUTE,
       setup: {
-        services: [{ urlname: 'acme-cloud', name: 'Acme Cloud', status_page_url: 'https://status.acme-cloud.example', maintenance: [] }],
+        // The built-in catalog of vendors, then the file's own services (a service the catalog lacks has no feed).
+        services: [
+          ...VENDOR_CATALOG.map((v) => ({ ...v, poll: 'watched', maintenance: [], builtIn: true })),
+          { urlname: 'acme-cloud', name: 'Acme Cloud', status_page_url: 'https://status.acme-cloud.example', feed: null, poll: 'watched', maintenance: [] },
+        ],
         companies: [
           {
             name: 'Acme',
@@ -79,6 +84,8 @@ describe('parseConfig: the README example', () => {
       region: 'local',
       retentionDays: 90,
       probes: { blockPrivateTargets: false, timeoutMs: 10_000, concurrency: 1_000 },
+      ingestion: { intervalMs: 60_000, timeoutMs: 10_000, concurrency: 50 },
+      userReports: { threshold: 3, windowMs: 30 * 60_000, resolveAfterMs: 60 * 60_000 },
       disabledJobs: new Set(),
     });
     expect(config.setup.companies[0]!.notify_on.length).toBeGreaterThan(0);

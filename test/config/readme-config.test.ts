@@ -15,7 +15,7 @@ describe("the README's configuration reference", () => {
   });
 
   it('names Slack admins as the Permissions section says', () => {
-    const [block] = [...README.matchAll(/```yaml\n([\s\S]*?)```/g)].map((m) => m[1]!);
+    const block = [...README.matchAll(/```yaml\n([\s\S]*?)```/g)].map((m) => m[1]!).find((b) => b.includes('slack:'));
     const { config } = parseConfig('README.md', block!);
     expect(config.setup.companies[0]!.slack).toEqual({ team_id: 'T0123ABCD', admins: ['U0123ABCD'] });
   });

@@ -4,9 +4,9 @@ import { openDatabase } from '../../src/db/database.js';
 import type { Db } from '../../src/db/database.js';
 import { manualClock } from '../../src/domain/clock.js';
 import { createDomainContext } from '../../src/domain/context.js';
-import { createProbeClient } from '../../src/jobs/http-probe.js';
 import { JOBS } from '../../src/jobs/jobs.js';
-import { createMonitorProber } from '../../src/jobs/monitor-prober.js';
+import { createJobDeps } from '../../src/main.js';
+import { emptyConfig } from '../../src/config/load-config.js';
 import { createScheduler } from '../../src/jobs/scheduler.js';
 import type { Scheduler } from '../../src/jobs/scheduler.js';
 import { startFakeDiscord } from '../fakes/fake-discord.js';
@@ -59,7 +59,7 @@ let s: TestServer;
 /** A second process: its own connection to the same database file, its own scheduler. */
 let other: Db;
 let second: Scheduler;
-let probeClient: ReturnType<typeof createProbeClient>;
+let secondDeps: ReturnType<typeof createJobDeps>;
 let wednesdayLoser: Scheduler;
 
 beforeAll(async () => {
@@ -67,15 +67,12 @@ beforeAll(async () => {
   s = await startTestServer({ config: CONFIG, env: discordEnv(fake), delivery: FAST_DELIVERY });
   other = openDatabase({ path: s.dbPath });
   const ctx = createDomainContext({ db: other, clock: manualClock(T0), publicUrl: 'http://status.test' });
-  probeClient = createProbeClient({ timeoutMs: 1000, blockPrivateTargets: false, userAgent: 't' });
-  second = createScheduler({
-    deps: { ctx, logger: quiet, prober: createMonitorProber({ ctx, client: probeClient, region: 'local', logger: quiet }), retentionDays: 90 },
-    jobs: JOBS,
-  });
+  secondDeps = createJobDeps(ctx, emptyConfig(), quiet);
+  second = createScheduler({ deps: secondDeps, jobs: JOBS });
 });
 afterAll(async () => {
   await second?.stop();
-  await probeClient?.close();
+  await secondDeps?.close();
   await other?.destroy();
   await s?.stop();
   await fake?.close();

@@ -42,6 +42,7 @@ describe('registerDiscordCommands', () => {
       'status',
       'statusbot help',
       'statusbot status',
+      'statusbot report',
       'statusbot link',
       'statusbot subscribe incidents',
       'statusbot subscribe service',

@@ -15,13 +15,15 @@ export interface Where {
   guild?: string | null;
   channel?: string;
   permissions?: string;
+  /** The member's user id. */
+  userId?: string;
 }
 
 function base(type: number, where: Where = {}) {
   const n = next++;
   const guild = where.guild === undefined ? GUILD : where.guild;
   const channel = where.channel ?? CHANNEL;
-  const user = { id: '700000000000000001', username: 'alice', discriminator: '0', global_name: 'Alice', avatar: null };
+  const user = { id: where.userId ?? '700000000000000001', username: 'alice', discriminator: '0', global_name: 'Alice', avatar: null };
   return {
     id: String(1_400_000_000_000_000_000n + BigInt(n)),
     application_id: APPLICATION,

@@ -12,6 +12,7 @@ export type Ask =
   | { verb: 'subscriptions' }
   /** `via: 'statusbot'` asks through `/statusbot status`. */
   | { verb: 'status'; service: string; via?: 'statusbot' }
+  | { verb: 'report'; service: string }
   | { verb: 'incident list' }
   | { verb: 'incident show'; id: number }
   | { verb: 'incident update'; id: number }
@@ -29,7 +30,7 @@ export interface DigestSettings {
 export interface Where {
   workspace?: string;
   channel?: string;
-  /** `admin` holds every right; `member` none; `channel-manager` may subscribe (Discord's Manage Channels, Slack's listed admins). */
+  /** `admin` holds every right; `member` none; `channel-manager` may subscribe (Discord's Manage Channels, Slack's listed admins). Each is another user. */
   member?: 'admin' | 'member' | 'channel-manager';
 }
 
@@ -80,6 +81,8 @@ export interface ChatHarness {
   ask(ask: Ask, where?: Where): Promise<Answer>;
   submit(form: FormShown, values: FormValues, where?: Where): Promise<Submitted>;
   click(incidentId: number, button: 'update' | 'resolve', where?: Where): Promise<Answer>;
+  /** Asks for the service's status, then clicks "Report a problem" on the answer. */
+  clickReport(service: string, where?: Where): Promise<Answer>;
   /** The top-level messages of a channel, in posting order. */
   shown(channel: string): Shown[];
   /** As if someone deleted the message in the platform. */

@@ -44,10 +44,11 @@ function discordId(kind: 'workspace' | 'channel', name: string): string {
   return discordIds.get(key)!;
 }
 const DISCORD_MEMBERS = { admin: PERMISSIONS.administrator, member: PERMISSIONS.none, 'channel-manager': PERMISSIONS.manageChannels } as const;
+const DISCORD_USERS = { admin: '700000000000000001', member: '700000000000000002', 'channel-manager': '700000000000000003' } as const;
 
 /** Every visible text of embeds, in order. */
 function embedTexts(embeds: any[] | undefined): string[] {
-  return (embeds ?? []).flatMap((e) => [e.title, e.description, ...(e.fields ?? []).map((f: any) => `${f.name}: ${f.value}`)].filter(Boolean));
+  return (embeds ?? []).flatMap((e) => [e.title, e.description, ...(e.fields ?? []).map((f: any) => `${f.name}: ${f.value}`), e.footer?.text].filter(Boolean));
 }
 const buttonsOf = (components: any[] | undefined): string[] =>
   (components ?? []).flatMap((row) => (row.components ?? []).filter((c: any) => c.type === 2).map((c: any) => c.label as string));
@@ -79,6 +80,8 @@ function discordCommand(a: Ask): [string, Record<string, string | number | boole
     }
     case 'status':
       return [a.via ? 'statusbot status' : 'status', { service: a.service }];
+    case 'report':
+      return ['statusbot report', { service: a.service }];
     case 'incident list':
       return ['incident list', {}];
     case 'incident new':
@@ -110,6 +113,7 @@ export async function startDiscordHarness(options: HarnessOptions = {}): Promise
     guild: discordId('workspace', w.workspace ?? 'acme'),
     channel: channelId(w.channel ?? 'general'),
     permissions: DISCORD_MEMBERS[w.member ?? 'admin'],
+    userId: DISCORD_USERS[w.member ?? 'admin'],
   });
   const send = async (interaction: unknown) => {
     const res = await fake.interact(s.url, interaction, { now: s.clock.now() });
@@ -139,6 +143,14 @@ export async function startDiscordHarness(options: HarnessOptions = {}): Promise
     },
     async click(incidentId, which, w) {
       return discordAnswer(await send(button(`incident:${which}:${incidentId}`, where(w))));
+    },
+    async clickReport(service, w) {
+      const status = discordAnswer(await send(command('status', { service }, where(w))));
+      const control = (status.raw.data.components ?? [])
+        .flatMap((row: any) => row.components)
+        .find((c: any) => c.type === 2 && c.label === 'Report a problem');
+      if (!control) throw new Error(`no "Report a problem" button on the status of ${service}`);
+      return discordAnswer(await send(button(control.custom_id, where(w))));
     },
     shown(channel) {
       const all = fake.channel(channelId(channel));

@@ -160,8 +160,14 @@ export function submission(
   };
 }
 
-/** A click on a button of an announcement message. */
-export function buttonClick(fake: FakeSlack, actionId: string, value: string, team = ACME_TEAM) {
+/** A click on a button of an announcement message (or, with `from`, of another message in another channel, by another user). */
+export function buttonClick(
+  fake: FakeSlack,
+  actionId: string,
+  value: string,
+  team = ACME_TEAM,
+  from: { channel: string; user: string; ephemeral: boolean } = { channel: INCIDENTS_CHANNEL, user: 'UALICE', ephemeral: false },
+) {
   const id = randomUUID();
   return {
     id,
@@ -169,15 +175,15 @@ export function buttonClick(fake: FakeSlack, actionId: string, value: string, te
     payload: {
       type: 'block_actions',
       team: { id: team, domain: 'acme' },
-      user: { id: 'UALICE', username: 'alice', team_id: team },
+      user: { id: from.user, username: 'alice', team_id: team },
       api_app_id: 'ASTATUSBOT',
       token: 'deprecated',
       trigger_id: `trigger-${id}`,
       response_url: fake.responseUrl(id),
-      channel: { id: INCIDENTS_CHANNEL, name: 'incidents' },
-      container: { type: 'message', message_ts: '1700000000.000001', channel_id: INCIDENTS_CHANNEL },
+      channel: { id: from.channel, name: 'incidents' },
+      container: { type: 'message', message_ts: '1700000000.000001', channel_id: from.channel, is_ephemeral: from.ephemeral },
       message: { type: 'message', ts: '1700000000.000001', text: 'incident' },
-      actions: [{ type: 'button', action_id: actionId, block_id: `incident:${value}`, value, text: { type: 'plain_text', text: 'x' }, action_ts: '1' }],
+      actions: [{ type: 'button', action_id: actionId, block_id: from.ephemeral ? actionId : `incident:${value}`, value, text: { type: 'plain_text', text: 'x' }, action_ts: '1' }],
     },
   };
 }
@@ -232,6 +238,8 @@ function slackCommand(a: Ask): CommandFields {
       return { command: '/statusbot', text: [a.verb, a.target, a.name ?? '', ...board(a.settings)].filter(Boolean).join(' ') };
     case 'status':
       return a.via ? { command: '/statusbot', text: `status ${a.service}` } : { command: '/service', text: a.service };
+    case 'report':
+      return { command: '/statusbot', text: `report ${a.service}` };
     case 'incident list':
       return { command: '/incident', text: 'list' };
     case 'incident new':
@@ -264,6 +272,13 @@ export async function startSlackHarness(options: HarnessOptions = {}): Promise<C
     ...(options.delivery ? { delivery: options.delivery } : {}),
   });
   const teamOf = (w: Where) => slackWorkspace(w.workspace ?? 'acme');
+  const ask = async (a: Ask, where: Where = {}): Promise<Answer> => {
+    const fields = { ...slackCommand(a), team: teamOf(where), channel: slackChannel(where.channel ?? 'general'), user: SLACK_MEMBERS[where.member ?? 'admin'] };
+    const { id, body, triggerId } = commandBody(fake, fields);
+    const res = await postEvent(s, body);
+    if (res.status !== 200 || res.text !== '') throw new Error(`the command got HTTP ${res.status} ${res.text}`);
+    return slackAnswer(fake, id, triggerId);
+  };
   return {
     platform: 'slack',
     s,
@@ -271,13 +286,7 @@ export async function startSlackHarness(options: HarnessOptions = {}): Promise<C
     code: (t) => `\`${t}\``,
     channelId: slackChannel,
     workspaceId: slackWorkspace,
-    async ask(a, where = {}) {
-      const fields = { ...slackCommand(a), team: teamOf(where), channel: slackChannel(where.channel ?? 'general'), user: SLACK_MEMBERS[where.member ?? 'admin'] };
-      const { id, body, triggerId } = commandBody(fake, fields);
-      const res = await postEvent(s, body);
-      if (res.status !== 200 || res.text !== '') throw new Error(`the command got HTTP ${res.status} ${res.text}`);
-      return slackAnswer(fake, id, triggerId);
-    },
+    ask,
     async submit(form, values, where = {}) {
       const selects = new Set(['service', 'severity', 'stage']);
       const state: Record<string, string | { option: string } | null> = {};
@@ -299,6 +308,18 @@ export async function startSlackHarness(options: HarnessOptions = {}): Promise<C
     },
     async click(incidentId, button, where = {}) {
       const click = buttonClick(fake, button === 'update' ? 'incident_post_update' : 'incident_resolve', String(incidentId), teamOf(where));
+      await interaction(s, click.payload);
+      return slackAnswer(fake, click.id, click.triggerId);
+    },
+    async clickReport(service, where = {}) {
+      const status = await ask({ verb: 'status', service }, where);
+      const control = (status.raw.blocks ?? [])
+        .filter((b: any) => b.type === 'actions')
+        .flatMap((b: any) => b.elements)
+        .find((e: any) => e.text.text === 'Report a problem');
+      if (!control) throw new Error(`no "Report a problem" button on the status of ${service}`);
+      const from = { channel: slackChannel(where.channel ?? 'general'), user: SLACK_MEMBERS[where.member ?? 'admin'], ephemeral: true };
+      const click = buttonClick(fake, control.action_id, control.value, teamOf(where), from);
       await interaction(s, click.payload);
       return slackAnswer(fake, click.id, click.triggerId);
     },

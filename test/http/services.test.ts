@@ -42,6 +42,9 @@ describe('GET /api/v2/services/{service_name}', () => {
       tracker_url: 'http://status.test/services/acme-cloud',
       status: 'ok',
       status_page_url: 'https://status.acme-cloud.example',
+      // A service without a feed: never read, never failing.
+      last_checked_at: null,
+      feed_error: null,
     });
     expect((await s.api('GET', '/api/v2/services/demo-service-major')).body.data.attributes.status).toBe('major');
     expect((await s.api('GET', '/api/v2/services/demo-service-minor')).body.data.attributes.status).toBe('minor');

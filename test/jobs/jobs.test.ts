@@ -4,11 +4,11 @@ import { createDomainContext } from '../../src/domain/context.js';
 import { DEMO_PERIOD_MS } from '../../src/domain/demo/demo-cycle.js';
 import type { DigestAnnouncement, StatusChangeAnnouncement } from '../../src/domain/notifications/announcement.js';
 import { openDatabase } from '../../src/db/database.js';
-import { createProbeClient } from '../../src/jobs/http-probe.js';
 import { JOBS } from '../../src/jobs/jobs.js';
 import type { JobDeps } from '../../src/jobs/jobs.js';
-import { createMonitorProber } from '../../src/jobs/monitor-prober.js';
 import { createScheduler } from '../../src/jobs/scheduler.js';
+import { createJobDeps } from '../../src/main.js';
+import { emptyConfig } from '../../src/config/load-config.js';
 import { manualClock } from '../../src/domain/clock.js';
 import { ACME_BOARD, ACME_KEY, T0, startTestServer } from '../helpers/test-server.js';
 import type { TestServer } from '../helpers/test-server.js';
@@ -57,10 +57,7 @@ async function start() {
   servers.push(s);
   return s;
 }
-const deps = (s: TestServer): JobDeps => {
-  const client = createProbeClient({ timeoutMs: 1000, blockPrivateTargets: false, userAgent: 't' });
-  return { ctx: s.ctx, logger: quiet, prober: createMonitorProber({ ctx: s.ctx, client, region: 'local', logger: quiet }), retentionDays: 90 };
-};
+const deps = (s: TestServer): JobDeps => createJobDeps(s.ctx, emptyConfig(), quiet);
 const job = (name: string) => JOBS.find((j) => j.name === name)!;
 const outbox = (s: TestServer, stream: string) =>
   s.ctx.db.selectFrom('outbox').select(['event', 'payload']).where('stream', '=', stream).orderBy('id').execute();
@@ -112,11 +109,8 @@ describe('board digests', () => {
     const other = openDatabase({ path: s.dbPath });
     try {
       const ctx2 = createDomainContext({ db: other, clock: manualClock(T0), publicUrl: 'http://status.test' });
-      const client = createProbeClient({ timeoutMs: 1000, blockPrivateTargets: false, userAgent: 't' });
-      const second = createScheduler({
-        deps: { ctx: ctx2, logger: quiet, prober: createMonitorProber({ ctx: ctx2, client, region: 'local', logger: quiet }), retentionDays: 90 },
-        jobs: JOBS,
-      });
+      const secondDeps = createJobDeps(ctx2, emptyConfig(), quiet);
+      const second = createScheduler({ deps: secondDeps, jobs: JOBS });
       const first = createScheduler({ deps: deps(s), jobs: JOBS });
       const monday0800 = new Date('2026-11-23T08:00:00Z');
       const ran = await Promise.all([first.runSlot('digests', monday0800), second.runSlot('digests', monday0800)]);
@@ -136,7 +130,7 @@ describe('board digests', () => {
       expect(await outbox(s, 'slack:T1:C-DIGEST')).toHaveLength(2);
       await first.stop();
       await second.stop();
-      await client.close();
+      await secondDeps.close();
     } finally {
       await other.destroy();
     }

@@ -68,8 +68,10 @@ export async function buildDigest(
       ? []
       : await ctx.db
           .selectFrom('incidents')
-          .select(['id', 'service_id', 'title', 'status', 'created_at', 'url'])
+          .select(['id', 'service_id', 'title', 'status', 'created_at', 'url', 'components'])
           .where('service_id', 'in', ids)
+          // Digests say what the providers say; incidents from user reports are posted apart, as unconfirmed.
+          .where('user_generated', '=', 0)
           .where(openAt(now))
           .orderBy('created_at', 'desc')
           .execute();
@@ -81,7 +83,14 @@ export async function buildDigest(
     trackerUrl: serviceTrackerUrl(ctx.publicUrl, e.urlname),
     openIncidents: open
       .filter((i) => i.service_id === e.id)
-      .map((i) => ({ id: i.id, title: i.title, severity: i.status as Severity, createdAt: new Date(i.created_at).toISOString(), url: i.url })),
+      .map((i) => ({
+        id: i.id,
+        title: i.title,
+        severity: i.status as Severity,
+        createdAt: new Date(i.created_at).toISOString(),
+        url: i.url,
+        components: JSON.parse(i.components) as string[],
+      })),
     position: e.position,
   }));
   services.sort((a, b) => SEVERITY_RANK[a.status] - SEVERITY_RANK[b.status] || a.position - b.position);

@@ -13,6 +13,12 @@ export interface IncidentAnnouncement {
   kind: 'incident';
   event: IncidentEvent;
   channel: ChannelRef;
+  /**
+   * Whose incident: the company's own (its message offers Post update and
+   * Resolve), a vendor's as its status page reported it, or one opened from
+   * user reports (unconfirmed). Absent in rows queued before vendors were read: `company`.
+   */
+  source?: 'company' | 'vendor' | 'users';
   incident: {
     id: number;
     title: string;
@@ -23,6 +29,8 @@ export interface IncidentAnnouncement {
     service: { id: number; name: string; urlname: string; trackerUrl: string };
     url: string | null;
     trackerUrl: string;
+    /** The vendor's affected components; absent in older rows. */
+    components?: string[];
     createdAt: string;
     updatedAt: string;
     resolvedAt: string | null;
@@ -72,7 +80,8 @@ export interface DigestAnnouncement {
     status: ServiceStatus;
     tags: string[];
     trackerUrl: string;
-    openIncidents: { id: number; title: string; severity: Severity; createdAt: string; url: string | null }[];
+    /** `components`: the vendor's affected components (absent in older rows). */
+    openIncidents: { id: number; title: string; severity: Severity; createdAt: string; url: string | null; components?: string[] }[];
   }[];
 }
 

@@ -31,53 +31,83 @@ const channelsFollowingService = prepared<'service', ChannelRow & Pick<Selectabl
 
 const toChannel = (r: ChannelRow): ChannelRef => ({ platform: r.platform, workspaceId: r.workspace_id, channelId: r.channel_id });
 
-/** One announcement per channel following the company's incidents; in the transaction of the change. */
-export async function enqueueIncidentAnnouncements(
-  trx: Kysely<Database>,
-  args: { companyId: number; event: IncidentEvent; incident: Incident; update: boolean; publicUrl: string; now: number },
-): Promise<void> {
-  const { incident, now } = args;
-  const channels = await channelsFollowingIncidents(trx, { company: args.companyId });
+interface IncidentChange {
+  event: IncidentEvent;
+  incident: Incident;
+  /** Whether the change posted an update (shown as a reply under the incident's message). */
+  update: boolean;
+  publicUrl: string;
+  now: number;
+}
+
+function incidentAnnouncement(channel: ChannelRef, change: IncidentChange, source: IncidentAnnouncement['source']): IncidentAnnouncement {
+  const { incident } = change;
   const latest = incident.updates.at(-1) ?? null;
+  return {
+    kind: 'incident',
+    event: change.event,
+    channel,
+    source,
+    incident: {
+      id: incident.id,
+      title: incident.title,
+      severity: incident.status,
+      resolved: incident.resolved,
+      stage: latest?.stage ?? null,
+      description: incident.description,
+      service: {
+        id: incident.serviceId,
+        name: incident.serviceName,
+        urlname: incident.serviceUrlname,
+        trackerUrl: serviceTrackerUrl(change.publicUrl, incident.serviceUrlname),
+      },
+      url: incident.url,
+      trackerUrl: incident.trackerUrl,
+      components: incident.components,
+      createdAt: incident.createdAt.toISOString(),
+      updatedAt: incident.updatedAt.toISOString(),
+      resolvedAt: incident.resolvedAt?.toISOString() ?? null,
+    },
+    update:
+      change.update && latest ? { stage: latest.stage, description: latest.description, createdAt: latest.createdAt.toISOString() } : null,
+  };
+}
+
+async function enqueueTo(
+  trx: Kysely<Database>,
+  channels: readonly (ChannelRow & { company_id: number })[],
+  change: IncidentChange,
+  source: IncidentAnnouncement['source'],
+): Promise<void> {
   for (const row of channels) {
     const channel = toChannel(row);
-    const announcement: IncidentAnnouncement = {
-      kind: 'incident',
-      event: args.event,
-      channel,
-      incident: {
-        id: incident.id,
-        title: incident.title,
-        severity: incident.status,
-        resolved: incident.resolved,
-        stage: latest?.stage ?? null,
-        description: incident.description,
-        service: {
-          id: incident.serviceId,
-          name: incident.serviceName,
-          urlname: incident.serviceUrlname,
-          trackerUrl: serviceTrackerUrl(args.publicUrl, incident.serviceUrlname),
-        },
-        url: incident.url,
-        trackerUrl: incident.trackerUrl,
-        createdAt: incident.createdAt.toISOString(),
-        updatedAt: incident.updatedAt.toISOString(),
-        resolvedAt: incident.resolvedAt?.toISOString() ?? null,
-      },
-      update:
-        args.update && latest
-          ? { stage: latest.stage, description: latest.description, createdAt: latest.createdAt.toISOString() }
-          : null,
-    };
     await enqueue(trx, {
-      companyId: args.companyId,
+      companyId: row.company_id,
       subscriberId: null,
       stream: channelStream(channel),
-      event: `incident.${args.event}`,
-      payload: announcement,
-      now,
+      event: `incident.${change.event}`,
+      payload: incidentAnnouncement(channel, change, source),
+      now: change.now,
     });
   }
+}
+
+/** One announcement per channel following the company's incidents; in the transaction of the change. */
+export async function enqueueIncidentAnnouncements(trx: Kysely<Database>, args: IncidentChange & { companyId: number }): Promise<void> {
+  const channels = await channelsFollowingIncidents(trx, { company: args.companyId });
+  await enqueueTo(trx, channels.map((c) => ({ ...c, company_id: args.companyId })), args, 'company');
+}
+
+/**
+ * One announcement per channel following a catalog service, of an incident
+ * its vendor reported (`vendor`) or its users did (`users`, unconfirmed).
+ */
+export async function enqueueServiceIncidentAnnouncements(
+  trx: Kysely<Database>,
+  args: IncidentChange & { source: 'vendor' | 'users' },
+): Promise<void> {
+  const channels = await channelsFollowingService(trx, { service: args.incident.serviceId });
+  await enqueueTo(trx, channels, args, args.source);
 }
 
 /** When a service's status changed: one message to every channel following the service. */

@@ -5,8 +5,10 @@ import { openAt } from '../demo/demo-view.js';
 import type { ServiceStatus } from './service.js';
 
 /**
- * Current status of each service: `maintenance` inside a maintenance window,
- * else the worst open incident (`major` > `minor`), else `ok`.
+ * Current status of each service: `maintenance` inside a maintenance window;
+ * else, for a vendor whose feed states a status, that status as last read;
+ * else the worst open incident (`major` > `minor`), else `ok`. Incidents
+ * opened from user reports never change a status.
  */
 export async function statusesOf(
   db: Kysely<Database>,
@@ -22,11 +24,20 @@ export async function statusesOf(
     .select(['service_id', 'status'])
     .distinct()
     .where('service_id', 'in', serviceIds)
+    .where('user_generated', '=', 0)
     .where(openAt(now))
     .execute();
   for (const row of open) {
     if (row.status === 'major' || statuses.get(row.service_id) === 'ok') statuses.set(row.service_id, row.status);
   }
+
+  const stated = await db
+    .selectFrom('vendor_feeds')
+    .select(['service_id', 'indicator'])
+    .where('service_id', 'in', serviceIds)
+    .where('indicator', 'is not', null)
+    .execute();
+  for (const row of stated) statuses.set(row.service_id, row.indicator!);
 
   const maintenance = await db
     .selectFrom('maintenance_windows')
@@ -41,8 +52,9 @@ export async function statusesOf(
 }
 
 // Each `exists` is one seek on the (service_id, resolved, status) index, however many incidents are open.
-const statusFlags = prepared<'service' | 'now', { maintenance: number; major: number; minor: number }>((db, p) =>
+const statusFlags = prepared<'service' | 'now', { maintenance: number; indicator: ServiceStatus | null; major: number; minor: number }>((db, p) =>
   db.selectNoFrom((eb) => [
+    eb.selectFrom('vendor_feeds').select('indicator').where('service_id', '=', p.service).as('indicator'),
     eb
       .exists(
         eb
@@ -59,6 +71,7 @@ const statusFlags = prepared<'service' | 'now', { maintenance: number; major: nu
           .selectFrom('incidents')
           .select('id')
           .where('service_id', '=', p.service)
+          .where('user_generated', '=', 0)
           .where(openAt(p.now))
           .where('status', '=', 'major'),
       )
@@ -69,6 +82,7 @@ const statusFlags = prepared<'service' | 'now', { maintenance: number; major: nu
           .selectFrom('incidents')
           .select('id')
           .where('service_id', '=', p.service)
+          .where('user_generated', '=', 0)
           .where(openAt(p.now))
           .where('status', '=', 'minor'),
       )
@@ -79,6 +93,7 @@ const statusFlags = prepared<'service' | 'now', { maintenance: number; major: nu
 export async function statusOf(db: Kysely<Database>, serviceId: number, now: number): Promise<ServiceStatus> {
   const [flags] = await statusFlags(db, { service: serviceId, now });
   if (flags?.maintenance) return 'maintenance';
+  if (flags?.indicator) return flags.indicator;
   if (flags?.major) return 'major';
   if (flags?.minor) return 'minor';
   return 'ok';

@@ -14,5 +14,11 @@ export interface ServiceWithStatus extends Service {
   status: ServiceStatus;
 }
 
+/** A service as `GET /services/{name}` shows it: with its feed's health where it has a feed. */
+export interface ServiceDetail extends ServiceWithStatus {
+  lastCheckedAt: Date | null;
+  feedError: string | null;
+}
+
 export const serviceTrackerUrl = (publicUrl: string, urlname: string): string =>
   `${publicUrl}/services/${encodeURIComponent(urlname)}`;

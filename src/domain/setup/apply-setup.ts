@@ -7,7 +7,7 @@ import { saveSubscription } from '../chat/subscriptions.js';
 import type { SubscriptionInput } from '../chat/subscription-input.js';
 import { DomainError, invalidInput } from '../errors.js';
 import { statusOf } from '../services/service-status.js';
-import type { CompanySpec, Setup } from './setup.js';
+import type { CatalogServiceSpec, CompanySpec, Setup } from './setup.js';
 
 type Path = (string | number)[];
 
@@ -33,11 +33,13 @@ export async function applySetup(ctx: DomainContext, setup: Setup): Promise<Appl
       companyIds.push(await applyCompanyIdentity(trx, company, now, ['companies', i]));
     }
     for (const demo of DEMO_SERVICES) {
-      await upsertCatalogService(trx, { urlname: demo.urlname, name: demo.name, status_page_url: null }, demo.demo, now, [
+      await upsertCatalogService(trx, { urlname: demo.urlname, name: demo.name, status_page_url: null, poll: 'watched' }, demo.demo, now, [
         'services',
       ]);
     }
+    const customUrlnames = new Set(setup.companies.flatMap((c) => c.custom_services.map((s) => s.urlname)));
     for (const [i, spec] of setup.services.entries()) {
+      if (spec.builtIn && (customUrlnames.has(spec.urlname) || (await isCustomService(trx, spec.urlname)))) continue;
       const id = await upsertCatalogService(trx, spec, null, now, ['services', i, 'urlname']);
       await trx.deleteFrom('maintenance_windows').where('service_id', '=', id).execute();
       for (const w of spec.maintenance) {
@@ -56,35 +58,64 @@ export async function applySetup(ctx: DomainContext, setup: Setup): Promise<Appl
   return { companies: setup.companies.length, services: setup.services.length + DEMO_SERVICES.length };
 }
 
+const isCustomService = async (trx: Kysely<Database>, urlname: string): Promise<boolean> =>
+  (await trx.selectFrom('services').select('id').where('urlname', '=', urlname).where('company_id', 'is not', null).executeTakeFirst()) !== undefined;
+
 async function upsertCatalogService(
   trx: Kysely<Database>,
-  spec: { urlname: string; name: string; status_page_url: string | null },
+  spec: Pick<CatalogServiceSpec, 'urlname' | 'name' | 'status_page_url' | 'feed' | 'poll'>,
   demo: 'cycle' | 'ok' | 'minor' | 'major' | null,
   now: number,
   path: Path,
 ): Promise<number> {
   const existing = await trx
     .selectFrom('services')
-    .select(['id', 'company_id'])
+    .select(['id', 'company_id', 'feed_kind', 'feed_url'])
     .where('urlname', '=', spec.urlname)
     .executeTakeFirst();
   if (existing && existing.company_id !== null) {
     throw invalidInput(path, `${spec.urlname} is already the urlname of a custom service`);
   }
+  const values = {
+    name: spec.name,
+    status_page_url: spec.status_page_url,
+    demo,
+    feed_kind: spec.feed?.kind ?? null,
+    feed_url: spec.feed?.url ?? null,
+    poll_always: spec.poll === 'always' ? 1 : 0,
+  };
+  let id: number;
   if (existing) {
-    await trx
-      .updateTable('services')
-      .set({ name: spec.name, status_page_url: spec.status_page_url, demo })
-      .where('id', '=', existing.id)
-      .execute();
-    return existing.id;
+    await trx.updateTable('services').set(values).where('id', '=', existing.id).execute();
+    id = existing.id;
+  } else {
+    ({ id } = await trx
+      .insertInto('services')
+      .values({ urlname: spec.urlname, company_id: null, created_at: now, ...values })
+      .returning('id')
+      .executeTakeFirstOrThrow());
   }
-  const { id } = await trx
-    .insertInto('services')
-    .values({ urlname: spec.urlname, name: spec.name, status_page_url: spec.status_page_url, company_id: null, demo, created_at: now })
-    .returning('id')
-    .executeTakeFirstOrThrow();
+  const moved = existing !== undefined && (existing.feed_kind !== values.feed_kind || existing.feed_url !== values.feed_url);
+  await applyFeed(trx, id, values.feed_kind !== null, moved);
   return id;
+}
+
+/**
+ * A service with a feed has its feed's state row, read at once; a feed that
+ * moved to another address is read afresh (and its first read is silent
+ * again). A service without a feed keeps no state, nor the feed's status.
+ */
+async function applyFeed(trx: Kysely<Database>, serviceId: number, hasFeed: boolean, moved: boolean): Promise<void> {
+  if (!hasFeed) {
+    await trx.deleteFrom('vendor_feeds').where('service_id', '=', serviceId).execute();
+    return;
+  }
+  if (moved) await trx.deleteFrom('vendor_feeds').where('service_id', '=', serviceId).execute();
+  await trx
+    .insertInto('vendor_feeds')
+    .values({ service_id: serviceId })
+    .onConflict((oc) => oc.column('service_id').doNothing())
+    .execute();
 }
 
 /** The company, its API keys and its custom services; returns its id. */

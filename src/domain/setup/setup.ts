@@ -1,5 +1,6 @@
 import type { Plan, NotifyEvent } from '../companies/company.js';
 import type { ProbeType } from '../monitors/monitor.js';
+import type { FeedKind } from '../vendors/vendor-snapshot.js';
 
 /**
  * Everything the API cannot create, declared: the shape that config files are
@@ -14,7 +15,12 @@ export interface CatalogServiceSpec {
   urlname: string;
   name: string;
   status_page_url: string | null;
+  /** Where its status is read; undefined: the built-in catalog's feed of the same urlname, if any; null: none. */
+  feed?: { kind: FeedKind; url: string } | null | undefined;
+  poll: 'watched' | 'always';
   maintenance: { starts_at: Date; ends_at: Date }[];
+  /** From the built-in catalog, not the config: left out, not refused, where a custom service holds its urlname. */
+  builtIn?: boolean;
 }
 
 export interface CompanySpec {

@@ -1,0 +1,115 @@
+import { isIP } from 'node:net';
+import type { Transform } from 'node:stream';
+import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
+import { Agent, buildConnector, interceptors } from 'undici';
+import type { Dispatcher } from 'undici';
+import { BlockedTargetError, guardedLookup, isBlockedAddress } from './target-guard.js';
+
+export const MAX_REDIRECTS = 5;
+
+export interface OutboundSettings {
+  timeoutMs: number;
+  /** Refuse targets that resolve to loopback, private, link-local or metadata addresses; checked per connection, redirects included. */
+  blockPrivateTargets: boolean;
+  /** Connections to one origin at once (the rest wait); unlimited when absent. */
+  connectionsPerOrigin?: number;
+  /** Follow redirects (up to 5). */
+  followRedirects?: boolean;
+}
+
+/**
+ * The one way statusbot reaches addresses that come from config (monitors,
+ * vendor feeds, webhooks): an undici pool whose every connection passes the
+ * private-address guard, with timeouts, and redirects when asked.
+ */
+export function createOutboundDispatcher(settings: OutboundSettings): { dispatcher: Dispatcher; close(): Promise<void> } {
+  const connect = buildConnector({ timeout: settings.timeoutMs, ...(settings.blockPrivateTargets ? { lookup: guardedLookup } : {}) });
+  const agent = new Agent({
+    keepAliveTimeout: 30_000,
+    headersTimeout: settings.timeoutMs,
+    bodyTimeout: settings.timeoutMs,
+    ...(settings.connectionsPerOrigin ? { connections: settings.connectionsPerOrigin } : {}),
+    // Every connection passes here, redirects included: literal IPs skip DNS, so they are checked before connecting.
+    connect: (options, callback) => {
+      const host = options.hostname.replace(/^\[|\]$/g, '');
+      if (settings.blockPrivateTargets && isIP(host) !== 0 && isBlockedAddress(host)) {
+        callback(new BlockedTargetError(host), null);
+        return;
+      }
+      connect(options, callback);
+    },
+  });
+  const dispatcher: Dispatcher =
+    settings.followRedirects === false ? agent : agent.compose(interceptors.redirect({ maxRedirections: MAX_REDIRECTS }));
+  return { dispatcher, close: () => agent.close() };
+}
+
+/** What went wrong reaching a target, in a few words (a timeout, a refused or blocked address, too many redirects). */
+export function describeNetworkError(error: unknown, timeoutMs: number, signal?: AbortSignal): string {
+  if (signal?.aborted) return `timeout after ${timeoutMs / 1000} s`;
+  let e = error as { code?: string; message?: string; cause?: unknown } | undefined;
+  // undici wraps the connector's error; the cause says what happened.
+  while (e?.cause && typeof e.cause === 'object' && !(e instanceof BlockedTargetError)) e = e.cause as typeof e;
+  if (e instanceof BlockedTargetError) return e.message;
+  const code = e?.code;
+  if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') {
+    return `timeout after ${timeoutMs / 1000} s`;
+  }
+  if (code === 'UND_ERR_REDIRECTION_LIMIT' || /redirect/i.test(e?.message ?? '')) return `more than ${MAX_REDIRECTS} redirects`;
+  return code ? `${code}${e?.message && !e.message.includes(code) ? ` (${e.message})` : ''}` : (e?.message ?? 'network error');
+}
+
+export const pathOf = (url: string): string => {
+  const u = new URL(url);
+  return `${u.pathname}${u.search}`;
+};
+
+/** A body longer than allowed. */
+export class BodyTooLargeError extends Error {
+  constructor(limit: number) {
+    super(`the body is over ${Math.round(limit / 1024)} KiB`);
+    this.name = 'BodyTooLargeError';
+  }
+}
+
+/** A decoder for a Content-Encoding statusbot asks for (gzip, deflate, br); null for identity. */
+function decoderFor(encoding: string | undefined): Transform | null {
+  switch (encoding?.trim().toLowerCase()) {
+    case undefined:
+    case '':
+    case 'identity':
+      return null;
+    case 'gzip':
+    case 'x-gzip':
+      return createGunzip();
+    case 'deflate':
+      return createInflate();
+    case 'br':
+      return createBrotliDecompress();
+    default:
+      throw new Error(`unsupported content encoding "${encoding}"`);
+  }
+}
+
+/**
+ * Reads a whole body, decoded by its Content-Encoding, refusing (and dropping
+ * the connection) once more than `maxBytes` have been decoded: a small
+ * compressed body cannot expand into a large one unnoticed.
+ */
+export async function readLimited(body: Dispatcher.ResponseData['body'], maxBytes: number, encoding?: string): Promise<Buffer> {
+  const decoder = decoderFor(encoding);
+  const source: AsyncIterable<Buffer> = decoder ? body.pipe(decoder) : (body as AsyncIterable<Buffer>);
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of source) {
+      size += chunk.length;
+      if (size > maxBytes) throw new BodyTooLargeError(maxBytes);
+      chunks.push(chunk);
+    }
+    return Buffer.concat(chunks);
+  } finally {
+    decoder?.destroy();
+    body.destroy();
+  }
+}

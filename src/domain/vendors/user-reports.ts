@@ -1,0 +1,238 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../../db/schema.js';
+import type { Company } from '../companies/company.js';
+import type { DomainContext } from '../context.js';
+import { openAt } from '../demo/demo-view.js';
+import { findIncidentRow, loadIncident } from '../incidents/incident-repository.js';
+import type { IncidentEvent } from '../incidents/incident.js';
+import { enqueueServiceIncidentAnnouncements } from '../notifications/channel-outbox.js';
+import type { Service } from '../services/service.js';
+import { assertMayReadIncidentsOf, findVisibleService } from '../services/service-access.js';
+import { parseInput } from '../validation.js';
+import { userReportInput } from './user-report-input.js';
+
+/** When user reports open an incident on a service, and when that incident resolves. */
+export interface UserReportSettings {
+  /** Distinct reporters within the window that open an incident. */
+  threshold: number;
+  windowMs: number;
+  /** The incident resolves this long after the last report. */
+  resolveAfterMs: number;
+}
+
+export const DEFAULT_USER_REPORTS: UserReportSettings = { threshold: 3, windowMs: 30 * 60_000, resolveAfterMs: 60 * 60_000 };
+
+const MINUTE = 60_000;
+/** Components named in an incident's description; the rest are counted. */
+const COMPONENTS_NAMED = 10;
+
+/** Who reports: one API key or one chat user; stable, and never a secret. */
+export const reporters = {
+  apiKey: (keyId: number): string => `key:${keyId}`,
+  slack: (teamId: string, userId: string): string => `slack:${teamId}:${userId}`,
+  discord: (userId: string): string => `discord:${userId}`,
+};
+
+export interface UserReport {
+  id: number;
+  service: Service;
+  createdAt: Date;
+  /** Distinct reporters of the service within the last `minutes`, this one included. */
+  reporters: number;
+  minutes: number;
+}
+
+/**
+ * Records a report of a problem with a service, by a reporter who may read
+ * the service's incidents. A reporter counts once per window: reporting again
+ * within it answers the report already made. Enough distinct reporters open an
+ * unconfirmed incident (user_generated), unless the provider shows one of its
+ * own; while it is open, later reports only update its description.
+ */
+export async function reportProblem(ctx: DomainContext, company: Company, urlname: string, reporter: string, raw: unknown): Promise<UserReport> {
+  const input = parseInput(userReportInput, raw ?? {});
+  const service = await findVisibleService(ctx, company, urlname);
+  await assertMayReadIncidentsOf(ctx, company, service);
+  return ctx.write(async (trx) => {
+    const now = ctx.clock.now().getTime();
+    const ended = await lastEnded(trx, service.id, now);
+    const since = Math.max(now - ctx.userReports.windowMs + 1, ended);
+    const earlier = await trx
+      .selectFrom('user_reports')
+      .select(['id', 'created_at'])
+      .where('service_id', '=', service.id)
+      .where('reporter', '=', reporter)
+      .where('created_at', '>=', since)
+      .orderBy('id')
+      .executeTakeFirst();
+    const report =
+      earlier ??
+      (await trx
+        .insertInto('user_reports')
+        .values({ service_id: service.id, reporter, component: input.component || null, description: input.description ?? '', created_at: now })
+        .returning(['id', 'created_at'])
+        .executeTakeFirstOrThrow());
+    const tally = await tallySince(trx, service.id, since);
+    await reflect(ctx, trx, service, { now, since, ended, tally });
+    return { id: report.id, service, createdAt: new Date(report.created_at), reporters: tally.reporters, minutes: minutesBetween(since, now) };
+  });
+}
+
+/**
+ * Ends the open incident from user reports on a service: its provider opened
+ * one of its own. Announced to the channels that follow the service.
+ */
+export async function endUserReportIncidents(
+  ctx: DomainContext,
+  trx: Kysely<Database>,
+  serviceId: number,
+  providerIncidentTitle: string,
+  now: number,
+): Promise<void> {
+  const open = await openUserIncidents(trx).select(INCIDENT).where('service_id', '=', serviceId).execute();
+  for (const incident of open) await resolve(ctx, trx, incident.id, `The provider opened its own incident: ${providerIncidentTitle}.`, now);
+}
+
+/**
+ * Resolves the incidents from user reports whose service has had no report for
+ * `resolveAfterMs`, and forgets reports that can no longer count. Returns how
+ * many incidents it resolved.
+ */
+export async function resolveQuietUserReports(ctx: DomainContext): Promise<number> {
+  const { windowMs, resolveAfterMs } = ctx.userReports;
+  return ctx.write(async (trx) => {
+    const now = ctx.clock.now().getTime();
+    const open = await openUserIncidents(trx)
+      .select(INCIDENT)
+      .select((eb) =>
+        eb
+          .selectFrom('user_reports')
+          .select((r) => r.fn.max('user_reports.created_at').as('at'))
+          .whereRef('user_reports.service_id', '=', 'incidents.service_id')
+          .as('last_report'),
+      )
+      .execute();
+    let resolved = 0;
+    for (const incident of open) {
+      if (Math.max(incident.last_report ?? 0, incident.created_at) > now - resolveAfterMs) continue;
+      await resolve(ctx, trx, incident.id, `No new reports for ${minutes(Math.round(resolveAfterMs / MINUTE))}.`, now);
+      resolved += 1;
+    }
+    // An open incident's description counts every report since it opened.
+    await trx
+      .deleteFrom('user_reports')
+      .where('created_at', '<', now - Math.max(windowMs, resolveAfterMs))
+      .where((eb) => eb('service_id', 'not in', openUserIncidents(trx).select('incidents.service_id')))
+      .execute();
+    return resolved;
+  });
+}
+
+const openUserIncidents = (trx: Kysely<Database>) =>
+  trx.selectFrom('incidents').where('incidents.user_generated', '=', 1).where('incidents.resolved', '=', 0);
+const INCIDENT = ['incidents.id', 'incidents.service_id', 'incidents.description', 'incidents.created_at'] as const;
+
+/** When the service's last incident ended: reports from before count toward no new incident. */
+async function lastEnded(trx: Kysely<Database>, serviceId: number, now: number): Promise<number> {
+  const row = await trx
+    .selectFrom('incidents')
+    .select((eb) => eb.fn.max('resolved_at').as('at'))
+    .where('service_id', '=', serviceId)
+    .where('resolved_at', '<=', now)
+    .executeTakeFirst();
+  return row?.at ?? 0;
+}
+
+interface Tally {
+  reporters: number;
+  /** Reported components, the most reported first. */
+  components: string[];
+  unnamed: number;
+}
+
+async function tallySince(trx: Kysely<Database>, serviceId: number, since: number): Promise<Tally> {
+  const inSpan = trx.selectFrom('user_reports').where('service_id', '=', serviceId).where('created_at', '>=', since);
+  const { n } = await inSpan.select((eb) => eb.fn.count<number>('reporter').distinct().as('n')).executeTakeFirstOrThrow();
+  const components = await inSpan
+    .select((eb) => ['component', eb.fn.count<number>('reporter').distinct().as('n'), eb.fn.min('id').as('first')])
+    .where('component', 'is not', null)
+    .groupBy('component')
+    .orderBy('n', 'desc')
+    .orderBy('first')
+    .execute();
+  const named = components.slice(0, COMPONENTS_NAMED).map((c) => c.component!);
+  return { reporters: Number(n), components: named, unnamed: components.length - named.length };
+}
+
+const minutesBetween = (since: number, now: number): number => Math.max(1, Math.ceil((now - since) / MINUTE));
+const minutes = (n: number): string => (n === 1 ? '1 minute' : `${n} minutes`);
+const inTheLast = (n: number): string => (n === 1 ? 'in the last minute' : `in the last ${n} minutes`);
+
+function describeReports(tally: Tally, span: number): string {
+  const people = tally.reporters === 1 ? '1 person' : `${tally.reporters} people`;
+  const named = [...tally.components, ...(tally.unnamed > 0 ? [`and ${tally.unnamed} more`] : [])];
+  return `${people} reported problems ${inTheLast(span)}${named.length ? `, with: ${named.join(', ')}` : ''}.`;
+}
+
+/** What the reports mean for the service's incidents, after one more. */
+async function reflect(
+  ctx: DomainContext,
+  trx: Kysely<Database>,
+  service: Service,
+  at: { now: number; since: number; ended: number; tally: Tally },
+): Promise<void> {
+  const { now } = at;
+  const open = await openUserIncidents(trx).select(INCIDENT).where('service_id', '=', service.id).executeTakeFirst();
+  if (open) {
+    const from = Math.max(open.created_at - ctx.userReports.windowMs + 1, at.ended);
+    const description = describeReports(await tallySince(trx, service.id, from), minutesBetween(from, now));
+    if (description === open.description) return;
+    // Quietly: channels heard of it when it opened, and hear when it ends.
+    await trx.updateTable('incidents').set({ description, updated_at: now }).where('id', '=', open.id).execute();
+    return;
+  }
+  if (at.tally.reporters < ctx.userReports.threshold) return;
+  const providerOpen = await trx
+    .selectFrom('incidents')
+    .select('id')
+    .where('service_id', '=', service.id)
+    .where('user_generated', '=', 0)
+    .where(openAt(now))
+    .executeTakeFirst();
+  if (providerOpen) return;
+
+  const description = describeReports(at.tally, minutesBetween(at.since, now));
+  const { id } = await trx
+    .insertInto('incidents')
+    .values({
+      service_id: service.id,
+      title: `Users report problems with ${service.name}`.slice(0, 255),
+      status: 'minor',
+      description,
+      resolved: 0,
+      url: null,
+      user_generated: 1,
+      severity_from_provider: null,
+      external_key: null,
+      created_at: now,
+      updated_at: now,
+      resolved_at: null,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  await trx.insertInto('incident_updates').values({ incident_id: id, stage: 'investigating', description, created_at: now }).execute();
+  await announce(ctx, trx, id, 'created', now);
+}
+
+async function resolve(ctx: DomainContext, trx: Kysely<Database>, id: number, description: string, now: number): Promise<void> {
+  await trx.updateTable('incidents').set({ resolved: 1, resolved_at: now, updated_at: now, description }).where('id', '=', id).execute();
+  await trx.insertInto('incident_updates').values({ incident_id: id, stage: 'resolved', description, created_at: now }).execute();
+  await announce(ctx, trx, id, 'resolved', now);
+}
+
+async function announce(ctx: DomainContext, trx: Kysely<Database>, id: number, event: IncidentEvent, now: number): Promise<void> {
+  const row = await findIncidentRow(trx, id, now);
+  if (!row) return;
+  const incident = await loadIncident(ctx, trx, row);
+  await enqueueServiceIncidentAnnouncements(trx, { event, incident, update: true, publicUrl: ctx.publicUrl, now, source: 'users' });
+}

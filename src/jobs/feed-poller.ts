@@ -1,0 +1,156 @@
+import { createHash } from 'node:crypto';
+import type { Dispatcher } from 'undici';
+import type { Logger } from '../core/logger.js';
+import { BodyTooLargeError, createOutboundDispatcher, describeNetworkError, pathOf, readLimited } from '../core/outbound.js';
+import type { DomainContext } from '../domain/context.js';
+import { claimDueFeeds, recordFeedFailure, recordFeedUnchanged } from '../domain/vendors/vendor-feeds.js';
+import type { DueFeed } from '../domain/vendors/vendor-feeds.js';
+import { applyVendorSnapshot } from '../domain/vendors/vendor-ingest.js';
+import { FEED_READERS } from '../ingest/feed-readers.js';
+import { FeedFormatError } from '../ingest/vendor-snapshot.js';
+
+/** A feed document may be this large; a larger one is an error of the feed. */
+export const MAX_FEED_BYTES = 5 * 1024 * 1024;
+
+export interface FeedPollerOptions {
+  ctx: DomainContext;
+  logger: Logger;
+  intervalMs: number;
+  timeoutMs: number;
+  /** Feeds read at once. */
+  concurrency: number;
+  blockPrivateTargets: boolean;
+  userAgent: string;
+}
+
+export interface FeedPoller {
+  /** Starts reading every watched feed that is due, up to the concurrency, and returns without waiting. */
+  tick(): Promise<void>;
+  /** Reads every due feed and waits for all; `statusbot jobs run feeds` and tests. */
+  pollDue(): Promise<number>;
+  idle(): Promise<void>;
+  close(): Promise<void>;
+}
+
+class FeedHttpError extends Error {}
+
+/**
+ * Reads vendors' status feeds through the one outbound client: conditional
+ * requests (an unchanged document costs a 304), compressed answers, 5 MiB
+ * bodies, 5 redirects, a timeout, at most two connections per host. A read
+ * that fails keeps the last known status and backs off; one that changed
+ * nothing writes only its time.
+ */
+export function createFeedPoller(options: FeedPollerOptions): FeedPoller {
+  const { ctx, logger } = options;
+  const { dispatcher, close } = createOutboundDispatcher({
+    timeoutMs: options.timeoutMs,
+    blockPrivateTargets: options.blockPrivateTargets,
+    connectionsPerOrigin: 2,
+    followRedirects: true,
+  });
+  const inFlight = new Set<Promise<void>>();
+  // Held a little past the longest read, so that a process that dies mid-read frees the feed soon after.
+  const leaseMs = options.timeoutMs * 3 + 30_000;
+
+  async function fetchDocument(url: string, validator: { etag?: string; lastModified?: string } | undefined) {
+    const signal = AbortSignal.timeout(options.timeoutMs);
+    const headers: Record<string, string> = {
+      'user-agent': options.userAgent,
+      accept: 'application/json, application/rss+xml, application/atom+xml, application/xml;q=0.9, */*;q=0.5',
+      'accept-encoding': 'gzip, deflate, br',
+    };
+    if (validator?.etag) headers['if-none-match'] = validator.etag;
+    if (validator?.lastModified) headers['if-modified-since'] = validator.lastModified;
+    let response: Dispatcher.ResponseData;
+    try {
+      response = await dispatcher.request({ origin: new URL(url).origin, path: pathOf(url), method: 'GET', headers, signal });
+    } catch (error) {
+      throw new FeedHttpError(`${url}: ${describeNetworkError(error, options.timeoutMs, signal)}`);
+    }
+    const header = (name: string) => {
+      const v = response.headers[name];
+      return Array.isArray(v) ? v[0] : v;
+    };
+    const next = { ...(header('etag') ? { etag: header('etag')! } : {}), ...(header('last-modified') ? { lastModified: header('last-modified')! } : {}) };
+    if (response.statusCode === 304) {
+      await response.body.dump().catch(() => undefined);
+      return { changed: false as const, validator: validator ?? next };
+    }
+    if (response.statusCode < 200 || response.statusCode >= 300) {
+      await response.body.dump().catch(() => undefined);
+      throw new FeedHttpError(`${url}: HTTP ${response.statusCode}`);
+    }
+    try {
+      const body = await readLimited(response.body, MAX_FEED_BYTES, header('content-encoding'));
+      return { changed: true as const, validator: next, body: body.toString('utf8') };
+    } catch (error) {
+      if (error instanceof BodyTooLargeError) throw new FeedHttpError(`${url}: ${error.message}`);
+      throw new FeedHttpError(`${url}: ${describeNetworkError(error, options.timeoutMs, signal)}`);
+    }
+  }
+
+  async function read(feed: DueFeed): Promise<void> {
+    const reader = FEED_READERS[feed.kind];
+    const urls = reader.documents(feed.url);
+    try {
+      let answers = await Promise.all(urls.map((url) => fetchDocument(url, feed.validators[url])));
+      const validators = Object.fromEntries(urls.map((url, i) => [url, answers[i]!.validator]));
+      if (answers.every((a) => !a.changed)) {
+        await recordFeedUnchanged(ctx, feed, { validators, intervalMs: options.intervalMs });
+        return;
+      }
+      // One document changed: the others are read whole again, since only whole reads make a snapshot.
+      answers = await Promise.all(urls.map((url, i) => (answers[i]!.changed ? answers[i]! : fetchDocument(url, undefined))));
+      const bodies = answers.map((a) => (a.changed ? a.body : ''));
+      const snapshot = reader.parse(bodies, { url: feed.url, now: ctx.clock.now() });
+      const fingerprint = createHash('sha256').update(JSON.stringify(snapshot)).digest('base64url');
+      const fresh = Object.fromEntries(urls.map((url, i) => [url, answers[i]!.validator]));
+      if (fingerprint === feed.fingerprint) {
+        await recordFeedUnchanged(ctx, feed, { validators: fresh, intervalMs: options.intervalMs });
+        return;
+      }
+      const { changes, first } = await applyVendorSnapshot(ctx, feed, snapshot, { validators: fresh, fingerprint, intervalMs: options.intervalMs });
+      if (!first && changes > 0) logger.info(`feed ${feed.urlname}: ${changes} incident changes`);
+    } catch (error) {
+      const known = error instanceof FeedHttpError || error instanceof FeedFormatError;
+      const message = known ? error.message : `unexpected: ${error instanceof Error ? error.message : String(error)}`;
+      if (!known) logger.error(`feed ${feed.urlname} could not be read`, error);
+      if (feed.failures === 0) logger.info(`feed ${feed.urlname} failed: ${message}`);
+      await recordFeedFailure(ctx, feed, message, { intervalMs: options.intervalMs }).catch((e: unknown) =>
+        logger.error(`feed ${feed.urlname}: the failure could not be recorded`, e),
+      );
+    }
+  }
+
+  function launch(feed: DueFeed): void {
+    const work = read(feed);
+    inFlight.add(work);
+    void work.finally(() => inFlight.delete(work));
+  }
+
+  async function claim(): Promise<DueFeed[]> {
+    const free = options.concurrency - inFlight.size;
+    return free > 0 ? claimDueFeeds(ctx, { limit: free, leaseMs }) : [];
+  }
+
+  return {
+    async tick() {
+      for (const feed of await claim()) launch(feed);
+    },
+    async pollDue() {
+      let count = 0;
+      for (;;) {
+        const feeds = await claim();
+        if (feeds.length === 0 && inFlight.size === 0) return count;
+        count += feeds.length;
+        for (const feed of feeds) launch(feed);
+        if (inFlight.size > 0) await Promise.race(inFlight);
+      }
+    },
+    async idle() {
+      while (inFlight.size > 0) await Promise.race(inFlight);
+    },
+    close,
+  };
+}
