@@ -20,6 +20,7 @@ import { readChatEnv } from './config/env.js';
 import { createOutboxWorker } from './delivery/outbox-worker.js';
 import type { OutboxWorker, OutboxWorkerOptions } from './delivery/outbox-worker.js';
 import { createWebhookPublisher } from './delivery/webhook-publisher.js';
+import { createOutboundDispatcher } from './core/outbound.js';
 import { createFeedPoller } from './jobs/feed-poller.js';
 import type { FeedPoller } from './jobs/feed-poller.js';
 import { createProbeClient } from './jobs/http-probe.js';
@@ -130,10 +131,16 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       const { createDiscordFront } = await import('../adapters/discord/app.js');
       fronts.push(await createDiscordFront({ ctx, env: chatEnv.discord, logger }));
     }
+    // Webhook addresses come from the config: they pass the same guard as monitors and feeds.
+    const webhooks = createOutboundDispatcher({
+      timeoutMs: config.probes.timeoutMs,
+      blockPrivateTargets: config.probes.blockPrivateTargets,
+      followRedirects: false,
+    });
     const worker = createOutboxWorker({
       ctx,
       logger,
-      publishers: [createWebhookPublisher({ ctx }), ...fronts.map((f) => f.publisher)],
+      publishers: [createWebhookPublisher({ ctx, dispatcher: webhooks.dispatcher, timeoutMs: config.probes.timeoutMs }), ...fronts.map((f) => f.publisher)],
       ...options.delivery,
     });
 
@@ -196,6 +203,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
         await jobDeps.close();
         ctx.afterCommit.delete(worker.wake);
         await worker.stop();
+        await webhooks.close();
         for (const front of fronts) await front.stop();
         await new Promise<void>((resolve) => {
           listening.close(() => resolve());

@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { request } from 'undici';
 import type { Dispatcher } from 'undici';
+import { describeNetworkError } from '../core/outbound.js';
 import type { DomainContext } from '../domain/context.js';
 import { DeliveryFailure, retryAfterMs } from './publisher.js';
 import type { Delivery, Publisher } from './publisher.js';
@@ -55,7 +56,7 @@ export function createWebhookPublisher(options: WebhookPublisherOptions): Publis
           ...(options.dispatcher ? { dispatcher: options.dispatcher } : {}),
         });
       } catch (error) {
-        throw new DeliveryFailure(`POST ${subscriber.target}: ${(error as Error).message}`);
+        throw new DeliveryFailure(`POST ${subscriber.target}: ${describeNetworkError(error, timeoutMs)}`);
       }
       await response.body.dump();
       if (response.statusCode >= 200 && response.statusCode < 300) return;

@@ -140,4 +140,19 @@ describe('webhook delivery', () => {
     await s.worker.drain();
     expect(hook.received).toHaveLength(1);
   });
+
+  it('refuses a webhook on a private address when probes.block_private_targets is on, and keeps the row', async () => {
+    const s = await startTestServer({
+      config: `probes: { block_private_targets: true }\n${config(hook.url)}`,
+      dbPath: join(dir, 'statusbot.db'),
+      delivery: { enabled: false, maxAttempts: 3 },
+    });
+    servers.push(s);
+    await s.api('POST', '/api/v2/incidents', { body: { service_id: 1001, title: 'Guarded' } });
+    await s.worker.drain();
+    expect(hook.received).toEqual([]);
+    const [row] = await s.ctx.db.selectFrom('outbox').select(['state', 'attempts', 'last_error']).execute();
+    expect(row).toMatchObject({ state: 'pending', attempts: 1 });
+    expect(row!.last_error).toMatch(/blocked private target 127\.0\.0\.1/);
+  });
 });
