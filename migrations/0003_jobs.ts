@@ -6,7 +6,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .createTable('job_leases')
     .addColumn('slot', 'text', (c) => c.primaryKey())
     .addColumn('holder', 'text', (c) => c.notNull())
-    .addColumn('expires_at', 'integer', (c) => c.notNull())
+    .addColumn('expires_at', 'bigint', (c) => c.notNull())
     .execute();
   await db.schema.createIndex('job_leases_expiry').on('job_leases').column('expires_at').execute();
 }

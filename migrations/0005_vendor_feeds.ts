@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { withId } from './engine.js';
 import { sql } from 'kysely';
 
 export async function up(db: Kysely<unknown>): Promise<void> {
@@ -6,12 +7,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema.alterTable('services').addColumn('feed_kind', 'text').execute();
   await db.schema.alterTable('services').addColumn('feed_url', 'text').execute();
   // 1: polled even when nobody watches the service.
-  await db.schema.alterTable('services').addColumn('poll_always', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+  await db.schema.alterTable('services').addColumn('poll_always', 'bigint', (c) => c.notNull().defaultTo(0)).execute();
 
   // What statusbot last read from a service's feed, and when it reads it next.
   await db.schema
     .createTable('vendor_feeds')
-    .addColumn('service_id', 'integer', (c) => c.primaryKey().references('services.id').onDelete('cascade'))
+    .addColumn('service_id', 'bigint', (c) => c.primaryKey().references('services.id').onDelete('cascade'))
     // The status the feed states (ok, minor, major, maintenance); null while unread, or for feeds that state none.
     .addColumn('indicator', 'text', (c) => c.check(sql`indicator in ('ok', 'minor', 'major', 'maintenance')`))
     // The vendor's components and their status, as JSON: [{ name, status }].
@@ -21,26 +22,24 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     // A digest of the last snapshot applied: an unchanged read writes nothing but its time.
     .addColumn('fingerprint', 'text')
     // 1 once the first snapshot was applied (silently).
-    .addColumn('ingested', 'integer', (c) => c.notNull().defaultTo(0))
-    .addColumn('last_checked_at', 'integer')
+    .addColumn('ingested', 'bigint', (c) => c.notNull().defaultTo(0))
+    .addColumn('last_checked_at', 'bigint')
     .addColumn('last_error', 'text')
-    .addColumn('last_error_at', 'integer')
-    .addColumn('failures', 'integer', (c) => c.notNull().defaultTo(0))
-    .addColumn('next_poll_at', 'integer', (c) => c.notNull().defaultTo(0))
+    .addColumn('last_error_at', 'bigint')
+    .addColumn('failures', 'bigint', (c) => c.notNull().defaultTo(0))
+    .addColumn('next_poll_at', 'bigint', (c) => c.notNull().defaultTo(0))
     // The process reading the feed now holds it until then.
-    .addColumn('lease_until', 'integer')
+    .addColumn('lease_until', 'bigint')
     .execute();
   await db.schema.createIndex('vendor_feeds_due').on('vendor_feeds').column('next_poll_at').execute();
 
   // One report of a problem with a service, by one reporter (an API key or a chat user).
-  await db.schema
-    .createTable('user_reports')
-    .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
-    .addColumn('service_id', 'integer', (c) => c.notNull().references('services.id').onDelete('cascade'))
+  await withId(db, db.schema.createTable('user_reports'))
+    .addColumn('service_id', 'bigint', (c) => c.notNull().references('services.id').onDelete('cascade'))
     .addColumn('reporter', 'text', (c) => c.notNull())
     .addColumn('component', 'text')
     .addColumn('description', 'text', (c) => c.notNull().defaultTo(''))
-    .addColumn('created_at', 'integer', (c) => c.notNull())
+    .addColumn('created_at', 'bigint', (c) => c.notNull())
     .execute();
   await db.schema.createIndex('user_reports_service').on('user_reports').columns(['service_id', 'created_at']).execute();
 }

@@ -4,6 +4,7 @@ import * as m0002 from './0002_chat.js';
 import * as m0003 from './0003_jobs.js';
 import * as m0004 from './0004_chat_admins.js';
 import * as m0005 from './0005_vendor_feeds.js';
+import * as m0006 from './0006_change_counter.js';
 
 /** Every migration, by name; the Migrator applies them in name order. Add new ones here. */
 export const migrations: Record<string, Migration> = {
@@ -12,4 +13,5 @@ export const migrations: Record<string, Migration> = {
   '0003_jobs': m0003,
   '0004_chat_admins': m0004,
   '0005_vendor_feeds': m0005,
+  '0006_change_counter': m0006,
 };

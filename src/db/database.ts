@@ -1,15 +1,21 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { CompiledQuery, Kysely, SqliteDialect, SqliteDriver } from 'kysely';
+import { CompiledQuery, Kysely, PostgresAdapter, PostgresDialect, SqliteDialect, SqliteDriver, sql } from 'kysely';
+import pg from 'pg';
 import type { DatabaseConnection, Driver, SqliteDatabase, SqliteStatement } from 'kysely';
 import type { Database } from './schema.js';
 
 export type Db = Kysely<Database>;
 
 export interface OpenDatabaseOptions {
-  /** A file path; created with its folder when missing. ':memory:' for throwaway use. */
+  /**
+   * A `postgres://` (or `postgresql://`) URL selects PostgreSQL; anything else
+   * is a SQLite file, created with its folder when missing (':memory:' for throwaway use).
+   */
   path: string;
+  /** PostgreSQL: connections in the pool (default 10). */
+  poolSize?: number;
   /** Milliseconds a statement waits on another process's lock before failing. */
   busyTimeoutMs?: number;
 }
@@ -56,25 +62,85 @@ class ImmediateSqliteDialect extends SqliteDialect {
   }
 }
 
-const markers = new WeakMap<Db, () => string>();
+const markers = new WeakMap<Db, () => string | Promise<string>>();
 
-/** How long a commit by another process may stay unseen by `changeMarker`. */
+/** How long a commit by another process may stay unseen by `changeMarker` (SQLite; PostgreSQL reads it each time). */
 export const FOREIGN_CHANGE_DELAY_MS = 1;
 
 /**
- * A value that changes whenever the database changes: at once for commits of
- * this connection (total_changes, a counter in memory), and within
- * FOREIGN_CHANGE_DELAY_MS for commits of other processes (data_version, which
- * takes a file lock, so under load it is read once per interval, not per call).
- * Caches of query results compare it.
+ * A value that changes whenever the database changes; caches of query results
+ * compare it. SQLite: at once for commits of this connection (total_changes, a
+ * counter in memory), and within FOREIGN_CHANGE_DELAY_MS for commits of other
+ * processes (data_version, which takes a file lock, so under load it is read
+ * once per interval, not per call). PostgreSQL: the change counter that every
+ * write transaction moves (see the writer), read with one small query, so a
+ * write on any replica is seen by the very next read on every other.
  */
-export function changeMarker(db: Db): string {
+export function changeMarker(db: Db): string | Promise<string> {
   const marker = markers.get(db);
   if (!marker) throw new Error('changeMarker needs a database opened by openDatabase');
   return marker();
 }
 
+/**
+ * After rows were written with ids the config gives: the next generated id
+ * comes after them. SQLite's autoincrement sees given ids by itself;
+ * PostgreSQL's identity sequence does not, and is moved on here.
+ */
+export async function afterGivenIds(trx: Kysely<Database>, table: 'services' | 'custom_monitors'): Promise<void> {
+  if (engineOf(trx) !== 'postgres') return;
+  await sql`select setval(pg_get_serial_sequence(${table}, 'id'), coalesce(max(id), 0) + 1, false) from ${sql.table(table)}`.execute(trx);
+}
+
+export const isPostgresUrl = (path: string): boolean => /^postgres(ql)?:\/\//i.test(path);
+
+/** Which engine a database runs on. */
+export const engineOf = (db: Kysely<unknown> | Db): 'postgres' | 'sqlite' => (db.getExecutor().adapter instanceof PostgresAdapter ? 'postgres' : 'sqlite');
+
+// PostgreSQL's bigint (times in milliseconds, ids, counts) comes back as a JavaScript number, as from SQLite.
+pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
+
+/** The name of the row in `meta` that counts changes, for changeMarker on PostgreSQL. */
+export const CHANGE_COUNTER = 'changes';
+
+/**
+ * PostgreSQL's counterpart of SQLite's total_changes and data_version: every
+ * statement that writes a table (but `meta` itself) moves the change counter,
+ * in its transaction, so a reader sees the new count exactly when it sees the
+ * change. Applied after the migrations, for every table they created.
+ */
+export async function countChangesOnPostgres(db: Db): Promise<void> {
+  await sql`
+    create or replace function statusbot_count_change() returns trigger language plpgsql as $$
+    begin
+      update meta set value = (value::bigint + 1)::text where key = ${sql.lit(CHANGE_COUNTER)};
+      return null;
+    end $$`.execute(db);
+  const { rows } = await sql<{ table_name: string }>`
+    select table_name from information_schema.tables
+    where table_schema = current_schema() and table_type = 'BASE TABLE'
+      and table_name not in ('meta', 'kysely_migration', 'kysely_migration_lock')`.execute(db);
+  for (const { table_name: table } of rows) {
+    await sql`drop trigger if exists statusbot_count_change on ${sql.table(table)}`.execute(db);
+    await sql`create trigger statusbot_count_change after insert or update or delete or truncate on ${sql.table(table)}
+      for each statement execute function statusbot_count_change()`.execute(db);
+  }
+}
+
+function openPostgres(url: string, poolSize: number): Db {
+  const pool = new pg.Pool({ connectionString: url, max: poolSize, connectionTimeoutMillis: 10_000 });
+  // An idle connection that breaks (a restart of the server) is replaced by the pool; it must not end the process.
+  pool.on('error', () => undefined);
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  markers.set(db, async () => {
+    const { rows } = await sql<{ value: string }>`select value from meta where key = ${CHANGE_COUNTER}`.execute(db);
+    return rows[0]?.value ?? '0';
+  });
+  return db;
+}
+
 export function openDatabase(options: OpenDatabaseOptions): Db {
+  if (isPostgresUrl(options.path)) return openPostgres(options.path, options.poolSize ?? 10);
   if (options.path !== ':memory:') mkdirSync(dirname(options.path), { recursive: true });
   const sqlite = new BetterSqlite3(options.path);
   sqlite.pragma('journal_mode = WAL');

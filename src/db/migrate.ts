@@ -1,6 +1,7 @@
 import { Migrator } from 'kysely';
 import type { MigrationResultSet } from 'kysely';
 import { migrations } from '../../migrations/index.js';
+import { countChangesOnPostgres, engineOf } from './database.js';
 import type { Db } from './database.js';
 
 export interface MigrationReport {
@@ -18,5 +19,7 @@ export async function migrateToLatest(db: Db): Promise<MigrationReport> {
     const failed = result.results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
     throw new Error(`migration ${failed} failed: ${String(result.error)}`, { cause: result.error });
   }
-  return { applied: (result.results ?? []).map((r) => r.migrationName) };
+  const applied = (result.results ?? []).map((r) => r.migrationName);
+  if (applied.length > 0 && engineOf(db) === 'postgres') await countChangesOnPostgres(db);
+  return { applied };
 }

@@ -1,4 +1,5 @@
 import type { Compilable, CompiledQuery, Kysely } from 'kysely';
+import { engineOf } from './database.js';
 import type { Database } from './schema.js';
 
 const MARK = '\u0000statusbot-param:';
@@ -14,16 +15,19 @@ export type PreparedQuery<P extends string, R> = (db: Kysely<Database>, args: Re
 export function prepared<P extends string, R>(
   build: (db: Kysely<Database>, params: Record<P, never>) => Compilable<R>,
 ): PreparedQuery<P, R> {
-  let compiled: CompiledQuery<R> | undefined;
-  let slots: (P | null)[] = [];
+  // Compiled once per engine: SQLite and PostgreSQL write parameters differently (`?`, `$1`).
+  const byEngine = new Map<string, { compiled: CompiledQuery<R>; slots: (P | null)[] }>();
   const placeholders = new Proxy({}, { get: (_target, key) => `${MARK}${String(key)}` }) as Record<P, never>;
   return async (db, args) => {
-    if (!compiled) {
-      compiled = build(db, placeholders).compile();
-      slots = compiled.parameters.map((v) =>
-        typeof v === 'string' && v.startsWith(MARK) ? (v.slice(MARK.length) as P) : null,
-      );
+    const engine = engineOf(db);
+    let entry = byEngine.get(engine);
+    if (!entry) {
+      const compiled = build(db, placeholders).compile();
+      const slots = compiled.parameters.map((v) => (typeof v === 'string' && v.startsWith(MARK) ? (v.slice(MARK.length) as P) : null));
+      entry = { compiled, slots };
+      byEngine.set(engine, entry);
     }
+    const { compiled, slots } = entry;
     const fixed = compiled.parameters;
     const parameters = slots.map((slot, i) => (slot === null ? fixed[i] : args[slot]));
     const result = await db.executeQuery<R>({ ...compiled, parameters });

@@ -8,6 +8,6 @@ import { periodAt } from './demo/demo-cycle.js';
  * demo period (which changes demo services before anything is written).
  * Reads that depend on nothing else may be cached under it.
  */
-export function readEpoch(ctx: DomainContext): string {
-  return `${changeMarker(ctx.db)}:${periodAt(ctx.clock.now().getTime())}`;
+export async function readEpoch(ctx: DomainContext): Promise<string> {
+  return `${await changeMarker(ctx.db)}:${periodAt(ctx.clock.now().getTime())}`;
 }

@@ -14,6 +14,8 @@ import {
 } from '../../src/config/load-config.js';
 import type { LoadedConfig } from '../../src/config/load-config.js';
 import { VENDOR_CATALOG } from '../../src/ingest/vendor-catalog.js';
+import { createTestDatabase } from '../helpers/test-database.js';
+import type { TestDatabase } from '../helpers/test-database.js';
 import { openDatabase } from '../../src/db/database.js';
 import type { Db } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
@@ -300,21 +302,21 @@ async function dump(db: Db): Promise<Record<string, string[]>> {
 }
 
 describe('applySetup', () => {
-  let dir: string;
+  let database: TestDatabase;
   let dbPath: string;
   let db: Db;
   let ctx: DomainContext;
 
   beforeEach(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'statusbot-apply-'));
-    dbPath = join(dir, 'statusbot.db');
+    database = await createTestDatabase();
+    dbPath = database.path;
     db = openDatabase({ path: dbPath });
     await migrateToLatest(db);
     ctx = createDomainContext({ db, clock: manualClock(T0), publicUrl: 'http://localhost:8080' });
   });
   afterEach(async () => {
     await db.destroy().catch(() => {});
-    rmSync(dir, { recursive: true, force: true });
+    await database.drop();
   });
 
   for (const [name, text] of [
@@ -350,6 +352,7 @@ describe('applySetup', () => {
     expect(keys[0]!.key_hash).toMatch(/^[0-9a-f]{64}$/);
     expect(JSON.stringify(await dump(db))).not.toContain(secret);
     await db.destroy();
+    // SQLite keeps the data in these files (on PostgreSQL there are none here; the dump above holds everything).
     for (const file of [dbPath, `${dbPath}-wal`, `${dbPath}-shm`]) {
       if (existsSync(file)) expect(readFileSync(file).includes(Buffer.from(secret)), file).toBe(false);
     }
@@ -419,10 +422,10 @@ describe('applySetup', () => {
   });
 });
 
-describe('startServer twice on the same database file', () => {
+describe('startServer twice on the same database', () => {
   it('applies the config idempotently: same rows, the same key still works', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'statusbot-restart-'));
-    const dbPath = join(dir, 'statusbot.db');
+    const database = await createTestDatabase();
+    const dbPath = database.path;
     try {
       const first = await startTestServer({ dbPath });
       expect(first.demoKey).toBeNull();
@@ -440,7 +443,7 @@ describe('startServer twice on the same database file', () => {
         await second.stop();
       }
     } finally {
-      rmSync(dir, { recursive: true, force: true });
+      await database.drop();
     }
   });
 });

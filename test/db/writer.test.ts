@@ -1,23 +1,26 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/database.js';
 import type { Db } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { createWriter } from '../../src/db/writer.js';
+import { createTestDatabase } from '../helpers/test-database.js';
+import type { TestDatabase } from '../helpers/test-database.js';
 
-let dir: string;
+let database: TestDatabase;
 let db: Db;
 beforeEach(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'statusbot-writer-'));
-  db = openDatabase({ path: join(dir, 'w.db') });
+  database = await createTestDatabase();
+  db = openDatabase({ path: database.path });
   await migrateToLatest(db);
 });
 afterEach(async () => {
   await db.destroy();
-  rmSync(dir, { recursive: true, force: true });
+  await database.drop();
 });
+
+/** The keys units wrote: all but the rows the migrations put in `meta`. */
+const writtenKeys = async () =>
+  (await db.selectFrom('meta').select('key').where('key', '!=', 'changes').orderBy('key').execute()).map((r) => r.key);
 
 const insertMeta = (key: string) => (trx: Db) => trx.insertInto('meta').values({ key, value: 'v' }).execute();
 
@@ -34,14 +37,13 @@ describe('createWriter', () => {
       writer.run(insertMeta('a')), // a duplicate primary key: fails in SQLite
     ]);
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'rejected']);
-    const keys = (await db.selectFrom('meta').select('key').orderBy('key').execute()).map((r) => r.key);
-    expect(keys).toEqual(['a', 'c']);
+    expect(await writtenKeys()).toEqual(['a', 'c']);
   });
 
   it('answers a unit only after its commit is visible to another connection', async () => {
     const writer = createWriter(db);
     await writer.run(insertMeta('durable'));
-    const other = openDatabase({ path: join(dir, 'w.db') });
+    const other = openDatabase({ path: database.path });
     try {
       expect(await other.selectFrom('meta').select('key').where('key', '=', 'durable').executeTakeFirst()).toEqual({ key: 'durable' });
     } finally {
@@ -53,6 +55,6 @@ describe('createWriter', () => {
     const writer = createWriter(db);
     await expect(writer.run(async (trx) => trx.insertInto('nope' as 'meta').values({ key: 'x', value: 'y' }).execute())).rejects.toThrow();
     await writer.run(insertMeta('after'));
-    expect(await db.selectFrom('meta').select('key').execute()).toEqual([{ key: 'after' }]);
+    expect(await writtenKeys()).toEqual(['after']);
   });
 });

@@ -1,7 +1,6 @@
 import { createHmac } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { createTestDatabase } from '../helpers/test-database.js';
+import type { TestDatabase } from '../helpers/test-database.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { retryDead } from '../../src/delivery/outbox-queue.js';
 import { startFakeWebhook } from '../fakes/fake-webhook.js';
@@ -29,20 +28,20 @@ companies:
 `;
 
 let hook: FakeWebhook;
-let dir: string;
+let database: TestDatabase;
 const servers: TestServer[] = [];
 beforeEach(async () => {
   hook = await startFakeWebhook();
-  dir = mkdtempSync(join(tmpdir(), 'statusbot-hooks-'));
+  database = await createTestDatabase();
 });
 afterEach(async () => {
   for (const s of servers.splice(0)) await s.stop();
   await hook.close();
-  rmSync(dir, { recursive: true, force: true });
+  await database.drop();
 });
 
 async function start(delivery: TestServerOptions['delivery'] = FAST) {
-  const s = await startTestServer({ config: config(hook.url), dbPath: join(dir, 'statusbot.db'), delivery });
+  const s = await startTestServer({ config: config(hook.url), dbPath: database.path, delivery });
   servers.push(s);
   return s;
 }
@@ -144,7 +143,7 @@ describe('webhook delivery', () => {
   it('refuses a webhook on a private address when probes.block_private_targets is on, and keeps the row', async () => {
     const s = await startTestServer({
       config: `probes: { block_private_targets: true }\n${config(hook.url)}`,
-      dbPath: join(dir, 'statusbot.db'),
+      dbPath: database.path,
       delivery: { enabled: false, maxAttempts: 3 },
     });
     servers.push(s);

@@ -1,6 +1,5 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { createTestDatabase } from '../helpers/test-database.js';
+import type { TestDatabase } from '../helpers/test-database.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeDiscord } from '../fakes/fake-discord.js';
 import type { FakeDiscord } from '../fakes/fake-discord.js';
@@ -17,20 +16,20 @@ const CHANNELS = `
 `;
 
 let fake: FakeDiscord;
-let dir: string;
+let database: TestDatabase;
 const servers: TestServer[] = [];
 beforeEach(async () => {
   fake = await startFakeDiscord();
-  dir = mkdtempSync(join(tmpdir(), 'statusbot-discord-'));
+  database = await createTestDatabase();
 });
 afterEach(async () => {
   for (const s of servers.splice(0)) await s.stop();
   await fake.close();
-  rmSync(dir, { recursive: true, force: true });
+  await database.drop();
 });
 
 async function start(delivery: TestServerOptions['delivery'] = FAST_DELIVERY): Promise<TestServer> {
-  const s = await startTestServer({ config: discordConfig(CHANNELS), env: discordEnv(fake), dbPath: join(dir, 'statusbot.db'), delivery });
+  const s = await startTestServer({ config: discordConfig(CHANNELS), env: discordEnv(fake), dbPath: database.path, delivery });
   servers.push(s);
   return s;
 }

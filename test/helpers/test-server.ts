@@ -1,12 +1,10 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { parseConfig } from '../../src/config/load-config.js';
 import type { Config } from '../../src/config/load-config.js';
 import { manualClock, runningClock } from '../../src/domain/clock.js';
 import type { ManualClock } from '../../src/domain/clock.js';
 import { startServer } from '../../src/main.js';
 import type { RunningServer, StartOptions } from '../../src/main.js';
+import { createTestDatabase } from './test-database.js';
 
 export const T0 = '2026-11-22T10:02:00.000Z';
 
@@ -118,8 +116,8 @@ export interface TestServerOptions {
 }
 
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
-  const dir = options.dbPath ? null : mkdtempSync(join(tmpdir(), 'statusbot-test-'));
-  const dbPath = options.dbPath ?? join(dir!, 'statusbot.db');
+  const fresh = options.dbPath ? null : await createTestDatabase();
+  const dbPath = options.dbPath ?? fresh!.path;
   // Delivery retries wait on the clock: with delivery on, time runs (from T0); else it stands still at T0.
   const clock = options.clock ?? (options.delivery?.enabled ? runningClock(T0) : manualClock(T0));
   const config =
@@ -164,7 +162,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     },
     async stop() {
       await server.close();
-      if (dir) rmSync(dir, { recursive: true, force: true });
+      await fresh?.drop();
     },
   };
 }

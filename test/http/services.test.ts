@@ -192,7 +192,7 @@ describe('demo-service', () => {
       let b = Math.ceil(new Date(T0).getTime() / DEMO_PERIOD_MS) * DEMO_PERIOD_MS;
       while ((b / DEMO_PERIOD_MS) % 4 !== 0) b += DEMO_PERIOD_MS;
       const stored = async () => ({
-        marker: changeMarker(t.ctx.db),
+        marker: await changeMarker(t.ctx.db),
         incidents: await t.ctx.db.selectFrom('incidents').selectAll().orderBy('id').execute(),
         updates: await t.ctx.db.selectFrom('incident_updates').selectAll().orderBy('id').execute(),
         meta: await t.ctx.db.selectFrom('meta').selectAll().orderBy('key').execute(),

@@ -1,7 +1,5 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createTestDatabase } from '../helpers/test-database.js';
 import { runningClock } from '../../src/domain/clock.js';
 import { startFakeSlack } from '../fakes/fake-slack.js';
 import type { FakeSlack } from '../fakes/fake-slack.js';
@@ -87,9 +85,9 @@ describe('delivery through a Slack outage', () => {
   });
 
   it('rows pending when the server stopped are delivered once by the next start on the same database, resuming after the last confirmed step', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'statusbot-slack-outage-'));
-    cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
-    const dbPath = join(dir, 'statusbot.db');
+    const database = await createTestDatabase();
+    cleanup.push(() => database.drop());
+    const dbPath = database.path;
     const clock = runningClock(T0);
     const fake = await startFakeSlack();
     cleanup.push(() => fake.close());
@@ -131,7 +129,7 @@ describe('delivery through a Slack outage', () => {
   });
 });
 
-/** The outbox of a stopped server, read from its file. */
+/** The outbox of a stopped server, read from its database. */
 async function readRowsOf(dbPath: string) {
   const { openDatabase } = await import('../../src/db/database.js');
   const db = openDatabase({ path: dbPath });

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { afterGivenIds } from '../../db/database.js';
 import type { Database } from '../../db/schema.js';
 import { hashApiKey } from '../companies/api-keys.js';
 import type { DomainContext } from '../context.js';
@@ -153,6 +154,7 @@ async function applyCompanyIdentity(trx: Kysely<Database>, spec: CompanySpec, no
       .onConflict((oc) => oc.column('id').doUpdateSet({ urlname: s.urlname, name: s.name, status_page_url: s.status_page_url }))
       .execute();
   }
+  await afterGivenIds(trx, 'services');
 
   return companyId;
 }
@@ -190,6 +192,7 @@ async function applyCompanyResources(
         .execute();
     }
   }
+  await afterGivenIds(trx, 'custom_monitors');
 
   for (const [i, b] of spec.boards.entries()) {
     const at: Path = [...path, 'boards', i];
