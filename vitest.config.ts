@@ -1,9 +1,40 @@
+import pg from 'pg';
 import { defineConfig } from 'vitest/config';
+
+const POSTGRES_URL = process.env.STATUSBOT_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+/** Whether a PostgreSQL server answers at the test URL; the reason when not. */
+async function postgresAnswers(): Promise<string | null> {
+  const client = new pg.Client({ connectionString: POSTGRES_URL, connectionTimeoutMillis: 3_000 });
+  try {
+    await client.connect();
+    await client.query('select 1');
+    return null;
+  } catch (error) {
+    return (error as Error).message || String(error);
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+/**
+ * The whole suite runs twice: on SQLite, and on PostgreSQL (each test server on
+ * a database of its own). Without a PostgreSQL server the second run is skipped
+ * with one line, except in CI, where that fails the run.
+ */
+const engines = ['sqlite'];
+const missing = await postgresAnswers();
+if (missing === null) engines.push('postgres');
+else if (process.env.CI === 'true') throw new Error(`the PostgreSQL tests need a server at ${POSTGRES_URL}: ${missing}`);
+else console.log(`PostgreSQL tests skipped: no server answers at ${POSTGRES_URL} (${missing}); set STATUSBOT_TEST_POSTGRES_URL`);
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
+    projects: engines.map((engine) => ({
+      extends: true,
+      test: { name: engine, include: ['test/**/*.test.ts'], env: { STATUSBOT_TEST_ENGINE: engine, STATUSBOT_TEST_POSTGRES_URL: POSTGRES_URL } },
+    })),
   },
 });

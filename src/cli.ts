@@ -2,7 +2,7 @@
 import { parseArgs } from 'node:util';
 import { ConfigError, describeConfigIssues, emptyConfig, loadConfig } from './config/load-config.js';
 import type { LoadedConfig } from './config/load-config.js';
-import { openDatabase } from './db/database.js';
+import { DatabaseUnavailableError, openDatabase } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
 import { createApiKey } from './domain/companies/api-keys.js';
 import { systemClock } from './domain/clock.js';
@@ -232,7 +232,7 @@ async function main(): Promise<void> {
     } else if (e instanceof ConfigError) {
       console.error(e.message);
       process.exitCode = 1;
-    } else if (e instanceof DomainError) {
+    } else if (e instanceof DomainError || e instanceof DatabaseUnavailableError) {
       console.error(`statusbot: ${e.message}`);
       process.exitCode = 1;
     } else {

@@ -141,7 +141,7 @@ describe('statusbot migrate', () => {
   it('prints what it applied, then that the database is up to date', async () => {
     const first = await cli(['migrate', '--db', dbPath]);
     expect(first.code, first.stderr).toBe(0);
-    expect(first.stdout.trim()).toBe('applied 0001_init, 0002_chat, 0003_jobs, 0004_chat_admins, 0005_vendor_feeds');
+    expect(first.stdout.trim()).toBe('applied 0001_init, 0002_chat, 0003_jobs, 0004_chat_admins, 0005_vendor_feeds, 0006_change_counter');
     expect(existsSync(dbPath)).toBe(true);
     const second = await cli(['migrate', '--db', dbPath]);
     expect(second.code, second.stderr).toBe(0);
@@ -318,6 +318,23 @@ describe('statusbot feeds', () => {
     const all = await cli(['feeds', '--all', '--db', dbPath]);
     expect(all.stdout.trim().split('\n').length).toBeGreaterThan(150);
     expect(all.stdout).toMatch(/^aws\trss\thttps:\/\/status\.aws\.amazon\.com\/rss\/all\.rss\t-\tlast ok -\tnot watched$/m);
+  });
+});
+
+describe('a PostgreSQL database that cannot be used', () => {
+  it('stops serve and migrate with one line naming the host and the cause, never a stack or a password', async () => {
+    const refused = `postgres://statusbot:hunter2-secret@127.0.0.1:${await freePort()}/statusbot`;
+    for (const args of [['migrate', '--db', refused], ['serve', '--port', '0', '--db', refused]]) {
+      const res = await cli(args);
+      expect(res.code, args.join(' ')).toBe(1);
+      expect(res.stderr.trim().split('\n')).toEqual([
+        expect.stringMatching(/^statusbot: cannot use the PostgreSQL database at 127\.0\.0\.1:\d+\/statusbot: connection refused/),
+      ]);
+      expect(res.stderr).not.toContain('hunter2');
+    }
+    const badUser = await cli(['migrate', '--db', 'postgres://no_such_role_here@127.0.0.1:5432/test']);
+    if (badUser.stderr.includes('connection refused')) return; // No PostgreSQL server on this machine.
+    expect(badUser.stderr.trim()).toMatch(/^statusbot: cannot use the PostgreSQL database at 127\.0\.0\.1:5432\/test: authentication failed: role "no_such_role_here" does not exist$/);
   });
 });
 

@@ -127,11 +127,66 @@ export async function countChangesOnPostgres(db: Db): Promise<void> {
   }
 }
 
+/** A database that cannot be used: it says where and why in one line (never a password). */
+export class DatabaseUnavailableError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'DatabaseUnavailableError';
+  }
+}
+
+const targets = new WeakMap<Db, string>();
+
+/** `host:port/database` of a PostgreSQL URL, without its credentials. */
+function targetOf(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.hostname || 'localhost'}:${u.port || '5432'}${u.pathname && u.pathname !== '/' ? u.pathname : ''}`;
+  } catch {
+    return 'an address that is not a valid postgres:// URL';
+  }
+}
+
+/** Why PostgreSQL could not be used, in words. */
+function reasonOf(error: unknown): string {
+  const e = error as { code?: string; message?: string };
+  switch (e.code) {
+    case 'ECONNREFUSED':
+      return 'connection refused (is the server running, on this port?)';
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return 'host not found';
+    case 'ETIMEDOUT':
+      return 'no answer (timeout)';
+    case '28000':
+    case '28P01':
+      return `authentication failed: ${e.message ?? ''}`;
+    case '3D000':
+      return `${e.message ?? 'the database does not exist'}`;
+    case 'ERR_INVALID_URL':
+      return 'not a valid postgres:// URL';
+    default:
+      return e.message ?? String(error);
+  }
+}
+
+/** Checks that the database answers; a PostgreSQL server that does not stops the start with one clear line. */
+export async function assertDatabaseAnswers(db: Db): Promise<void> {
+  const target = targets.get(db);
+  if (target === undefined) return;
+  try {
+    await sql`select 1`.execute(db);
+  } catch (error) {
+    throw new DatabaseUnavailableError(`cannot use the PostgreSQL database at ${target}: ${reasonOf(error)}`);
+  }
+}
+
 function openPostgres(url: string, poolSize: number): Db {
   const pool = new pg.Pool({ connectionString: url, max: poolSize, connectionTimeoutMillis: 10_000 });
   // An idle connection that breaks (a restart of the server) is replaced by the pool; it must not end the process.
   pool.on('error', () => undefined);
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  targets.set(db, targetOf(url));
   markers.set(db, async () => {
     const { rows } = await sql<{ value: string }>`select value from meta where key = ${CHANGE_COUNTER}`.execute(db);
     return rows[0]?.value ?? '0';

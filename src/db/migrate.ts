@@ -1,7 +1,7 @@
 import { Migrator } from 'kysely';
 import type { MigrationResultSet } from 'kysely';
 import { migrations } from '../../migrations/index.js';
-import { countChangesOnPostgres, engineOf } from './database.js';
+import { assertDatabaseAnswers, countChangesOnPostgres, engineOf } from './database.js';
 import type { Db } from './database.js';
 
 export interface MigrationReport {
@@ -10,6 +10,7 @@ export interface MigrationReport {
 
 /** Applies every pending migration, in name order; forward-only. */
 export async function migrateToLatest(db: Db): Promise<MigrationReport> {
+  await assertDatabaseAnswers(db);
   const migrator = new Migrator({
     db,
     provider: { getMigrations: async () => migrations },

@@ -77,8 +77,28 @@ export function parseInput<S extends z.ZodType>(
   /** What the input as a whole is called in messages. */
   subject: string = location,
 ): z.output<S> {
+  const nul = nulCharacters(input);
+  if (nul.length > 0) {
+    const issues = nul.map((path) => ({ path, message: `${fieldName(path) || `the ${subject}`} must not contain the NUL character`, location }));
+    throw new DomainError('invalid_input', issues.map((i) => i.message).join('; '), issues);
+  }
   const result = schema.safeParse(input);
   if (result.success) return result.data;
   const issues = toFieldIssues(result.error, input, location, subject);
   throw new DomainError('invalid_input', issues.map((i) => i.message).join('; '), issues);
+}
+
+/** Paths of the texts (values or keys) that hold a NUL character, which no database column stores (PostgreSQL refuses it). */
+function nulCharacters(input: unknown, path: (string | number)[] = [], found: (string | number)[][] = []): (string | number)[][] {
+  if (typeof input === 'string') {
+    if (input.includes('\u0000')) found.push(path);
+  } else if (Array.isArray(input)) {
+    input.forEach((v, i) => nulCharacters(v, [...path, i], found));
+  } else if (input !== null && typeof input === 'object') {
+    for (const [k, v] of Object.entries(input)) {
+      if (k.includes('\u0000')) found.push([...path, k]);
+      else nulCharacters(v, [...path, k], found);
+    }
+  }
+  return found;
 }

@@ -58,11 +58,15 @@ function match(path: string, method: string): { route: Route; params: Record<str
     }
     const params: Record<string, string> = {};
     c.names.forEach((name, i) => {
+      let value: string;
       try {
-        params[name] = decodeURIComponent(m[i + 1] ?? '');
+        value = decodeURIComponent(m[i + 1] ?? '');
       } catch {
         throw new HttpProblem('bad_request', `The path segment ${name} is not valid percent-encoding`);
       }
+      // No name or id holds a NUL character (and PostgreSQL refuses one in a query): nothing is there.
+      if (value.includes('\u0000')) throw new HttpProblem('route_not_found', 'No such path');
+      params[name] = value;
     });
     return { route: c.route, params };
   }

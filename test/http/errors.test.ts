@@ -172,6 +172,14 @@ describe('404 unknown path', () => {
     });
   }
 
+  it('a path segment holding a NUL character names nothing: 404, on every engine', async () => {
+    for (const path of ['/api/v2/services/%00', '/api/v2/services/acme%00api/incidents', `/api/v2/boards/${ACME_BOARD}%00`, '/api/v2/incidents/1%00']) {
+      const res = await s.api('GET', path);
+      expect(res.status, path).toBe(404);
+      expectErrorShape(res, 404);
+    }
+  });
+
   it('a path segment that is not valid percent-encoding is a 400, not a 5xx', async () => {
     const res = await s.api('GET', '/api/v2/services/%E0%A4%A/incidents');
     expectErrorShape(res, 400);
@@ -230,6 +238,16 @@ describe('405 wrong method', () => {
     const res = await s.api('POST', '/healthz', { key: null });
     expectErrorShape(res, 405);
     expect(res.headers.get('allow')).toBe('GET');
+  });
+});
+
+describe('422 for text holding a NUL character', () => {
+  it('names the field, and stores nothing', async () => {
+    const before = await s.ctx.db.selectFrom('incidents').select('id').execute();
+    const res = await s.api('POST', '/api/v2/incidents', { body: { service_id: 1001, title: 'Bad\u0000title', tags: ['ok', 'n\u0000'] } });
+    expectErrorShape(res, 422);
+    expect(res.body.errors.map((e: any) => e.detail)).toEqual(['title must not contain the NUL character', 'tags[1] must not contain the NUL character']);
+    expect(await s.ctx.db.selectFrom('incidents').select('id').execute()).toEqual(before);
   });
 });
 
