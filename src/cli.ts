@@ -3,6 +3,8 @@ import { parseArgs } from 'node:util';
 import { ConfigError, describeConfigIssues, emptyConfig, loadConfig } from './config/load-config.js';
 import type { LoadedConfig } from './config/load-config.js';
 import { DatabaseUnavailableError, openDatabase } from './db/database.js';
+import { CopyRefusedError, copyDatabase } from './db/copy.js';
+import { existsSync } from 'node:fs';
 import { migrateToLatest } from './db/migrate.js';
 import { createApiKey } from './domain/companies/api-keys.js';
 import { systemClock } from './domain/clock.js';
@@ -27,6 +29,7 @@ Usage:
   statusbot outbox retry [ID ...] [--db FILE]                put dead-lettered notifications back in line
   statusbot feeds [--all] [--db FILE]                        vendor feeds read: last success, last error, next read
   statusbot discord register [--guild ID]                    register the Discord slash commands
+  statusbot db copy --from FILE --to URL                      copy a SQLite database into a new PostgreSQL one
   statusbot jobs run NAME [--config FILE] [--db FILE]        run one job once (${JOB_NAMES.join(', ')})
 
 Options and environment:
@@ -50,6 +53,8 @@ function parse(argv: string[]) {
         help: { type: 'boolean', short: 'h' },
         dead: { type: 'boolean' },
         all: { type: 'boolean' },
+        from: { type: 'string' },
+        to: { type: 'string' },
         guild: { type: 'string' },
       },
     });
@@ -155,6 +160,28 @@ export async function run(argv: string[], env: NodeJS.ProcessEnv = process.env):
         return 0;
       });
     }
+    case 'db': {
+      if (rest[0] !== 'copy' || rest.length !== 1) throw new UsageError('usage: statusbot db copy --from FILE --to URL');
+      if (!values.from || !values.to) throw new UsageError('db copy needs --from (the SQLite file) and --to (the postgres:// URL of an empty database)');
+      if (!existsSync(values.from)) throw new UsageError(`db copy: there is no database file ${values.from}`);
+      const from = openDatabase({ path: values.from });
+      const to = openDatabase({ path: values.to });
+      try {
+        await migrateToLatest(from);
+        await migrateToLatest(to);
+        const report = await copyDatabase(from, to, (line) => console.error(line));
+        let same = true;
+        for (const { table, source, target } of report.tables) {
+          same &&= source === target;
+          console.log(`${table.padEnd(28)} ${String(source).padStart(9)} ${String(target).padStart(9)}${source === target ? '' : '  DIFFERENT'}`);
+        }
+        console.log(same ? 'copied: every table holds the same number of rows on both sides' : 'the counts differ: see the tables marked DIFFERENT');
+        return same ? 0 : 1;
+      } finally {
+        await from.destroy();
+        await to.destroy();
+      }
+    }
     case 'feeds': {
       if (rest.length > 0) throw new UsageError('feeds takes no arguments');
       return withContext(dbPath, async (ctx) => {
@@ -232,7 +259,7 @@ async function main(): Promise<void> {
     } else if (e instanceof ConfigError) {
       console.error(e.message);
       process.exitCode = 1;
-    } else if (e instanceof DomainError || e instanceof DatabaseUnavailableError) {
+    } else if (e instanceof DomainError || e instanceof DatabaseUnavailableError || e instanceof CopyRefusedError) {
       console.error(`statusbot: ${e.message}`);
       process.exitCode = 1;
     } else {

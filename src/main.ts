@@ -108,7 +108,7 @@ export const consoleLogger: Logger = {
 export async function startServer(options: StartOptions): Promise<RunningServer> {
   const logger = options.logger ?? consoleLogger;
   const config = options.config ?? emptyConfig();
-  const db: Db = openDatabase({ path: options.dbPath });
+  const db: Db = openDatabase({ path: options.dbPath, poolSize: (options.config ?? emptyConfig()).database.poolSize });
   let server: Server | undefined;
   try {
     await migrateToLatest(db);
@@ -229,7 +229,7 @@ export async function runJobOnce(options: {
 }): Promise<string | void> {
   const logger = options.logger ?? consoleLogger;
   const { config } = options;
-  const db = openDatabase({ path: options.dbPath });
+  const db = openDatabase({ path: options.dbPath, poolSize: (options.config ?? emptyConfig()).database.poolSize });
   let deps: ReturnType<typeof createJobDeps> | undefined;
   try {
     await migrateToLatest(db);

@@ -132,6 +132,8 @@ export const configFileSchema = z
     jobs: z
       .partialRecord(z.enum(JOB_NAMES as [string, ...string[]]), z.strictObject({ enabled: z.boolean().default(true) }))
       .default({}),
+    /** PostgreSQL (a postgres:// --db): connections in the pool of this process. */
+    database: z.strictObject({ pool_size: z.int().min(1).max(1_000).default(10) }).default({ pool_size: 10 }),
     ingestion: z
       .strictObject({
         interval_seconds: z.int().min(1).max(86_400).default(60),

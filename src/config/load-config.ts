@@ -23,6 +23,8 @@ export interface Config {
   region: string;
   retentionDays: number;
   probes: { blockPrivateTargets: boolean; timeoutMs: number; concurrency: number };
+  /** PostgreSQL's connection pool of this process. */
+  database: { poolSize: number };
   /** Reading vendors' status feeds: how often, how long a read may take, how many at once. */
   ingestion: { intervalMs: number; timeoutMs: number; concurrency: number };
   /** When user reports open an incident, and when it resolves. */
@@ -52,6 +54,7 @@ export const emptyConfig = (): Config => ({
   region: 'local',
   retentionDays: 90,
   probes: { blockPrivateTargets: false, timeoutMs: 10_000, concurrency: 1_000 },
+  database: { poolSize: 10 },
   ingestion: { intervalMs: 60_000, timeoutMs: 10_000, concurrency: 50 },
   userReports: DEFAULT_USER_REPORTS,
   disabledJobs: new Set(),
@@ -108,6 +111,7 @@ export function parseConfig(file: string, text: string): LoadedConfig {
         timeoutMs: Math.round(parsed.probes.timeout_seconds * 1000),
         concurrency: parsed.probes.concurrency,
       },
+      database: { poolSize: parsed.database.pool_size },
       ingestion: {
         intervalMs: parsed.ingestion.interval_seconds * 1000,
         timeoutMs: Math.round(parsed.ingestion.timeout_seconds * 1000),

@@ -170,6 +170,30 @@ function reasonOf(error: unknown): string {
   }
 }
 
+/** Errors that say the database cannot be reached now (a PostgreSQL server down or restarting), not that a query is wrong. */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  if (error instanceof DatabaseUnavailableError) return true;
+  const e = error as { code?: unknown; message?: unknown } | null;
+  const code = typeof e?.code === 'string' ? e.code : '';
+  const message = typeof e?.message === 'string' ? e.message : '';
+  return (
+    ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', '57P01', '57P02', '57P03'].includes(code) ||
+    code.startsWith('08') ||
+    /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|not queryable/i.test(message)
+  );
+}
+
+/** Whether the database answers now: always for SQLite's file, a quick query for PostgreSQL (for /healthz). */
+export async function databaseAnswers(db: Db): Promise<boolean> {
+  if (!targets.has(db)) return true;
+  try {
+    await sql`select 1`.execute(db);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** Checks that the database answers; a PostgreSQL server that does not stops the start with one clear line. */
 export async function assertDatabaseAnswers(db: Db): Promise<void> {
   const target = targets.get(db);
@@ -182,7 +206,8 @@ export async function assertDatabaseAnswers(db: Db): Promise<void> {
 }
 
 function openPostgres(url: string, poolSize: number): Db {
-  const pool = new pg.Pool({ connectionString: url, max: poolSize, connectionTimeoutMillis: 10_000 });
+  // A request waits at most 5 s for a connection: while the server is down, requests fail fast with 503.
+  const pool = new pg.Pool({ connectionString: url, max: poolSize, connectionTimeoutMillis: 5_000 });
   // An idle connection that breaks (a restart of the server) is replaced by the pool; it must not end the process.
   pool.on('error', () => undefined);
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });

@@ -1,5 +1,6 @@
-import type { Selectable } from 'kysely';
-import type { ChatPlatform, OutboxTable } from '../db/schema.js';
+import type { Kysely, Selectable } from 'kysely';
+import { engineOf } from '../db/database.js';
+import type { ChatPlatform, Database, OutboxTable } from '../db/schema.js';
 import type { DomainContext } from '../domain/context.js';
 
 export interface OutboxEntry {
@@ -64,26 +65,25 @@ export async function claimDue(
   options: { limit: number; leaseMs: number; busy: ReadonlySet<string>; accepts: (stream: string) => boolean },
 ): Promise<OutboxEntry[]> {
   const now = ctx.clock.now().getTime();
-  const heads = await ctx.db
-    .selectFrom('outbox as o')
-    .select(columns.map((c) => `o.${c}` as const))
-    .where('o.state', '=', 'pending')
-    .where('o.next_attempt_at', '<=', now)
-    .where((eb) => eb.or([eb('o.lease_until', 'is', null), eb('o.lease_until', '<', now)]))
-    .where('o.id', '=', (eb) =>
-      eb
-        .selectFrom('outbox as i')
-        .select((e) => e.fn.min('i.id').as('id'))
-        .whereRef('i.stream', '=', 'o.stream')
-        .where('i.state', '=', 'pending'),
-    )
-    .orderBy('o.id')
-    .limit(options.limit + options.busy.size)
-    .execute();
-  const candidates = heads.filter((row) => !options.busy.has(row.stream) && options.accepts(row.stream)).slice(0, options.limit);
-  // Nothing to take: no write, so that looking costs no commit.
-  if (candidates.length === 0) return [];
-  return ctx.write(async (trx) => {
+  const heads = (db: Kysely<Database>) =>
+    db
+      .selectFrom('outbox as o')
+      .select(columns.map((c) => `o.${c}` as const))
+      .where('o.state', '=', 'pending')
+      .where('o.next_attempt_at', '<=', now)
+      .where((eb) => eb.or([eb('o.lease_until', 'is', null), eb('o.lease_until', '<', now)]))
+      .where('o.id', '=', (eb) =>
+        eb
+          .selectFrom('outbox as i')
+          .select((e) => e.fn.min('i.id').as('id'))
+          .whereRef('i.stream', '=', 'o.stream')
+          .where('i.state', '=', 'pending'),
+      )
+      .orderBy('o.id')
+      .limit(options.limit + options.busy.size);
+  const pick = (rows: Awaited<ReturnType<ReturnType<typeof heads>['execute']>>) =>
+    rows.filter((row) => !options.busy.has(row.stream) && options.accepts(row.stream)).slice(0, options.limit);
+  const take = async (trx: Kysely<Database>, candidates: ReturnType<typeof pick>) => {
     const claimed: OutboxEntry[] = [];
     for (const row of candidates) {
       // Another process may have taken it since: the lease is taken only where it is free.
@@ -97,7 +97,15 @@ export async function claimDue(
       if (Number(result.numUpdatedRows) === 1) claimed.push(toEntry(row));
     }
     return claimed;
-  });
+  };
+  const candidates = pick(await heads(ctx.db).execute());
+  // Nothing to take: no write, so that looking costs no commit.
+  if (candidates.length === 0) return [];
+  if (engineOf(ctx.db) === 'postgres') {
+    // PostgreSQL: taken again under row locks; rows another replica is claiming right now are skipped, not waited for.
+    return ctx.write(async (trx) => take(trx, pick(await heads(trx).forUpdate('o').skipLocked().execute())));
+  }
+  return ctx.write((trx) => take(trx, candidates));
 }
 
 export async function markSent(ctx: DomainContext, id: number): Promise<void> {

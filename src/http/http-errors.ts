@@ -1,3 +1,4 @@
+import { isDatabaseUnavailable } from '../db/database.js';
 import { DomainError } from '../domain/errors.js';
 import type { FieldIssue } from '../domain/errors.js';
 
@@ -96,6 +97,9 @@ export function renderError(error: unknown): RenderedError {
         throw new Error(`unmapped http problem ${String(unhandled)}`);
       }
     }
+  }
+  if (isDatabaseUnavailable(error)) {
+    return single(503, 'Service unavailable', 'The database cannot be reached right now; nothing was changed. Please try again.', { 'Retry-After': '5' });
   }
   return single(500, 'Internal server error', 'The server failed to answer this request; it has been logged');
 }

@@ -1,6 +1,7 @@
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Logger } from '../core/logger.js';
+import { databaseAnswers } from '../db/database.js';
 import type { RawHandler } from '../core/raw-handler.js';
 import { authenticateKey } from '../domain/companies/api-keys.js';
 import type { DomainContext } from '../domain/context.js';
@@ -231,14 +232,19 @@ export function createHttpServer(options: HttpServerOptions): Server {
         if (req.method !== 'GET' && req.method !== 'HEAD') {
           throw new HttpProblem('method_not_allowed', `${req.method} is not allowed here; use GET`, { Allow: 'GET' });
         }
-        const up = options.ready();
-        send(res, { status: up ? 200 : 503, body: { status: up ? 'ok' : 'starting' } });
+        if (!options.ready()) {
+          send(res, { status: 503, body: { status: 'starting' } });
+          return;
+        }
+        const answers = await databaseAnswers(ctx.db);
+        send(res, { status: answers ? 200 : 503, body: { status: answers ? 'ok' : 'database unavailable' } });
         return;
       }
       throw new HttpProblem('route_not_found', 'No such path');
     } catch (error) {
       const rendered = renderError(error);
-      if (rendered.status >= 500) logger.error(`${req.method} ${path} failed`, error);
+      if (rendered.status === 503) logger.info(`${req.method} ${path}: the database cannot be reached`);
+      else if (rendered.status >= 500) logger.error(`${req.method} ${path} failed`, error);
       if (!res.headersSent) send(res, rendered);
       else res.destroy();
     }

@@ -86,6 +86,7 @@ describe('parseConfig: the README example', () => {
       region: 'local',
       retentionDays: 90,
       probes: { blockPrivateTargets: false, timeoutMs: 10_000, concurrency: 1_000 },
+      database: { poolSize: 10 },
       ingestion: { intervalMs: 60_000, timeoutMs: 10_000, concurrency: 50 },
       userReports: { threshold: 3, windowMs: 30 * 60_000, resolveAfterMs: 60 * 60_000 },
       disabledJobs: new Set(),

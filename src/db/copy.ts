@@ -1,0 +1,120 @@
+import { sql } from 'kysely';
+import type { Db } from './database.js';
+import { engineOf } from './database.js';
+import type { Database } from './schema.js';
+
+/** Every table, parents before the tables that refer to them. */
+export const TABLES_IN_ORDER = [
+  'companies',
+  'api_keys',
+  'services',
+  'maintenance_windows',
+  'company_monitored_services',
+  'incidents',
+  'incident_updates',
+  'custom_monitors',
+  'monitor_incidents',
+  'boards',
+  'board_services',
+  'status_pages',
+  'status_page_services',
+  'subscribers',
+  'outbox',
+  'meta',
+  'job_leases',
+  'chat_links',
+  'chat_admins',
+  'vendor_feeds',
+  'user_reports',
+  'channel_subscriptions',
+  'chat_messages',
+] as const satisfies readonly (keyof Database)[];
+
+type Table = (typeof TABLES_IN_ORDER)[number];
+
+/** Tables whose `id` is generated: after a copy, the next generated id must come after the copied ones. */
+const WITH_ID: readonly Table[] = [
+  'companies',
+  'api_keys',
+  'services',
+  'maintenance_windows',
+  'incidents',
+  'incident_updates',
+  'custom_monitors',
+  'monitor_incidents',
+  'status_pages',
+  'subscribers',
+  'outbox',
+  'channel_subscriptions',
+  'user_reports',
+];
+
+const BATCH = 500;
+
+/** A copy that cannot start: the target already holds data. */
+export class CopyRefusedError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'CopyRefusedError';
+  }
+}
+
+export interface CopyReport {
+  tables: { table: Table; source: number; target: number }[];
+}
+
+const count = async (db: Db, table: Table): Promise<number> =>
+  Number((await db.selectFrom(table).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+
+/**
+ * Copies every row of one statusbot database into another, both migrated to
+ * the same version, in one transaction on the target: a copy that fails
+ * leaves the target as it was. The target must hold no data (its migrations'
+ * own rows in `meta` aside). Ends by comparing the row counts per table.
+ */
+export async function copyDatabase(from: Db, to: Db, progress: (line: string) => void): Promise<CopyReport> {
+  for (const table of TABLES_IN_ORDER) {
+    if (table === 'meta') continue;
+    const rows = await count(to, table);
+    if (rows > 0) throw new CopyRefusedError(`the target is not empty: ${table} holds ${rows} rows; copy into a new, empty database`);
+  }
+  await to.transaction().execute(async (trx) => {
+    for (const table of TABLES_IN_ORDER) {
+      const total = await count(from, table);
+      let done = 0;
+      // Batches in a stable order: SQLite's rowid, else the first column (the id or the leading key).
+      const order = engineOf(from) === 'sqlite' ? sql`rowid` : sql`1`;
+      for (let offset = 0; offset < total; offset += BATCH) {
+        const rows = (await from
+          .selectFrom(table)
+          .selectAll()
+          .orderBy(order)
+          .limit(BATCH)
+          .offset(offset)
+          .execute()) as Record<string, unknown>[];
+        if (rows.length === 0) break;
+        if (table === 'meta') {
+          // The target's migrations wrote their own rows in meta (the change counter): the source's values win.
+          await trx
+            .insertInto('meta')
+            .values(rows as { key: string; value: string }[])
+            .onConflict((oc) => oc.column('key').doUpdateSet({ value: sql`excluded.value` }))
+            .execute();
+        } else {
+          await trx.insertInto(table).values(rows as never).execute();
+        }
+        done += rows.length;
+        progress(`${table}: ${done} of ${total}`);
+      }
+      if (total === 0) progress(`${table}: empty`);
+    }
+    if (engineOf(to) === 'postgres') {
+      for (const table of WITH_ID) {
+        await sql`select setval(pg_get_serial_sequence(${table}, 'id'), coalesce(max(id), 0) + 1, false) from ${sql.table(table)}`.execute(trx);
+      }
+    }
+  });
+  const tables = [];
+  for (const table of TABLES_IN_ORDER) tables.push({ table, source: await count(from, table), target: await count(to, table) });
+  return { tables };
+}

@@ -1,0 +1,78 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, TEST_ENGINE } from '../helpers/test-database.js';
+import type { TestDatabase } from '../helpers/test-database.js';
+import { ACME_KEY, startTestServer } from '../helpers/test-server.js';
+
+/** The compiled CLI: `npm test` builds it first (pretest). */
+const CLI = join(resolve(dirname(fileURLToPath(import.meta.url)), '../..'), 'dist', 'src', 'cli.js');
+const cli = (args: string[]) => spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', timeout: 60_000 });
+
+describe.skipIf(TEST_ENGINE !== 'postgres')('statusbot db copy', () => {
+  let dir: string;
+  let sqlitePath: string;
+  let target: TestDatabase;
+  let incidentId: string;
+  let before: { incident: unknown; board: unknown };
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'statusbot-copy-'));
+    sqlitePath = join(dir, 'statusbot.db');
+    const s = await startTestServer({ dbPath: sqlitePath });
+    try {
+      const created = await s.api('POST', '/api/v2/incidents', { body: { service_id: 1001, title: 'Copied', description: 'first' } });
+      incidentId = created.body.data.id;
+      await s.api('PATCH', `/api/v2/incidents/${incidentId}`, { body: { description: 'second', resolution_stage: 'identified' } });
+      before = {
+        incident: (await s.api('GET', `/api/v2/incidents/${incidentId}`)).body,
+        board: (await s.api('GET', '/api/v2/boards/5d0e8f8e-8b1c-4c55-9d7a-2f1f0c0f4a01')).body,
+      };
+    } finally {
+      await s.stop();
+    }
+    target = await createTestDatabase();
+  });
+  afterAll(async () => {
+    await target?.drop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('copies everything into an empty PostgreSQL database, shows progress, and compares the counts', async () => {
+    const res = cli(['db', 'copy', '--from', sqlitePath, '--to', target.path]);
+    expect(res.status, res.stderr).toBe(0);
+    expect(res.stderr).toMatch(/^incidents: \d+ of \d+$/m);
+    expect(res.stdout).toMatch(/^incident_updates +\d+ +\d+$/m);
+    expect(res.stdout).not.toContain('DIFFERENT');
+    expect(res.stdout.trim().split('\n').at(-1)).toBe('copied: every table holds the same number of rows on both sides');
+
+    // The copy serves the same answers, and goes on from there.
+    const s = await startTestServer({ dbPath: target.path });
+    try {
+      expect((await s.api('GET', `/api/v2/incidents/${incidentId}`, { key: ACME_KEY })).body).toEqual(before.incident);
+      expect((await s.api('GET', '/api/v2/boards/5d0e8f8e-8b1c-4c55-9d7a-2f1f0c0f4a01')).body).toEqual(before.board);
+      const next = await s.api('POST', '/api/v2/incidents', { body: { service_id: 1001, title: 'After the copy' } });
+      expect(next.status).toBe(201);
+      expect(Number(next.body.data.id)).toBeGreaterThan(Number(incidentId));
+    } finally {
+      await s.stop();
+    }
+  });
+
+  it('refuses a target that holds data, and changes nothing', () => {
+    const res = cli(['db', 'copy', '--from', sqlitePath, '--to', target.path]);
+    expect(res.status).toBe(1);
+    expect(res.stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(/^statusbot: the target is not empty: companies holds \d+ rows; copy into a new, empty database$/),
+    ]);
+  });
+
+  it('names what is missing', () => {
+    expect(cli(['db', 'copy', '--to', target.path]).status).toBe(2);
+    const missing = cli(['db', 'copy', '--from', join(dir, 'nope.db'), '--to', target.path]);
+    expect(missing.status).toBe(2);
+    expect(missing.stderr).toContain('there is no database file');
+  });
+});
