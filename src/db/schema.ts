@@ -107,6 +107,8 @@ export interface CustomMonitorsTable {
   interval_seconds: number;
   status: 'ok' | 'down';
   consecutive_failures: Generated<number>;
+  /** When its next probe is due; moved on by the process that takes the probe. */
+  next_probe_at: Generated<number>;
   created_at: number;
   updated_at: number;
 }

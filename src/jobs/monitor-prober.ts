@@ -1,5 +1,5 @@
 import type { DomainContext } from '../domain/context.js';
-import { recordProbe } from '../domain/monitors/probe-results.js';
+import { recordProbe, takeDueProbes } from '../domain/monitors/probe-results.js';
 import type { MonitorState } from '../domain/monitors/probe-results.js';
 import type { Logger } from '../core/logger.js';
 import type { ProbeClient } from './http-probe.js';
@@ -129,12 +129,17 @@ export function createMonitorProber(options: MonitorProberOptions): MonitorProbe
     async tick(at) {
       const now = at.getTime();
       if (now - loadedAt >= reloadMs) await reload(now);
+      const due: { m: Scheduled; dueAt: number }[] = [];
       for (const m of monitors.values()) {
         if (m.dueAt > now) continue;
         const dueAt = m.dueAt;
         // A probe still under way skips its turn rather than piling up.
         m.dueAt += Math.max(1, Math.ceil((now - m.dueAt + 1) / m.intervalMs)) * m.intervalMs;
-        if (m.running) continue;
+        if (!m.running) due.push({ m, dueAt });
+      }
+      const taken = await takeDueProbes(ctx, due.map(({ m, dueAt }) => ({ id: m.id, dueAt, next: m.dueAt })));
+      for (const { m, dueAt } of due) {
+        if (!taken.has(m.id)) continue;
         if (inFlight.size < concurrency) launch(m, dueAt);
         else if (!waiting.includes(m)) waiting.push(m);
       }

@@ -1,10 +1,34 @@
 import type { Kysely } from 'kysely';
+import { engineOf } from '../../db/database.js';
 import type { Database } from '../../db/schema.js';
 import type { ChannelRef } from '../chat/chat.js';
 import { channelStream } from '../chat/chat.js';
 import type { DomainContext } from '../context.js';
 import type { MonitorAnnouncement } from '../notifications/announcement.js';
 import { enqueue } from '../notifications/enqueue.js';
+
+/**
+ * Takes the probes that are due, where several processes share one database
+ * (PostgreSQL replicas): each monitor's next probe moves on to `next` only
+ * where it was still due, so one process probes it per interval. One process
+ * on SQLite takes them all without writing, so that a healthy probe writes nothing.
+ */
+export async function takeDueProbes(ctx: DomainContext, due: readonly { id: number; dueAt: number; next: number }[]): Promise<Set<number>> {
+  if (due.length === 0 || engineOf(ctx.db) !== 'postgres') return new Set(due.map((d) => d.id));
+  return ctx.write(async (trx) => {
+    const taken = new Set<number>();
+    for (const d of due) {
+      const result = await trx
+        .updateTable('custom_monitors')
+        .set({ next_probe_at: d.next })
+        .where('id', '=', d.id)
+        .where('next_probe_at', '<=', d.dueAt)
+        .executeTakeFirst();
+      if (Number(result.numUpdatedRows) === 1) taken.add(d.id);
+    }
+    return taken;
+  });
+}
 
 /** Consecutive failed probes that take a monitor down. */
 export const FAILURES_TO_DOWN = 2;
