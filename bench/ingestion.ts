@@ -18,6 +18,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { recordResult } from './results.js';
 
 const VENDORS = Number(process.env.BENCH_VENDORS ?? 2_000);
 const SECONDS = Number(process.env.BENCH_INGEST_SECONDS ?? 150);
@@ -26,7 +27,6 @@ const INTERVAL_S = 60;
 const TARGETS = { cores: 0.3, rssMb: 250, stalenessP99S: INTERVAL_S + 10 };
 
 const here = fileURLToPath(new URL('.', import.meta.url));
-const RESULTS_FILE = resolve(here, '../../bench/results.json');
 const FIXTURES = resolve(here, '../../../shared/fixtures/status-feeds');
 
 interface Mark {
@@ -187,13 +187,7 @@ async function main(): Promise<number> {
     console.log();
     for (const [what, value, met] of rows) console.log(`${what.padEnd(30)} ${value.padStart(26)}  ${met}`);
 
-    let results: Record<string, unknown> = {};
-    try {
-      results = JSON.parse(readFileSync(RESULTS_FILE, 'utf8')) as Record<string, unknown>;
-    } catch {
-      results = {};
-    }
-    results.ingestion = {
+    recordResult('ingestion', {
       vendors: VENDORS,
       seconds: SECONDS,
       cores,
@@ -204,8 +198,7 @@ async function main(): Promise<number> {
       ok: counts.ok,
       notModified: counts.notModified,
       date: new Date().toISOString(),
-    };
-    writeFileSync(RESULTS_FILE, `${JSON.stringify(results, null, 2)}\n`);
+    });
     return rows.every(([, , met]) => met !== 'NO') ? 0 : 1;
   } finally {
     clearInterval(changer);

@@ -10,10 +10,11 @@
 import { fork } from 'node:child_process';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { recordResult } from './results.js';
 
 const MONITORS = Number(process.env.BENCH_MONITORS ?? 10_000);
 const SECONDS = Number(process.env.BENCH_PROBE_SECONDS ?? 120);
@@ -21,7 +22,6 @@ const WARMUP = Number(process.env.BENCH_PROBE_WARMUP_SECONDS ?? 65);
 const TARGETS = { lateShare: 0.01, cores: 0.5, rssMb: 300 };
 
 const here = fileURLToPath(new URL('.', import.meta.url));
-const RESULTS_FILE = resolve(here, '../../bench/results.json');
 
 interface Mark {
   type: 'mark';
@@ -88,14 +88,7 @@ async function main(): Promise<number> {
     for (const [what, value, met] of rows) console.log(`${what.padEnd(30)} ${value.padStart(26)}  ${met}`);
     console.log(`(target hits seen by the local server: ${hits})`);
 
-    let results: Record<string, unknown> = {};
-    try {
-      results = JSON.parse(readFileSync(RESULTS_FILE, 'utf8')) as Record<string, unknown>;
-    } catch {
-      results = {};
-    }
-    results.probing = { monitors: MONITORS, seconds: SECONDS, started, late, lateShare, cores, peakRssMb: rssMb, date: new Date().toISOString() };
-    writeFileSync(RESULTS_FILE, `${JSON.stringify(results, null, 2)}\n`);
+    recordResult('probing', { monitors: MONITORS, seconds: SECONDS, started, late, lateShare, cores, peakRssMb: rssMb, date: new Date().toISOString() });
     return rows.every(([, , met]) => met !== 'NO') ? 0 : 1;
   } finally {
     child.send({ type: 'stop' });

@@ -116,6 +116,17 @@ export function nextPollDelay(intervalMs: number, failures: number, random: () =
   return Math.round(intervalMs * (0.9 + 0.2 * random()));
 }
 
+/** What every successful read records: when, no error, the next read one interval on (with jitter). */
+export const succeededRead = (now: number, intervalMs: number, validators: DueFeed['validators']) => ({
+  validators: JSON.stringify(validators),
+  last_checked_at: now,
+  last_error: null,
+  last_error_at: null,
+  failures: 0,
+  next_poll_at: now + nextPollDelay(intervalMs, 0),
+  lease_until: null,
+});
+
 /** A read that brought nothing new (every document 304, or the same snapshot): only its time is written. */
 export async function recordFeedUnchanged(
   ctx: DomainContext,
@@ -126,15 +137,7 @@ export async function recordFeedUnchanged(
   await ctx.write((trx) =>
     trx
       .updateTable('vendor_feeds')
-      .set({
-        validators: JSON.stringify(options.validators),
-        last_checked_at: now,
-        last_error: null,
-        last_error_at: null,
-        failures: 0,
-        next_poll_at: now + nextPollDelay(options.intervalMs, 0),
-        lease_until: null,
-      })
+      .set(succeededRead(now, options.intervalMs, options.validators))
       .where('service_id', '=', feed.serviceId)
       .execute(),
   );

@@ -7,7 +7,7 @@ import { HISTORY_WINDOW_MS } from '../incidents/incident-service.js';
 import { enqueueServiceIncidentAnnouncements, enqueueStatusChange } from '../notifications/channel-outbox.js';
 import { statusOf } from '../services/service-status.js';
 import type { DueFeed } from './vendor-feeds.js';
-import { nextPollDelay } from './vendor-feeds.js';
+import { succeededRead } from './vendor-feeds.js';
 import { endUserReportIncidents } from './user-reports.js';
 import type { VendorIncident, VendorSnapshot } from './vendor-snapshot.js';
 
@@ -58,15 +58,9 @@ export async function applyVendorSnapshot(
       .set({
         indicator: snapshot.indicator,
         components: JSON.stringify(snapshot.components),
-        validators: JSON.stringify(options.validators),
         fingerprint: options.fingerprint,
         ingested: 1,
-        last_checked_at: now,
-        last_error: null,
-        last_error_at: null,
-        failures: 0,
-        next_poll_at: now + nextPollDelay(options.intervalMs, 0),
-        lease_until: null,
+        ...succeededRead(now, options.intervalMs, options.validators),
       })
       .where('service_id', '=', feed.serviceId)
       .execute();
