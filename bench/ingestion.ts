@@ -27,7 +27,8 @@ const INTERVAL_S = 60;
 const TARGETS = { cores: 0.3, rssMb: 250, stalenessP99S: INTERVAL_S + 10 };
 
 const here = fileURLToPath(new URL('.', import.meta.url));
-const FIXTURES = resolve(here, '../../../shared/fixtures/status-feeds');
+// Run from dist/bench: the captured payloads are in the source tree.
+const FIXTURES = resolve(here, '../../test/fixtures/status-feeds');
 
 interface Mark {
   type: 'mark';

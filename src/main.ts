@@ -2,7 +2,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { emptyConfig } from './config/load-config.js';
 import type { Config } from './config/load-config.js';
-import { openDatabase } from './db/database.js';
+import { openDatabase, databaseLabel } from './db/database.js';
 import type { Db } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
 import { systemClock } from './domain/clock.js';
@@ -174,7 +174,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     const actualPort = (listening.address() as AddressInfo).port;
     const host = options.host && options.host !== '0.0.0.0' ? options.host : 'localhost';
     const url = `http://${host}:${actualPort}`;
-    logger.info(`statusbot listening on ${url} (database ${options.dbPath})`);
+    logger.info(`statusbot listening on ${url} (database ${databaseLabel(options.dbPath)})`);
     if (demoKey) {
       logger.info(
         [

@@ -147,6 +147,9 @@ function targetOf(url: string): string {
   }
 }
 
+/** How logs name a database: the file, or `PostgreSQL at host:port/database` (never the URL's credentials). */
+export const databaseLabel = (path: string): string => (isPostgresUrl(path) ? `PostgreSQL at ${targetOf(path)}` : path);
+
 /** Why PostgreSQL could not be used, in words. */
 function reasonOf(error: unknown): string {
   const e = error as { code?: string; message?: string };

@@ -8,7 +8,7 @@ import type { FeedReader } from './vendor-snapshot.js';
 /*
  * How an RSS (or Atom, same rules) status feed reads as incidents. An item says
  * nothing structured, so these rules were chosen against real feeds: AWS's
- * Health Dashboard (shared/fixtures/status-feeds/aws-status.rss) and the
+ * Health Dashboard (test/fixtures/status-feeds/aws-status.rss) and the
  * Statuspage/incident.io history feeds.
  *
  * Title. A leading status prefix is not part of the title: `[RESOLVED]`,

@@ -5,9 +5,9 @@ import type { IncomingHttpHeaders, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 
-/** The real payloads captured from public status pages (shared/fixtures/status-feeds). */
+/** The real payloads captured from public status pages (test/fixtures/status-feeds, see its SOURCES.md). */
 export const fixture = (name: string): string =>
-  readFileSync(new URL(`../../../shared/fixtures/status-feeds/${name}`, import.meta.url), 'utf8');
+  readFileSync(new URL(`../fixtures/status-feeds/${name}`, import.meta.url), 'utf8');
 
 const ISO = /\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})/g;
 const RFC822 = /(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} \d{2}:\d{2}:\d{2} (?:GMT|[+-]\d{4}|[A-Z]{3})/g;

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 
-/** A captured payload from shared/fixtures/status-feeds (see its SOURCES.md). */
+/** A captured payload from test/fixtures/status-feeds (see its SOURCES.md). */
 export function fixture(name: string): string {
-  return readFileSync(new URL(`../../../shared/fixtures/status-feeds/${name}`, import.meta.url), 'utf8');
+  return readFileSync(new URL(`../fixtures/status-feeds/${name}`, import.meta.url), 'utf8');
 }
 
 export function fixtureJson(name: string): Record<string, unknown> {
