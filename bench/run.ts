@@ -1,5 +1,6 @@
 /**
- * `npm run bench`: statusbot's /api/v2 against a bare node:http server.
+ * `npm run bench`: statusbot's /api/v2 against a bare node:http server, on SQLite
+ * and on PostgreSQL (one replica, and two with the load split across both).
  *
  * The statusbot server (bench/server-entry.ts, on a fresh temp DB) and the bare
  * server (bench/bare-server.ts) each run in their own child process; autocannon
@@ -13,6 +14,8 @@
  *   BENCH_CONNECTIONS     concurrent connections (default 10)
  *   BENCH_CPU_PROF        a directory: run the statusbot child with --cpu-prof into it
  *   BENCH_ONLY            run only the endpoints whose label contains this text (e.g. "POST")
+ *   BENCH_ENGINES         `sqlite,postgres` (default): also PostgreSQL, with one replica and with two
+ *   BENCH_POSTGRES_URL    the server the PostgreSQL runs create their databases on (default postgres://postgres@127.0.0.1:5432/test)
  */
 import { fork } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
@@ -21,6 +24,8 @@ import { cpus, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import pg from 'pg';
+import { RESULTS_FILE, recordResult } from './results.js';
 import type { ChildReply, ParentMessage } from './ipc.js';
 
 const SECONDS = positive('BENCH_SECONDS', 10);
@@ -34,10 +39,12 @@ const BOARD_ID = '5d0e8f8e-8b1c-4c55-9d7a-2f1f0c0f4a01';
 const SERVICE_ID = 1001;
 const CREATE_BODY = JSON.stringify({ service_id: SERVICE_ID, title: 'bench', description: 'x' });
 
-const TARGETS = { readRatio: 0.5, createRps: 2000, createP99Ms: 25 };
+const TARGETS = { readRatio: 0.5, createRps: 2000, postgresCreateRps: 1500, createP99Ms: 25 };
+/** `sqlite`, or `sqlite,postgres` (the default): PostgreSQL with one replica and with two, load split across both. */
+const ENGINES = (process.env.BENCH_ENGINES ?? 'sqlite,postgres').split(',');
+const POSTGRES_URL = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
-const RESULTS_FILE = resolve(here, '../../bench/results.json');
 
 function positive(name: string, fallback: number, zeroOk = false): number {
   const raw = process.env[name];
@@ -167,37 +174,45 @@ function percentile(sorted: Float64Array, p: number): number {
   return sorted[i]!;
 }
 
-/** One autocannon run; latencies are kept at full (sub-ms) resolution, for 2xx responses only. */
-async function load(port: number, e: Endpoint, seconds: number): Promise<Run> {
+/**
+ * One autocannon run, its connections split across the ports (replicas behind
+ * a balancer); latencies are kept at full (sub-ms) resolution, for 2xx responses only.
+ */
+async function load(ports: readonly number[], e: Endpoint, seconds: number): Promise<Run> {
   const latencies: number[] = [];
-  const instance = autocannon({
-    url: `http://127.0.0.1:${port}${e.path}`,
-    method: e.method,
-    headers: headersFor(e),
-    ...(e.body ? { body: e.body } : {}),
-    connections: CONNECTIONS,
-    duration: seconds,
-    timeout: 10,
-  });
-  instance.on('response', (_client: unknown, status: number, _bytes: number, ms: number) => {
-    if (status >= 200 && status < 300) latencies.push(ms);
-  });
-  const result = await instance;
+  const results = await Promise.all(
+    ports.map((port) => {
+      const instance = autocannon({
+        url: `http://127.0.0.1:${port}${e.path}`,
+        method: e.method,
+        headers: headersFor(e),
+        ...(e.body ? { body: e.body } : {}),
+        connections: Math.max(1, Math.ceil(CONNECTIONS / ports.length)),
+        duration: seconds,
+        timeout: 10,
+      });
+      instance.on('response', (_client: unknown, status: number, _bytes: number, ms: number) => {
+        if (status >= 200 && status < 300) latencies.push(ms);
+      });
+      return instance;
+    }),
+  );
   const sorted = Float64Array.from(latencies).sort();
+  const sum = (k: '2xx' | 'non2xx' | 'errors' | 'timeouts') => results.reduce((n, r) => n + r[k], 0);
   return {
-    rps: result['2xx'] / result.duration,
+    rps: results.reduce((n, r) => n + r['2xx'] / r.duration, 0),
     p50: percentile(sorted, 50),
     p99: percentile(sorted, 99),
-    requests: result['2xx'],
-    non2xx: result.non2xx,
-    errors: result.errors,
-    timeouts: result.timeouts,
+    requests: sum('2xx'),
+    non2xx: sum('non2xx'),
+    errors: sum('errors'),
+    timeouts: sum('timeouts'),
   };
 }
 
-async function measure(port: number, e: Endpoint): Promise<Run> {
-  if (WARMUP_SECONDS > 0) await load(port, e, WARMUP_SECONDS);
-  return load(port, e, SECONDS);
+async function measure(ports: readonly number[], e: Endpoint): Promise<Run> {
+  if (WARMUP_SECONDS > 0) await load(ports, e, WARMUP_SECONDS);
+  return load(ports, e, SECONDS);
 }
 
 /** Status and byte size of one real response, which the bare server then imitates. */
@@ -252,10 +267,46 @@ function table(rows: string[][]): string {
 
 // ---------------------------------------------------------------- main
 
+/** A fresh PostgreSQL database for one engine run, and how to drop it. */
+async function postgresDatabase(): Promise<{ url: string; drop(): Promise<void> } | null> {
+  const name = `statusbot_bench_${Date.now().toString(36)}${Math.floor(Math.random() * 1e6).toString(36)}`;
+  const admin = new pg.Client({ connectionString: POSTGRES_URL, connectionTimeoutMillis: 3_000 });
+  try {
+    await admin.connect();
+    await admin.query(`create database ${name}`);
+  } catch (error) {
+    console.log(`PostgreSQL runs skipped: ${POSTGRES_URL} cannot be used (${(error as Error).message})`);
+    return null;
+  } finally {
+    await admin.end().catch(() => undefined);
+  }
+  const url = new URL(POSTGRES_URL);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      const client = new pg.Client({ connectionString: POSTGRES_URL });
+      await client.connect();
+      await client.query(`drop database if exists ${name} with (force)`).finally(() => client.end());
+    },
+  };
+}
+
+interface EngineRun {
+  label: string;
+  /** The database the replicas share: a SQLite file or a PostgreSQL URL. */
+  db: string;
+  replicas: number;
+  createRps: number;
+  drop?: () => Promise<void>;
+}
+
 async function main(): Promise<number> {
   const dir = mkdtempSync(join(tmpdir(), 'statusbot-bench-'));
+  const engines: EngineRun[] = [{ label: 'SQLite', db: join(dir, 'statusbot.db'), replicas: 1, createRps: TARGETS.createRps }];
   const cleanup = async () => {
     await Promise.allSettled(children.map(stopChild));
+    for (const e of engines) await e.drop?.().catch(() => undefined);
     rmSync(dir, { recursive: true, force: true });
   };
   const onSignal = (signal: NodeJS.Signals) => {
@@ -273,39 +324,25 @@ async function main(): Promise<number> {
       mkdirSync(CPU_PROF_DIR, { recursive: true });
       execArgv.push('--cpu-prof', `--cpu-prof-dir=${CPU_PROF_DIR}`);
     }
-    const [statusbot, bare] = await Promise.all([
-      startChild('statusbot', 'server-entry.js', [join(dir, 'statusbot.db'), configPath], execArgv),
-      startChild('bare', 'bare-server.js', []),
-    ]);
-
-    // An incident with a few updates, for GET /incidents/:id.
-    const created = await api(statusbot.port, 'POST', '/incidents', {
-      service_id: SERVICE_ID,
-      title: 'Elevated error rates on checkout',
-      description: 'We are seeing elevated 5xx rates on the checkout API.',
-      status: 'major',
-    });
-    const incidentId: string = created.data.id;
-    for (const [stage, description] of [
-      ['identified', 'A bad deploy of the payments adapter is the cause; rolling back.'],
-      ['monitoring', 'The rollback is complete; error rates are back to normal. We keep watching.'],
-      ['resolved', 'Resolved. A post-mortem follows within 48 hours.'],
-    ] as const) {
-      await api(statusbot.port, 'PATCH', `/incidents/${incidentId}`, { resolution_stage: stage, description });
+    if (ENGINES.includes('postgres')) {
+      for (const replicas of [1, 2]) {
+        const database = await postgresDatabase();
+        if (!database) break;
+        engines.push({
+          label: replicas === 1 ? 'PostgreSQL' : `PostgreSQL, ${replicas} replicas`,
+          db: database.url,
+          replicas,
+          createRps: TARGETS.postgresCreateRps,
+          drop: database.drop,
+        });
+      }
     }
-
-    const all: Endpoint[] = [
-      { label: 'GET /api/v2/incidents/:id', method: 'GET', path: `/api/v2/incidents/${incidentId}`, status: 200 },
-      { label: 'GET /api/v2/boards/:id', method: 'GET', path: `/api/v2/boards/${BOARD_ID}`, status: 200 },
-      { label: 'POST /api/v2/incidents', method: 'POST', path: '/api/v2/incidents', body: CREATE_BODY, status: 201 },
-    ];
-    const endpoints = all.filter((e) => e.label.includes(ONLY));
-    if (endpoints.length === 0) throw new Error(`BENCH_ONLY="${ONLY}" matches no endpoint`);
+    const bare = await startChild('bare', 'bare-server.js', []);
 
     const busyBefore = await cpuBusy(1000);
     console.log(
       `statusbot bench: ${cpus().length} CPUs (${cpus()[0]?.model.trim() ?? '?'}), node ${process.version}, ` +
-        `${CONNECTIONS} connections, ${WARMUP_SECONDS} s warm-up + ${SECONDS} s per run`,
+        `${CONNECTIONS} connections, ${WARMUP_SECONDS} s warm-up + ${SECONDS} s per run; ${engines.map((e) => e.label).join(' · ')}`,
     );
     if (busyBefore !== null && busyBefore > 0.1) {
       console.log(`WARNING: other processes kept ${f(busyBefore * 100)}% of the CPUs busy before the start; the figures will be low and noisy`);
@@ -313,56 +350,93 @@ async function main(): Promise<number> {
     console.log();
 
     const results = [];
-    for (const e of endpoints) {
-      const real = await probe(statusbot.port, e);
-      if (real.status !== e.status) throw new Error(`${e.label} answered ${real.status}, not ${e.status}: ${real.text}`);
-      process.stdout.write(`${e.label} (${real.bytes} B body): statusbot…`);
-      const sb = await measure(statusbot.port, e);
-      const rss = await ask(statusbot, { type: 'rss' }, 'rss');
-      await ask(bare, { type: 'body', status: real.status, bytes: real.bytes }, 'body-set');
-      process.stdout.write(' bare…');
-      const base = await measure(bare.port, e);
-      console.log(' done');
-      for (const [who, r] of [['statusbot', sb], ['bare', base]] as const) {
-        if (r.non2xx > 0 || r.errors > 0 || r.timeouts > 0) {
-          throw new Error(`${e.label} on ${who}: ${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts`);
-        }
+    const targets = [];
+    for (const engine of engines) {
+      // One replica after the other: each applies the config at start, idempotently.
+      const replicas: Child[] = [];
+      for (let i = 0; i < engine.replicas; i++) {
+        replicas.push(await startChild(`statusbot ${engine.label} #${i + 1}`, 'server-entry.js', [engine.db, configPath], execArgv));
       }
-      results.push({
-        endpoint: e.label,
-        bodyBytes: real.bytes,
-        statusbot: sb,
-        bare: base,
-        ratio: sb.rps / base.rps,
-        statusbotPeakRssMb: rss.maxRssKb / 1024,
+      const ports = replicas.map((r) => r.port);
+      const first = ports[0]!;
+      // An incident with a few updates, for GET /incidents/:id.
+      const created = await api(first, 'POST', '/incidents', {
+        service_id: SERVICE_ID,
+        title: 'Elevated error rates on checkout',
+        description: 'We are seeing elevated 5xx rates on the checkout API.',
+        status: 'major',
       });
+      const incidentId: string = created.data.id;
+      for (const [stage, description] of [
+        ['identified', 'A bad deploy of the payments adapter is the cause; rolling back.'],
+        ['monitoring', 'The rollback is complete; error rates are back to normal. We keep watching.'],
+        ['resolved', 'Resolved. A post-mortem follows within 48 hours.'],
+      ] as const) {
+        await api(first, 'PATCH', `/incidents/${incidentId}`, { resolution_stage: stage, description });
+      }
+      const all: Endpoint[] = [
+        { label: 'GET /api/v2/incidents/:id', method: 'GET', path: `/api/v2/incidents/${incidentId}`, status: 200 },
+        { label: 'GET /api/v2/boards/:id', method: 'GET', path: `/api/v2/boards/${BOARD_ID}`, status: 200 },
+        { label: 'POST /api/v2/incidents', method: 'POST', path: '/api/v2/incidents', body: CREATE_BODY, status: 201 },
+      ];
+      const endpoints = all.filter((e) => e.label.includes(ONLY));
+      if (endpoints.length === 0) throw new Error(`BENCH_ONLY="${ONLY}" matches no endpoint`);
+
+      const engineResults = [];
+      for (const e of endpoints) {
+        const real = await probe(first, e);
+        if (real.status !== e.status) throw new Error(`${e.label} answered ${real.status}, not ${e.status}: ${real.text}`);
+        process.stdout.write(`${engine.label}: ${e.label} (${real.bytes} B body): statusbot…`);
+        const sb = await measure(ports, e);
+        const rss = await ask(replicas[0]!, { type: 'rss' }, 'rss');
+        await ask(bare, { type: 'body', status: real.status, bytes: real.bytes }, 'body-set');
+        process.stdout.write(' bare…');
+        const base = await measure([bare.port], e);
+        console.log(' done');
+        for (const [who, r] of [['statusbot', sb], ['bare', base]] as const) {
+          if (r.non2xx > 0 || r.errors > 0 || r.timeouts > 0) {
+            throw new Error(`${e.label} on ${who} (${engine.label}): ${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts`);
+          }
+        }
+        engineResults.push({
+          engine: engine.label,
+          replicas: engine.replicas,
+          endpoint: e.label,
+          bodyBytes: real.bytes,
+          statusbot: sb,
+          bare: base,
+          ratio: sb.rps / base.rps,
+          statusbotPeakRssMb: rss.maxRssKb / 1024,
+        });
+      }
+      for (const r of replicas) await stopChild(r);
+      results.push(...engineResults);
+
+      const reads = engineResults.filter((r) => r.endpoint.startsWith('GET'));
+      const create = engineResults.find((r) => r.endpoint.startsWith('POST'));
+      targets.push(
+        ...reads.map((r) => ({
+          target: `${engine.label}: ${r.endpoint} ≥ ${TARGETS.readRatio * 100}% of bare req/s`,
+          measured: `${f(r.ratio * 100, 1)}%`,
+          met: r.ratio >= TARGETS.readRatio,
+        })),
+        ...(create
+          ? [
+              { target: `${engine.label}: POST /api/v2/incidents ≥ ${f(engine.createRps)} req/s`, measured: `${f(create.statusbot.rps)} req/s`, met: create.statusbot.rps >= engine.createRps },
+              { target: `${engine.label}: POST /api/v2/incidents p99 < ${TARGETS.createP99Ms} ms`, measured: `${f(create.statusbot.p99, 2)} ms`, met: create.statusbot.p99 < TARGETS.createP99Ms },
+            ]
+          : []),
+      );
     }
 
-    const statusbotRss = await ask(statusbot, { type: 'rss' }, 'rss');
     const bareRss = await ask(bare, { type: 'rss' }, 'rss');
-    const peakRssMb = statusbotRss.maxRssKb / 1024;
-
-    const reads = results.filter((r) => r.endpoint.startsWith('GET'));
-    const create = results.find((r) => r.endpoint.startsWith('POST'));
-    const targets = [
-      ...reads.map((r) => ({
-        target: `${r.endpoint} ≥ ${TARGETS.readRatio * 100}% of bare req/s`,
-        measured: `${f(r.ratio * 100, 1)}%`,
-        met: r.ratio >= TARGETS.readRatio,
-      })),
-      ...(create
-        ? [
-            { target: `POST /api/v2/incidents ≥ ${f(TARGETS.createRps)} req/s`, measured: `${f(create.statusbot.rps)} req/s`, met: create.statusbot.rps >= TARGETS.createRps },
-            { target: `POST /api/v2/incidents p99 < ${TARGETS.createP99Ms} ms`, measured: `${f(create.statusbot.p99, 2)} ms`, met: create.statusbot.p99 < TARGETS.createP99Ms },
-          ]
-        : []),
-    ];
-
+    const peakRssMb = Math.max(...results.map((r) => r.statusbotPeakRssMb));
     console.log(
       '\n' +
         table([
-          ['endpoint', 'bytes', 'req/s', 'p50 ms', 'p99 ms', 'bare req/s', 'bare p50', 'bare p99', 'ratio', 'peak RSS MB'],
+          ['engine', 'endpoint', 'bytes', 'req/s', 'p50 ms', 'p99 ms', 'bare req/s', 'bare p50', 'bare p99', 'ratio', 'peak RSS MB'],
           ...results.map((r) => [
+            r.engine,
             r.endpoint,
             String(r.bodyBytes),
             f(r.statusbot.rps),
@@ -392,7 +466,7 @@ async function main(): Promise<number> {
       // A partial or profiled run is not the figure to quote: keep the last full one.
       console.log(`\n(partial or profiled run: ${RESULTS_FILE} left as it was)`);
     } else {
-      writeFileSync(RESULTS_FILE, `${JSON.stringify(report, null, 2)}\n`);
+      recordResult('api', report);
       console.log(`\nwrote ${RESULTS_FILE}`);
     }
     return 0;
