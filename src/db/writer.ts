@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { CHANGE_COUNTER, engineOf } from './database.js';
 import type { Db } from './database.js';
 import type { Database } from './schema.js';
 
@@ -27,6 +28,7 @@ type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
  */
 export function createWriter(db: Db, options: { maxBatch?: number; afterCommit?: () => void } = {}): Writer {
   const maxBatch = options.maxBatch ?? 64;
+  const postgres = engineOf(db) === 'postgres';
   const queue: Pending[] = [];
   let draining = false;
 
@@ -40,6 +42,9 @@ export function createWriter(db: Db, options: { maxBatch?: number; afterCommit?:
     }
     const outcomes: Outcome[] = [];
     try {
+      // PostgreSQL: every write moves the change counter (a trigger on each table). Taking its row first makes
+      // write transactions of all replicas take their locks in one order, so that they queue instead of deadlocking.
+      if (postgres) await trx.selectFrom('meta').select('value').where('key', '=', CHANGE_COUNTER).forUpdate().execute();
       for (const [i, p] of batch.entries()) {
         const name = `unit${i}`;
         const sp = await trx.savepoint(name).execute();
