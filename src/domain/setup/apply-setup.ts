@@ -4,13 +4,12 @@ import type { Database } from '../../db/schema.js';
 import { hashApiKey } from '../companies/api-keys.js';
 import type { DomainContext } from '../context.js';
 import { DEMO_SERVICES } from '../demo/demo-services.js';
-import { saveSubscription } from '../chat/subscriptions.js';
-import type { SubscriptionInput } from '../chat/subscription-input.js';
-import { DomainError, invalidInput } from '../errors.js';
+import { invalidInput } from '../errors.js';
 import { statusOf } from '../services/service-status.js';
+import { applyChat } from './apply-chat.js';
+import type { Path } from './apply-chat.js';
 import type { CatalogServiceSpec, CompanySpec, Setup } from './setup.js';
 
-type Path = (string | number)[];
 
 export interface ApplyReport {
   companies: number;
@@ -303,42 +302,4 @@ async function catalogServiceId(trx: Kysely<Database>, urlname: string, path: Pa
     .executeTakeFirst();
   if (!row) throw invalidInput(path, `${urlname} is not a third-party service in the catalog`);
   return row.id;
-}
-
-/** The company's Slack workspace and Discord guild, and what its channels follow. */
-async function applyChat(trx: Kysely<Database>, companyId: number, spec: CompanySpec, now: number, path: Path): Promise<void> {
-  const workspaces = { slack: spec.slack?.team_id, discord: spec.discord?.guild_id };
-  for (const platform of ['slack', 'discord'] as const) {
-    const workspaceId = workspaces[platform];
-    if (workspaceId === undefined) continue;
-    await trx
-      .insertInto('chat_links')
-      .values({ platform, workspace_id: workspaceId, company_id: companyId, created_at: now })
-      .onConflict((oc) => oc.columns(['platform', 'workspace_id']).doUpdateSet({ company_id: companyId }))
-      .execute();
-  }
-  // The config holds the whole list: admins it no longer names lose the right.
-  await trx.deleteFrom('chat_admins').where('company_id', '=', companyId).where('platform', '=', 'slack').execute();
-  for (const userId of new Set(spec.slack?.admins ?? [])) {
-    await trx.insertInto('chat_admins').values({ company_id: companyId, platform: 'slack', user_id: userId }).execute();
-  }
-  for (const [i, ch] of spec.channels.entries()) {
-    const at: Path = [...path, 'channels', i];
-    const platform = ch.slack !== undefined ? 'slack' : 'discord';
-    const channel = { platform, workspaceId: workspaces[platform]!, channelId: (ch.slack ?? ch.discord)! } as const;
-    const follow: [SubscriptionInput, Path][] = [
-      ...(ch.incidents ? [[{ target: 'incidents' }, [...at, 'incidents']] as [SubscriptionInput, Path]] : []),
-      ...ch.services.map((service, j): [SubscriptionInput, Path] => [{ target: 'service', service }, [...at, 'services', j]]),
-      ...ch.monitors.map((monitor, j): [SubscriptionInput, Path] => [{ target: 'monitor', monitor: String(monitor) }, [...at, 'monitors', j]]),
-      ...ch.boards.map((b, j): [SubscriptionInput, Path] => [{ target: 'board', ...b }, [...at, 'boards', j]]),
-    ];
-    for (const [input, inputPath] of follow) {
-      try {
-        await saveSubscription(trx, companyId, channel, input, now);
-      } catch (error) {
-        if (error instanceof DomainError) throw invalidInput(inputPath, error.message);
-        throw error;
-      }
-    }
-  }
 }
