@@ -14,13 +14,13 @@ blocked.addSubnet('192.0.0.0', 24, 'ipv4');
 blocked.addSubnet('192.168.0.0', 16, 'ipv4');
 blocked.addSubnet('198.18.0.0', 15, 'ipv4');
 blocked.addSubnet('224.0.0.0', 3, 'ipv4');
-blocked.addAddress('::', 'ipv6');
 blocked.addAddress('::1', 'ipv6');
 blocked.addSubnet('fc00::', 7, 'ipv6');
 blocked.addSubnet('fe80::', 10, 'ipv6');
 blocked.addSubnet('ff00::', 8, 'ipv6');
-blocked.addSubnet('64:ff9b::', 96, 'ipv6');
-blocked.addSubnet('::ffff:0:0', 96, 'ipv6');
+blocked.addAddress('::', 'ipv6');
+// No IPv4-in-IPv6 ranges here: Node checks IPv4 addresses against ::ffff:0:0/96 rules too, so such a rule
+// would block every IPv4 target. The IPv4 address those forms carry is checked instead (embeddedIpv4).
 
 export class BlockedTargetError extends Error {
   readonly code = 'EBLOCKEDTARGET';
@@ -30,10 +30,51 @@ export class BlockedTargetError extends Error {
   }
 }
 
+/** The 16 bytes of an IPv6 address (with `::` and a trailing dotted quad expanded); null if it is not one. */
+function ipv6Bytes(address: string): number[] | null {
+  let text = address.toLowerCase().split('%')[0]!;
+  const quad = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
+  if (quad) {
+    const [a, b, c, d] = quad[1]!.split('.').map(Number) as [number, number, number, number];
+    text = `${text.slice(0, -quad[1]!.length)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const [head = '', tail] = text.split('::');
+  const groups = (part: string) => (part ? part.split(':') : []);
+  const left = groups(head);
+  const right = tail === undefined ? [] : groups(tail);
+  const fill = tail === undefined ? 0 : 8 - left.length - right.length;
+  const all = [...left, ...Array<string>(Math.max(0, fill)).fill('0'), ...right];
+  if (all.length !== 8) return null;
+  return all.flatMap((g) => {
+    const n = parseInt(g, 16);
+    return [n >> 8, n & 0xff];
+  });
+}
+
+/**
+ * The IPv4 address an IPv6 address carries, in any of its forms: IPv4-compatible
+ * (::a.b.c.d), IPv4-mapped (::ffff:a.b.c.d), IPv4-translated (::ffff:0:a.b.c.d),
+ * NAT64 (64:ff9b::/96, 64:ff9b:1::/48) and 6to4 (2002::/16); null for none.
+ */
+function embeddedIpv4(address: string): string | null {
+  const b = ipv6Bytes(address);
+  if (!b) return null;
+  const zero = (from: number, to: number) => b.slice(from, to).every((x) => x === 0);
+  const last = () => b.slice(12, 16).join('.');
+  if (zero(0, 12)) return last();
+  if (zero(0, 10) && b[10] === 0xff && b[11] === 0xff) return last();
+  if (zero(0, 8) && b[8] === 0xff && b[9] === 0xff && zero(10, 12)) return last();
+  if (b[0] === 0x00 && b[1] === 0x64 && b[2] === 0xff && b[3] === 0x9b) return last();
+  if (b[0] === 0x20 && b[1] === 0x02) return b.slice(2, 6).join('.');
+  return null;
+}
+
 export function isBlockedAddress(address: string): boolean {
   const family = isIP(address);
   if (family === 0) return false;
-  return blocked.check(address, family === 6 ? 'ipv6' : 'ipv4');
+  if (family === 4) return blocked.check(address, 'ipv4');
+  const inner = embeddedIpv4(address);
+  return blocked.check(address, 'ipv6') || (inner !== null && inner !== '0.0.0.0' && blocked.check(inner, 'ipv4')) || inner === '0.0.0.0';
 }
 
 /** A DNS lookup that refuses names resolving to a blocked address: checked on the resolved address, not the name. */

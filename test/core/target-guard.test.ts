@@ -1,0 +1,36 @@
+import { describe, expect, it } from 'vitest';
+import { isBlockedAddress } from '../../src/core/target-guard.js';
+
+describe('the outbound address guard', () => {
+  it.each([
+    ['IPv4 loopback', '127.0.0.1'],
+    ['IPv4 private', '10.1.2.3'],
+    ['IPv4 link-local (cloud metadata)', '169.254.169.254'],
+    ['IPv6 loopback', '::1'],
+    ['the unspecified IPv6 address', '::'],
+    ['IPv4-compatible IPv6', '::127.0.0.1'],
+    ['IPv4-compatible IPv6, in hex', '::7f00:1'],
+    ['IPv4-mapped IPv6', '::ffff:127.0.0.1'],
+    ['IPv4-mapped IPv6, in hex', '::ffff:a9fe:a9fe'],
+    ['IPv4-translated IPv6', '::ffff:0:127.0.0.1'],
+    ['NAT64', '64:ff9b::7f00:1'],
+    ['local-use NAT64', '64:ff9b:1::a00:1'],
+    ['6to4', '2002:7f00:1::1'],
+    ['IPv6 unique local', 'fd00::1'],
+    ['IPv6 link-local', 'fe80::1'],
+  ])('blocks %s (%s)', (_form, address) => {
+    expect(isBlockedAddress(address)).toBe(true);
+  });
+
+  it.each([
+    ['93.184.216.34'],
+    ['1.1.1.1'],
+    ['2606:2800:220:1:248:1893:25c8:1946'],
+    ['2a00:1450:4001:82b::200e'],
+    ['::ffff:93.184.216.34'],
+    ['64:ff9b::5db8:d822'],
+    ['2002:5db8:d822::1'],
+  ])('lets a public address through (%s)', (address) => {
+    expect(isBlockedAddress(address)).toBe(false);
+  });
+});
