@@ -2,7 +2,8 @@
 import { parseArgs } from 'node:util';
 import { ConfigError, describeConfigIssues, emptyConfig, loadConfig } from './config/load-config.js';
 import type { LoadedConfig } from './config/load-config.js';
-import { DatabaseUnavailableError, openDatabase } from './db/database.js';
+import { DatabaseUnavailableError, isPostgresUrl, openDatabase } from './db/database.js';
+import { createRequire } from 'node:module';
 import { CopyRefusedError, copyDatabase } from './db/copy.js';
 import { existsSync } from 'node:fs';
 import { migrateToLatest } from './db/migrate.js';
@@ -22,6 +23,7 @@ const USAGE = `statusbot — incident and status service
 
 Usage:
   statusbot [serve] [--port N] [--db FILE] [--config FILE]   serve the API (default)
+  statusbot help | --help | --version                        this text, or the version
   statusbot migrate [--db FILE]                              apply pending database migrations
   statusbot apply --config FILE [--db FILE]                  apply a config file to the database
   statusbot key create --company NAME [--db FILE]            issue an API key (printed once)
@@ -29,16 +31,19 @@ Usage:
   statusbot outbox retry [ID ...] [--db FILE]                put dead-lettered notifications back in line
   statusbot feeds [--all] [--db FILE]                        vendor feeds read: last success, last error, next read
   statusbot discord register [--guild ID]                    register the Discord slash commands
-  statusbot db copy --from FILE --to URL                      copy a SQLite database into a new PostgreSQL one
+  statusbot db copy --from FILE --to URL                     copy a SQLite database into a new, empty PostgreSQL one
   statusbot jobs run NAME [--config FILE] [--db FILE]        run one job once (${JOB_NAMES.join(', ')})
 
 Options and environment:
   --port N       PORT              listening port (default 8080)
-  --db FILE      STATUSBOT_DB      SQLite database file (default ./data/statusbot.db)
+  --db FILE|URL  STATUSBOT_DB      SQLite database file (default ./data/statusbot.db), or a postgres:// URL
   --config FILE  STATUSBOT_CONFIG  YAML config file
 `;
 
 class UsageError extends Error {}
+
+/** The version of the installed package. */
+const VERSION = (createRequire(import.meta.url)('../../package.json') as { version: string }).version;
 
 function parse(argv: string[]) {
   try {
@@ -51,6 +56,7 @@ function parse(argv: string[]) {
         config: { type: 'string' },
         company: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
+        version: { type: 'boolean', short: 'v' },
         dead: { type: 'boolean' },
         all: { type: 'boolean' },
         from: { type: 'string' },
@@ -70,6 +76,13 @@ function portOf(value: string | undefined): number {
   return port;
 }
 
+/** Commands that read (or fix) what a running server left refuse a SQLite file that is not there, rather than create an empty one. */
+function mustExist(dbPath: string): void {
+  if (!isPostgresUrl(dbPath) && dbPath !== ':memory:' && !existsSync(dbPath)) {
+    throw new DatabaseUnavailableError(`there is no database at ${dbPath}; pass the one the server uses with --db (or STATUSBOT_DB)`);
+  }
+}
+
 function configOf(file: string | undefined): LoadedConfig | null {
   return file ? loadConfig(file) : null;
 }
@@ -77,8 +90,12 @@ function configOf(file: string | undefined): LoadedConfig | null {
 /** Runs the command; returns the exit code, or null while the server keeps running. */
 export async function run(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number | null> {
   const { values, positionals } = parse(argv);
-  if (values.help) {
+  if (values.help || positionals[0] === 'help') {
     process.stdout.write(USAGE);
+    return 0;
+  }
+  if (values.version) {
+    console.log(`statusbot ${VERSION}`);
     return 0;
   }
   const dbPath = values.db ?? env.STATUSBOT_DB ?? './data/statusbot.db';
@@ -140,6 +157,7 @@ export async function run(argv: string[], env: NodeJS.ProcessEnv = process.env):
       const [verb, ...ids] = rest;
       if (verb !== 'list' && verb !== 'retry') throw new UsageError('usage: statusbot outbox list [--dead] | outbox retry [ID ...]');
       if (verb === 'list' && ids.length > 0) throw new UsageError('outbox list takes no arguments');
+      mustExist(dbPath);
       const numbers = ids.map((id) => {
         if (!/^\d+$/.test(id)) throw new UsageError(`"${id}" is not an outbox row id`);
         return Number(id);
@@ -184,6 +202,7 @@ export async function run(argv: string[], env: NodeJS.ProcessEnv = process.env):
     }
     case 'feeds': {
       if (rest.length > 0) throw new UsageError('feeds takes no arguments');
+      mustExist(dbPath);
       return withContext(dbPath, async (ctx) => {
         const feeds = (await listFeeds(ctx)).filter((f) => values.all || f.watched);
         if (feeds.length === 0) console.log(values.all ? 'no service has a feed' : 'no feed is read: no company watches a service with a feed (--all lists them all)');

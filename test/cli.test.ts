@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -319,6 +319,27 @@ describe('statusbot feeds', () => {
     const all = await cli(['feeds', '--all', '--db', dbPath]);
     expect(all.stdout.trim().split('\n').length).toBeGreaterThan(150);
     expect(all.stdout).toMatch(/^aws\trss\thttps:\/\/status\.aws\.amazon\.com\/rss\/all\.rss\t-\tlast ok -\tnot watched$/m);
+  });
+});
+
+describe('help, version, and read-only commands on a missing database', () => {
+  it('prints the usage for help, the version for --version', async () => {
+    const help = await cli(['help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/^statusbot — incident and status service\n\nUsage:/);
+    const version = await cli(['--version']);
+    expect(version.code).toBe(0);
+    expect(version.stdout).toBe(`statusbot ${JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version}\n`);
+  });
+
+  it('outbox list and feeds refuse a database file that is not there, in one line, and create nothing', async () => {
+    const missing = join(dir, 'typo', 'statusbot.db');
+    for (const args of [['outbox', 'list'], ['feeds']]) {
+      const res = await cli([...args, '--db', missing]);
+      expect(res.code, args.join(' ')).toBe(1);
+      expect(res.stderr).toBe(`statusbot: there is no database at ${missing}; pass the one the server uses with --db (or STATUSBOT_DB)\n`);
+    }
+    expect(existsSync(missing)).toBe(false);
   });
 });
 

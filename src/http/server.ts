@@ -1,5 +1,6 @@
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { Logger } from '../core/logger.js';
 import { databaseAnswers } from '../db/database.js';
 import type { RawHandler } from '../core/raw-handler.js';
@@ -257,5 +258,17 @@ export function createHttpServer(options: HttpServerOptions): Server {
     });
   });
   server.keepAliveTimeout = 65_000;
+  // Requests Node's HTTP parser refuses (a malformed request line, headers too large) get the error shape too.
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
+    if (!socket.writable) return socket.destroy();
+    const large = error.code === 'HPE_HEADER_OVERFLOW';
+    const status = large ? 431 : 400;
+    const title = large ? 'Request header fields too large' : 'Bad request';
+    const detail = large ? 'The request headers are larger than the server accepts' : 'The request is not valid HTTP';
+    const body = JSON.stringify({ errors: [{ status, title, detail }] });
+    socket.end(
+      `HTTP/1.1 ${status} ${title}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  });
   return server;
 }

@@ -209,6 +209,29 @@ describe('404 unknown path', () => {
     expect(body.errors[0].status).toBe(status);
     expect((await s.api('GET', '/healthz', { key: null })).status).toBe(200);
   });
+
+  /** What the server answers to bytes Node's HTTP parser refuses. */
+  const raw = (request: string) =>
+    new Promise<string>((resolve) => {
+      const socket = connect(Number(new URL(s.url).port), '127.0.0.1');
+      let data = '';
+      socket.on('data', (b) => (data += b.toString('utf8')));
+      socket.on('close', () => resolve(data));
+      socket.on('error', () => resolve(data));
+      socket.write(request);
+    });
+
+  it("requests Node's parser refuses are answered in the error shape: 400 for garbage, 431 for oversized headers", async () => {
+    for (const [request, status, title] of [
+      ['NOT HTTP AT ALL\r\n\r\n', 400, 'Bad request'],
+      [`GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`, 431, 'Request header fields too large'],
+    ] as const) {
+      const reply = await raw(request);
+      expect(reply.split('\r\n')[0]).toBe(`HTTP/1.1 ${status} ${title}`);
+      expect(JSON.parse(reply.slice(reply.indexOf('\r\n\r\n') + 4))).toEqual({ errors: [{ status, title, detail: expect.any(String) }] });
+    }
+    expect((await s.api('GET', '/healthz', { key: null })).status).toBe(200);
+  });
 });
 
 describe('405 wrong method', () => {
