@@ -10,7 +10,6 @@
  * Environment: BENCH_VENDORS (default 2000), BENCH_INGEST_SECONDS (measured window, default 150),
  * BENCH_INGEST_WARMUP_SECONDS (default 75: one full round of first reads).
  */
-import { fork } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -19,6 +18,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { recordResult } from './results.js';
+import { startServingChild } from './serving-child.js';
 
 const VENDORS = Number(process.env.BENCH_VENDORS ?? 2_000);
 const SECONDS = Number(process.env.BENCH_INGEST_SECONDS ?? 150);
@@ -29,12 +29,6 @@ const TARGETS = { cores: 0.3, rssMb: 250, stalenessP99S: INTERVAL_S + 10 };
 const here = fileURLToPath(new URL('.', import.meta.url));
 // Run from dist/bench: the captured payloads are in the source tree.
 const FIXTURES = resolve(here, '../../test/fixtures/status-feeds');
-
-interface Mark {
-  type: 'mark';
-  cpuMicros: number;
-  maxRssKb: number;
-}
 
 /** A vendor's two documents at one version: the version decides its indicator and whether an incident is open. */
 function documents(base: { summary: any; incidents: any }, vendor: number, version: number) {
@@ -127,18 +121,10 @@ async function main(): Promise<number> {
   const configPath = join(dir, 'statusbot.yml');
   writeFileSync(configPath, `${lines.join('\n')}\n`);
 
-  const child = fork(resolve(here, 'probe-entry.js'), [join(dir, 'statusbot.db'), configPath], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  const ask = (): Promise<Mark> =>
-    new Promise((ok) => {
-      child.once('message', (m: Mark) => ok(m));
-      child.send({ type: 'mark' });
-    });
+  let child: Awaited<ReturnType<typeof startServingChild>> | undefined;
   let changer: NodeJS.Timeout | undefined;
   try {
-    const ready = await new Promise<{ port: number }>((ok, fail) => {
-      child.once('message', (m: { port: number }) => ok(m));
-      child.once('exit', (code) => fail(new Error(`statusbot exited (${code}) before it was ready`)));
-    });
+    child = await startServingChild(join(dir, 'statusbot.db'), configPath);
     console.log(`ingestion bench: ${VENDORS} Statuspage feeds every ${INTERVAL_S} s, half changing each minute; ${WARMUP} s warm-up, ${SECONDS} s measured`);
     await new Promise((r) => setTimeout(r, WARMUP * 1000));
 
@@ -153,10 +139,10 @@ async function main(): Promise<number> {
       }
     }, 1000);
     measuring = true;
-    const start = await ask();
+    const start = await child.mark();
     const t0 = process.hrtime.bigint();
     await new Promise((r) => setTimeout(r, SECONDS * 1000));
-    const end = await ask();
+    const end = await child.mark();
     measuring = false;
     const wallMicros = Number(process.hrtime.bigint() - t0) / 1000;
 
@@ -167,7 +153,7 @@ async function main(): Promise<number> {
       const state = versions.get(vendor)!;
       if (!state.served) continue;
       sampled++;
-      const res = await fetch(`http://127.0.0.1:${ready.port}/api/v2/services/v${vendor}`, { headers: { authorization: 'Bearer bench-key-0123456789' } });
+      const res = await fetch(`http://127.0.0.1:${child.port}/api/v2/services/v${vendor}`, { headers: { authorization: 'Bearer bench-key-0123456789' } });
       const body = (await res.json()) as { data: { attributes: { status: string } } };
       if (body.data.attributes.status === state.docs.indicator) agree++;
     }
@@ -203,8 +189,7 @@ async function main(): Promise<number> {
     return rows.every(([, , met]) => met !== 'NO') ? 0 : 1;
   } finally {
     clearInterval(changer);
-    child.send({ type: 'stop' });
-    await new Promise((r) => child.once('exit', r));
+    await child?.stop();
     fake.close();
     fake.closeAllConnections();
     rmSync(dir, { recursive: true, force: true });

@@ -7,28 +7,18 @@
  * Environment: BENCH_MONITORS (default 10000), BENCH_PROBE_SECONDS (measured window, default 120),
  * BENCH_PROBE_WARMUP_SECONDS (default 65: one full round of probes first).
  */
-import { fork } from 'node:child_process';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { recordResult } from './results.js';
+import { startServingChild } from './serving-child.js';
 
 const MONITORS = Number(process.env.BENCH_MONITORS ?? 10_000);
 const SECONDS = Number(process.env.BENCH_PROBE_SECONDS ?? 120);
 const WARMUP = Number(process.env.BENCH_PROBE_WARMUP_SECONDS ?? 65);
 const TARGETS = { lateShare: 0.01, cores: 0.5, rssMb: 300 };
-
-const here = fileURLToPath(new URL('.', import.meta.url));
-
-interface Mark {
-  type: 'mark';
-  cpuMicros: number;
-  stats: { started: number; late: number; completed: number };
-  maxRssKb: number;
-}
 
 async function main(): Promise<number> {
   let hits = 0;
@@ -53,23 +43,15 @@ async function main(): Promise<number> {
   const configPath = join(dir, 'statusbot.yml');
   writeFileSync(configPath, `${lines.join('\n')}\n`);
 
-  const child = fork(resolve(here, 'probe-entry.js'), [join(dir, 'statusbot.db'), configPath], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  const ask = (): Promise<Mark> =>
-    new Promise((ok) => {
-      child.once('message', (m: Mark) => ok(m));
-      child.send({ type: 'mark' });
-    });
+  let child: Awaited<ReturnType<typeof startServingChild>> | undefined;
   try {
-    await new Promise<void>((ok, fail) => {
-      child.once('message', () => ok());
-      child.once('exit', (code) => fail(new Error(`statusbot exited (${code}) before it was ready`)));
-    });
+    child = await startServingChild(join(dir, 'statusbot.db'), configPath);
     console.log(`probing bench: ${MONITORS} monitors every 60 s against a local target; ${WARMUP} s warm-up, ${SECONDS} s measured`);
     await new Promise((r) => setTimeout(r, WARMUP * 1000));
-    const start = await ask();
+    const start = await child.mark();
     const t0 = process.hrtime.bigint();
     await new Promise((r) => setTimeout(r, SECONDS * 1000));
-    const end = await ask();
+    const end = await child.mark();
     const wallMicros = Number(process.hrtime.bigint() - t0) / 1000;
 
     const started = end.stats.started - start.stats.started;
@@ -91,8 +73,7 @@ async function main(): Promise<number> {
     recordResult('probing', { monitors: MONITORS, seconds: SECONDS, started, late, lateShare, cores, peakRssMb: rssMb, date: new Date().toISOString() });
     return rows.every(([, , met]) => met !== 'NO') ? 0 : 1;
   } finally {
-    child.send({ type: 'stop' });
-    await new Promise((r) => child.once('exit', r));
+    await child?.stop();
     target.close();
     target.closeAllConnections();
     rmSync(dir, { recursive: true, force: true });
