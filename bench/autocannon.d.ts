@@ -11,6 +11,8 @@ declare module 'autocannon' {
     headers?: Record<string, string>;
     body?: string;
     timeout?: number;
+    /** A sequence each connection sends in turn; `setupRequest` may change each request before it is sent. */
+    requests?: Array<{ setupRequest?: (request: object) => object }>;
   }
 
   export interface Histogram {

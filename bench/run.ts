@@ -37,7 +37,13 @@ const ONLY = process.env.BENCH_ONLY ?? '';
 const API_KEY = 'bench-key-0123456789';
 const BOARD_ID = '5d0e8f8e-8b1c-4c55-9d7a-2f1f0c0f4a01';
 const SERVICE_ID = 1001;
-const CREATE_BODY = JSON.stringify({ service_id: SERVICE_ID, title: 'bench', description: 'x' });
+/**
+ * Creates go round the company's services, as a team's incidents do: PostgreSQL
+ * writes the incidents of one service one after the other (each moves that
+ * service's status and tells of it), those of different services side by side.
+ */
+const CREATE_SERVICES = Array.from({ length: 16 }, (_, i) => SERVICE_ID + 2 * i);
+const CREATE_BODIES = CREATE_SERVICES.map((id) => JSON.stringify({ service_id: id, title: 'bench', description: 'x' }));
 
 const TARGETS = { readRatio: 0.5, createRps: 2000, postgresCreateRps: 1500, createP99Ms: 25 };
 /** `sqlite`, or `sqlite,postgres` (the default): PostgreSQL with one replica and with two, load split across both. */
@@ -71,6 +77,9 @@ companies:
     custom_services:
       - { id: ${SERVICE_ID}, name: Bench API, urlname: bench-api }
       - { id: 1002, name: Bench Web, urlname: bench-web }
+${CREATE_SERVICES.slice(1)
+  .map((id) => `      - { id: ${id}, name: Bench service ${id}, urlname: bench-${id} }`)
+  .join('\n')}
     boards:
       - id: ${BOARD_ID}
         name: Vendors
@@ -87,7 +96,9 @@ companies:
     status_pages:
       - name: Bench status
         url: https://status.bench.example
-        services: [bench-api]
+        services: [bench-api, ${CREATE_SERVICES.slice(1)
+          .map((id) => `bench-${id}`)
+          .join(', ')}]
         subscribers:
           - { webhook: "https://hooks.bench.example/statusbot", secret: "0123456789abcdef0123" }
           - { webhook: "https://oncall.bench.example/hook", secret: "fedcba9876543210fedc" }
@@ -150,6 +161,8 @@ interface Endpoint {
   method: 'GET' | 'POST';
   path: string;
   body?: string;
+  /** Bodies sent in turn (the first is `body`). */
+  bodies?: readonly string[];
   status: number;
 }
 
@@ -180,6 +193,7 @@ function percentile(sorted: Float64Array, p: number): number {
  */
 async function load(ports: readonly number[], e: Endpoint, seconds: number): Promise<Run> {
   const latencies: number[] = [];
+  let sent = 0;
   const results = await Promise.all(
     ports.map((port) => {
       const instance = autocannon({
@@ -187,6 +201,7 @@ async function load(ports: readonly number[], e: Endpoint, seconds: number): Pro
         method: e.method,
         headers: headersFor(e),
         ...(e.body ? { body: e.body } : {}),
+        ...(e.bodies ? { requests: [{ setupRequest: (req: object) => ({ ...req, body: e.bodies![sent++ % e.bodies!.length] }) }] } : {}),
         connections: Math.max(1, Math.ceil(CONNECTIONS / ports.length)),
         duration: seconds,
         timeout: 10,
@@ -377,7 +392,7 @@ async function main(): Promise<number> {
       const all: Endpoint[] = [
         { label: 'GET /api/v2/incidents/:id', method: 'GET', path: `/api/v2/incidents/${incidentId}`, status: 200 },
         { label: 'GET /api/v2/boards/:id', method: 'GET', path: `/api/v2/boards/${BOARD_ID}`, status: 200 },
-        { label: 'POST /api/v2/incidents', method: 'POST', path: '/api/v2/incidents', body: CREATE_BODY, status: 201 },
+        { label: 'POST /api/v2/incidents', method: 'POST', path: '/api/v2/incidents', body: CREATE_BODIES[0]!, bodies: CREATE_BODIES, status: 201 },
       ];
       const endpoints = all.filter((e) => e.label.includes(ONLY));
       if (endpoints.length === 0) throw new Error(`BENCH_ONLY="${ONLY}" matches no endpoint`);

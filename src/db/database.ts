@@ -4,6 +4,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { CompiledQuery, Kysely, PostgresAdapter, PostgresDialect, SqliteDialect, SqliteDriver, sql } from 'kysely';
 import pg from 'pg';
 import type { DatabaseConnection, Driver, SqliteDatabase, SqliteStatement } from 'kysely';
+import { CHANGES_CHANNEL, ChangeFeed } from './change-feed.js';
 import type { Database } from './schema.js';
 
 export type Db = Kysely<Database>;
@@ -64,7 +65,7 @@ class ImmediateSqliteDialect extends SqliteDialect {
 
 const markers = new WeakMap<Db, () => string | Promise<string>>();
 
-/** How long a commit by another process may stay unseen by `changeMarker` (SQLite; PostgreSQL reads it each time). */
+/** How long a commit by another process may stay unseen by `changeMarker` (SQLite; on PostgreSQL, see ChangeFeed). */
 export const FOREIGN_CHANGE_DELAY_MS = 1;
 
 /**
@@ -72,9 +73,10 @@ export const FOREIGN_CHANGE_DELAY_MS = 1;
  * compare it. SQLite: at once for commits of this connection (total_changes, a
  * counter in memory), and within FOREIGN_CHANGE_DELAY_MS for commits of other
  * processes (data_version, which takes a file lock, so under load it is read
- * once per interval, not per call). PostgreSQL: the change counter that every
- * write transaction moves (see the writer), read with one small query, so a
- * write on any replica is seen by the very next read on every other.
+ * once per interval, not per call). PostgreSQL: the generation of the process's ChangeFeed, moved by
+ * every commit of any replica, which the writer waits to be heard everywhere
+ * before it answers; so a write on any replica is seen by the very next read
+ * on every other, without a round trip per read.
  */
 export function changeMarker(db: Db): string | Promise<string> {
   const marker = markers.get(db);
@@ -100,31 +102,43 @@ export const engineOf = (db: Kysely<unknown> | Db): 'postgres' | 'sqlite' => (db
 // PostgreSQL's bigint (times in milliseconds, ids, counts) comes back as a JavaScript number, as from SQLite.
 pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
 
-/** The name of the row in `meta` that counts changes, for changeMarker on PostgreSQL. */
-export const CHANGE_COUNTER = 'changes';
+const TRIGGER = 'statusbot_note_change';
 
 /**
  * PostgreSQL's counterpart of SQLite's total_changes and data_version: every
- * statement that writes a table (but `meta` itself) moves the change counter,
- * in its transaction, so a reader sees the new count exactly when it sees the
- * change. Applied after the migrations, for every table they created.
+ * statement that writes a table (but `meta` and the job leases, which no read
+ * shows) notifies CHANGES_CHANNEL with its transaction's id, delivered to
+ * every replica's ChangeFeed when the transaction commits (several
+ * notifications of one transaction are delivered as one). Applied at every
+ * start, after the migrations, for every table they created.
  */
-export async function countChangesOnPostgres(db: Db): Promise<void> {
-  await sql`
-    create or replace function statusbot_count_change() returns trigger language plpgsql as $$
-    begin
-      update meta set value = (value::bigint + 1)::text where key = ${sql.lit(CHANGE_COUNTER)};
-      return null;
-    end $$`.execute(db);
-  const { rows } = await sql<{ table_name: string }>`
-    select table_name from information_schema.tables
-    where table_schema = current_schema() and table_type = 'BASE TABLE'
-      and table_name not in ('meta', 'kysely_migration', 'kysely_migration_lock')`.execute(db);
-  for (const { table_name: table } of rows) {
-    await sql`drop trigger if exists statusbot_count_change on ${sql.table(table)}`.execute(db);
-    await sql`create trigger statusbot_count_change after insert or update or delete or truncate on ${sql.table(table)}
-      for each statement execute function statusbot_count_change()`.execute(db);
-  }
+export async function noteChangesOnPostgres(db: Db): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    // Replicas starting together take turns.
+    await sql`select pg_advisory_xact_lock(hashtext(${TRIGGER}))`.execute(trx);
+    await sql`
+      create or replace function ${sql.raw(TRIGGER)}() returns trigger language plpgsql as $$
+      begin
+        perform pg_notify(${sql.lit(CHANGES_CHANNEL)}, txid_current()::text);
+        return null;
+      end $$`.execute(trx);
+    const { rows } = await sql<{ table_name: string; noted: boolean; counted: boolean }>`
+      select t.table_name,
+        exists (select 1 from information_schema.triggers g where g.event_object_table = t.table_name
+                and g.event_object_schema = t.table_schema and g.trigger_name = ${TRIGGER}) as noted,
+        exists (select 1 from information_schema.triggers g where g.event_object_table = t.table_name
+                and g.event_object_schema = t.table_schema and g.trigger_name = 'statusbot_count_change') as counted
+      from information_schema.tables t
+      where t.table_schema = current_schema() and t.table_type = 'BASE TABLE'
+        and t.table_name not in ('meta', 'job_leases', 'kysely_migration', 'kysely_migration_lock')`.execute(trx);
+    for (const { table_name: table, noted, counted } of rows) {
+      // Databases made before replicas listened kept a counter row instead.
+      if (counted) await sql`drop trigger statusbot_count_change on ${sql.table(table)}`.execute(trx);
+      if (noted) continue;
+      await sql`create trigger ${sql.raw(TRIGGER)} after insert or update or delete or truncate on ${sql.table(table)}
+        for each statement execute function ${sql.raw(TRIGGER)}()`.execute(trx);
+    }
+  });
 }
 
 /** A database that cannot be used: it says where and why in one line (never a password). */
@@ -208,17 +222,70 @@ export async function assertDatabaseAnswers(db: Db): Promise<void> {
   }
 }
 
+const PREPARED_LIMIT = 1_000;
+const preparedNames = new Map<string, string>();
+
+/**
+ * Which name a statement is prepared under on PostgreSQL: parsing and planning
+ * cost more than running the small statements the API issues, so each SQL text
+ * is prepared once per connection and then only bound and run. Other
+ * statements (schema changes, transaction control) and texts beyond the first
+ * PREPARED_LIMIT (lists of varying length make new ones) run unprepared.
+ */
+function preparedNameOf(text: string): string | null {
+  let name = preparedNames.get(text);
+  if (name) return name;
+  if (preparedNames.size >= PREPARED_LIMIT || !/^\s*(select|insert|update|delete|with)\b/i.test(text)) return null;
+  name = `statusbot_${preparedNames.size + 1}`;
+  preparedNames.set(text, name);
+  return name;
+}
+
+/** A pg client that runs kysely's parameterized statements as named, prepared ones (see preparedNameOf). */
+class PreparingClient extends pg.Client {
+  // pg's query() has many overloads; kysely calls query(text, values).
+  override query(...args: unknown[]): never {
+    const [text, values] = args;
+    const name = typeof text === 'string' && Array.isArray(values) ? preparedNameOf(text) : null;
+    const run = super.query as (...a: unknown[]) => never;
+    return name ? run.call(this, { name, text, values }) : run.apply(this, args);
+  }
+}
+
+/** Ending the pool (kysely's destroy) also ends the change feed's connection. */
+class FeedClosingPool extends pg.Pool {
+  constructor(
+    private readonly feed: ChangeFeed,
+    config: pg.PoolConfig,
+  ) {
+    super(config);
+  }
+  override async end(): Promise<void> {
+    await this.feed.close();
+    return super.end();
+  }
+}
+
+const feeds = new WeakMap<Db, ChangeFeed>();
+const poolSizes = new WeakMap<Db, number>();
+
+/** PostgreSQL: the connections in the pool; SQLite: 1 (one connection). */
+export const poolSizeOf = (db: Db): number => poolSizes.get(db) ?? 1;
+
+/** The change feed of a PostgreSQL database (null for SQLite, where commits are seen through the file). */
+export const changeFeedOf = (db: Db): ChangeFeed | null => feeds.get(db) ?? null;
+
 function openPostgres(url: string, poolSize: number): Db {
   // A request waits at most 5 s for a connection: while the server is down, requests fail fast with 503.
-  const pool = new pg.Pool({ connectionString: url, max: poolSize, connectionTimeoutMillis: 5_000 });
+  const feed = new ChangeFeed(url);
+  const pool = new FeedClosingPool(feed, { connectionString: url, max: poolSize, connectionTimeoutMillis: 5_000, Client: PreparingClient });
   // An idle connection that breaks (a restart of the server) is replaced by the pool; it must not end the process.
   pool.on('error', () => undefined);
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   targets.set(db, targetOf(url));
-  markers.set(db, async () => {
-    const { rows } = await sql<{ value: string }>`select value from meta where key = ${CHANGE_COUNTER}`.execute(db);
-    return rows[0]?.value ?? '0';
-  });
+  feeds.set(db, feed);
+  poolSizes.set(db, poolSize);
+  markers.set(db, () => feed.marker());
   return db;
 }
 

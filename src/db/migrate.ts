@@ -1,7 +1,7 @@
 import { Migrator } from 'kysely';
 import type { MigrationResultSet } from 'kysely';
 import { migrations } from '../../migrations/index.js';
-import { assertDatabaseAnswers, countChangesOnPostgres, engineOf } from './database.js';
+import { assertDatabaseAnswers, noteChangesOnPostgres, engineOf } from './database.js';
 import type { Db } from './database.js';
 
 export interface MigrationReport {
@@ -21,6 +21,6 @@ export async function migrateToLatest(db: Db): Promise<MigrationReport> {
     throw new Error(`migration ${failed} failed: ${String(result.error)}`, { cause: result.error });
   }
   const applied = (result.results ?? []).map((r) => r.migrationName);
-  if (applied.length > 0 && engineOf(db) === 'postgres') await countChangesOnPostgres(db);
+  if (engineOf(db) === 'postgres') await noteChangesOnPostgres(db);
   return { applied };
 }

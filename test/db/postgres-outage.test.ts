@@ -38,9 +38,11 @@ async function startRelay(target: { host: string; port: number }) {
       return port;
     },
     async cut() {
-      await new Promise<void>((resolve) => server!.close(() => resolve()));
+      // close() waits for every connection to end: end them (an idle pool's and the change feed's never end by themselves).
+      const closed = new Promise<void>((resolve) => server!.close(() => resolve()));
       for (const s of sockets) s.destroy();
       sockets.clear();
+      await closed;
     },
     restore: open,
   };

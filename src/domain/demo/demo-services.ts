@@ -1,3 +1,4 @@
+import { lockServiceForChange } from '../../db/locks.js';
 import type { Kysely } from 'kysely';
 import type { Database, DemoBehaviour } from '../../db/schema.js';
 import type { DomainContext } from '../context.js';
@@ -52,6 +53,7 @@ export async function syncDemoServices(ctx: DomainContext): Promise<DemoChange[]
       .execute();
     const found: DemoChange[] = [];
     for (const service of services) {
+      await lockServiceForChange(trx, service.id);
       const synced = await syncedPeriod(trx, service.urlname);
       // Followers last heard of the status as it was at the previous sync; reads have shown the cycle move on since.
       const before = await statusOf(trx, service.id, synced === null ? now : synced * DEMO_PERIOD_MS);

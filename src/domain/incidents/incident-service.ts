@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { lockingRead } from '../../db/locks.js';
 import { prepared } from '../../db/prepared.js';
 import type { Database } from '../../db/schema.js';
 import type { Company } from '../companies/company.js';
@@ -8,7 +9,7 @@ import { enqueueIncidentAnnouncements, enqueueStatusChange } from '../notificati
 import { enqueueIncidentNotifications } from '../notifications/outbox.js';
 import type { ServiceStatus } from '../services/service.js';
 import { assertMayReadIncidentsOf, findVisibleService, toService } from '../services/service-access.js';
-import { statusOf } from '../services/service-status.js';
+import { statusBeforeChange, statusOf } from '../services/service-status.js';
 import { publishServiceStatus } from '../status-pages/status-pages.js';
 import { parseInput } from '../validation.js';
 import type { Incident, IncidentEvent, IncidentSummary } from './incident.js';
@@ -22,8 +23,9 @@ const DAY_MS = 86_400_000;
 /** Lists cover incidents created in the last 30 days, plus any still unresolved. */
 export const HISTORY_WINDOW_MS = 30 * DAY_MS;
 
-const ownedService = prepared<'id' | 'company', { id: number }>((db, p) =>
-  db.selectFrom('services').select('id').where('id', '=', p.id).where('company_id', '=', p.company),
+/** The company's service, locked for the change (see lockServiceForChange). */
+const ownedServiceForChange = prepared<'id' | 'company', { id: number }>((db, p) =>
+  lockingRead(db, db.selectFrom('services').select('id').where('id', '=', p.id).where('company_id', '=', p.company)),
 );
 
 const insertIncident = prepared<'service' | 'title' | 'status' | 'description' | 'resolved' | 'now' | 'resolvedAt', { id: number }>(
@@ -83,7 +85,7 @@ export async function listServiceIncidents(
 export async function createIncident(ctx: DomainContext, company: Company, raw: unknown): Promise<Incident> {
   const input = parseInput(createIncidentInput, raw);
   return ctx.write(async (trx) => {
-    const [service] = await ownedService(trx, { id: input.service_id, company: company.id });
+    const [service] = await ownedServiceForChange(trx, { id: input.service_id, company: company.id });
     if (!service) {
       throw new DomainError('invalid_input', 'service_id must be the id of a custom service of your company', [
         { path: ['service_id'], message: 'service_id must be the id of a custom service of your company' },
@@ -119,7 +121,7 @@ export async function updateIncident(ctx: DomainContext, company: Company, id: n
     };
     const transition = applyUpdate(current, input, now);
     if (transition.event === null) return loadIncident(ctx, trx, row);
-    const before = await statusOf(trx, row.service_id, now);
+    const before = await statusBeforeChange(trx, row.service_id, now);
     await trx
       .updateTable('incidents')
       .set({
@@ -142,7 +144,7 @@ export async function deleteIncident(ctx: DomainContext, company: Company, id: n
     const now = ctx.clock.now().getTime();
     const row = await findOwnedIncidentRow(trx, company, id, now);
     const last = await loadIncident(ctx, trx, row);
-    const before = await statusOf(trx, row.service_id, now);
+    const before = await statusBeforeChange(trx, row.service_id, now);
     await trx.deleteFrom('incidents').where('id', '=', row.id).execute();
     await announce(ctx, trx, company, { event: 'deleted', incident: last, updatePosted: false, before, now });
   });

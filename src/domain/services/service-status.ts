@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { lockServiceForChange } from '../../db/locks.js';
 import { prepared } from '../../db/prepared.js';
 import type { Database } from '../../db/schema.js';
 import { openAt } from '../demo/demo-view.js';
@@ -97,4 +98,14 @@ export async function statusOf(db: Kysely<Database>, serviceId: number, now: num
   if (flags?.major) return 'major';
   if (flags?.minor) return 'minor';
   return 'ok';
+}
+
+/**
+ * The status before a change of the service's incidents or feed, read under
+ * the service's lock: changes of one service run one after the other, so each
+ * tells of a status move once, from what the one before it left.
+ */
+export async function statusBeforeChange(trx: Kysely<Database>, serviceId: number, now: number): Promise<ServiceStatus> {
+  await lockServiceForChange(trx, serviceId);
+  return statusOf(trx, serviceId, now);
 }

@@ -1,3 +1,4 @@
+import { lockServiceForChange } from '../../db/locks.js';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { DomainContext } from '../context.js';
@@ -39,6 +40,7 @@ export async function applyVendorSnapshot(
 ): Promise<{ changes: number; first: boolean }> {
   const now = ctx.clock.now().getTime();
   return ctx.write(async (trx) => {
+    await lockServiceForChange(trx, feed.serviceId);
     const state = await trx
       .selectFrom('vendor_feeds')
       .select(['ingested', 'last_checked_at'])
