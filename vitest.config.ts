@@ -29,6 +29,8 @@ else if (process.env.CI === 'true') throw new Error(`the PostgreSQL tests need a
 else console.log(`PostgreSQL tests skipped: no server answers at ${POSTGRES_URL} (${missing}); set STATUSBOT_TEST_POSTGRES_URL`);
 
 export default defineConfig({
+  // Pages are JSX rendered to strings with Preact (as tsconfig.json says for tsc).
+  esbuild: { jsx: 'automatic', jsxImportSource: 'preact' },
   test: {
     testTimeout: 30_000,
     hookTimeout: 30_000,

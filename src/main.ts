@@ -13,6 +13,7 @@ import type { DomainContext } from './domain/context.js';
 import { applySetup } from './domain/setup/apply-setup.js';
 import { DEMO_BOARD_ID, seedDemoCompany } from './domain/setup/demo-setup.js';
 import { createHttpServer } from './http/server.js';
+import { publicRoutes } from './http/pages/public-routes.js';
 import type { Logger } from './core/logger.js';
 import type { RawHandler } from './core/raw-handler.js';
 import type { ChatFront } from '../adapters/chat/chat-front.js';
@@ -155,6 +156,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       rateLimitPerMinute: config.rateLimitPerMinute,
       ready: () => ready,
       rawHandlers: Object.assign({}, ...fronts.map((f) => f.rawHandlers)) as Record<string, RawHandler>,
+      publicRoutes,
     });
     const listening = server;
     await new Promise<void>((resolve, reject) => {

@@ -66,15 +66,57 @@ const board = z.strictObject({
     .default([]),
 });
 
-/** A webhook that receives the company's incident notifications, signed with its secret. */
-const subscriber = z.strictObject({ webhook: httpUrl, secret: z.string().min(16).max(512) });
+/**
+ * A webhook that receives the page's incident notifications, signed with its
+ * secret; or an email address that receives them by mail (confirmed, as the
+ * config names it).
+ */
+const subscriber = z.union([
+  z.strictObject({ webhook: httpUrl, secret: z.string().min(16).max(512) }),
+  z.strictObject({ email: z.email({ error: 'must be an email address' }).max(254) }),
+]);
 
 const statusPage = z.strictObject({
   name,
-  url: httpUrl,
+  /** Served at {public_url}/status/{slug}; default: the name in kebab-case. */
+  slug: z
+    .string()
+    .regex(/^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$/, { error: 'must be lowercase letters, digits and dashes, like acme' })
+    .optional(),
+  /** Its public address when a proxy serves it on a host of its own. */
+  url: httpUrl.optional(),
+  /** The company's custom services shown. */
   services: z.array(urlname).default([]),
+  /** Catalog services shown live beside them. */
+  third_party: z.array(urlname).default([]),
+  /** Custom monitors of the company, by id, shown with uptime and response time. */
+  monitors: z.array(id).default([]),
   subscribers: z.array(subscriber).default([]),
 });
+
+/** Where mail to status page subscribers is sent from. */
+const smtp = z.strictObject({
+  url: z.url({ protocol: /^smtps?$/, error: 'must be an smtp:// or smtps:// URL, such as smtp://127.0.0.1:2525' }),
+  from: z
+    .string()
+    .trim()
+    .min(3)
+    .max(320)
+    .refine((v) => /^(?:[^<>]*<[^\s@<>]+@[^\s@<>]+>|[^\s@<>]+@[^\s@<>]+)$/.test(v), {
+      error: 'must be an address, such as "Acme status <status@acme.example>"',
+    }),
+});
+
+/** Kebab-case of a page's name, its slug when none is given. */
+export const slugOf = (name: string): string =>
+  name
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 64)
+    .replace(/-+$/, '') || 'status';
 
 /** A channel and what it follows; `slack` or `discord` names the channel id. */
 const channel = z
@@ -118,6 +160,7 @@ const company = z.strictObject({
 export const configFileSchema = z
   .strictObject({
     public_url: httpUrl.optional(),
+    smtp: smtp.optional(),
     rate_limit: z.strictObject({ per_minute: z.int().min(1).max(10_000_000) }).optional(),
     /** The probing region of this process, named in monitor incidents. */
     region: z.string().trim().min(1).max(64).default('local'),
@@ -200,6 +243,12 @@ export const configFileSchema = z
       'board id',
       config.companies.flatMap((c, i) =>
         c.boards.map((b, j) => ({ value: b.id.toLowerCase(), path: ['companies', i, 'boards', j, 'id'] })),
+      ),
+    );
+    seen(
+      'status page slug',
+      config.companies.flatMap((c, i) =>
+        c.status_pages.map((p, j) => ({ value: p.slug ?? slugOf(p.name), path: ['companies', i, 'status_pages', j, p.slug ? 'slug' : 'name'] })),
       ),
     );
     seen(

@@ -143,9 +143,41 @@ export interface StatusPagesTable {
   id: Generated<number>;
   company_id: number;
   name: string;
+  /** The page's public address: the configured url, else {public_url}/status/{slug}. */
   url: string;
+  /** Served at {public_url}/status/{slug}. */
+  slug: string;
+  /** The host of the configured url when the page has one of its own (served at / for that Host), else null. */
+  host: string | null;
+  /** JSON list of catalog service urlnames shown live beside the company's services. */
+  third_party: Generated<string>;
+  /** JSON list of custom monitor ids shown with uptime and response time. */
+  monitors: Generated<string>;
   created_at: number;
   updated_at: number;
+}
+
+export interface EmailSubscribersTable {
+  id: Generated<number>;
+  status_page_id: number;
+  email: string;
+  state: 'pending' | 'confirmed';
+  origin: 'config' | 'form';
+  /** JSON list of the service ids followed; null: all the page shows. */
+  services: string | null;
+  created_at: number;
+  confirmed_at: number | null;
+}
+
+/** Probe results of a custom monitor, rolled up per hour. */
+export interface ProbeHoursTable {
+  monitor_id: number;
+  /** Start of the hour, epoch ms. */
+  hour: number;
+  probes: number;
+  ups: number;
+  total_ms: number;
+  max_ms: number;
 }
 
 export interface StatusPageServicesTable {
@@ -253,6 +285,8 @@ export interface Database {
   status_pages: StatusPagesTable;
   status_page_services: StatusPageServicesTable;
   subscribers: SubscribersTable;
+  email_subscribers: EmailSubscribersTable;
+  probe_hours: ProbeHoursTable;
   outbox: OutboxTable;
   meta: MetaTable;
   job_leases: JobLeasesTable;

@@ -9,6 +9,8 @@ import type { DomainContext } from '../domain/context.js';
 import { DomainError } from '../domain/errors.js';
 import { readEpoch } from '../domain/read-epoch.js';
 import { HttpProblem, renderError } from './http-errors.js';
+import { createPublicRouter } from './pages/public-router.js';
+import type { PublicRoute } from './pages/public-route.js';
 import { createRateLimiter } from './rate-limiter.js';
 import { routes } from './routes.js';
 import type { Reply, Route } from './routes.js';
@@ -24,6 +26,8 @@ export interface HttpServerOptions {
   /** Answers /healthz with 200 once true. */
   ready: () => boolean;
   rawHandlers?: Record<string, RawHandler>;
+  /** The public pages (status pages, tracker pages, feeds, subscriptions). */
+  publicRoutes?: readonly PublicRoute[];
 }
 
 interface CompiledRoute {
@@ -163,6 +167,7 @@ export function createHttpServer(options: HttpServerOptions): Server {
   const { ctx, logger } = options;
   const limiter = createRateLimiter(options.rateLimitPerMinute);
   const cache = new Map<string, { epoch: string; payload: Buffer }>();
+  const publicPages = createPublicRouter(ctx, options.publicRoutes ?? []);
 
   function takeToken(caller: string): void {
     const limit = limiter.take(caller, Date.now());
@@ -224,6 +229,7 @@ export function createHttpServer(options: HttpServerOptions): Server {
         await handleApi(req, path, new URLSearchParams(q === -1 ? '' : target.slice(q + 1)), res);
         return;
       }
+      if (await publicPages(req, res, path, new URLSearchParams(q === -1 ? '' : target.slice(q + 1)))) return;
       const raw = options.rawHandlers?.[path];
       if (raw) {
         await raw(req, res, await readBody(req));

@@ -7,6 +7,8 @@ import { DEMO_SERVICES } from '../demo/demo-services.js';
 import { invalidInput } from '../errors.js';
 import { statusOf } from '../services/service-status.js';
 import { applyChat } from './apply-chat.js';
+import { applyStatusPages } from './apply-status-pages.js';
+import { catalogServiceId, serviceIdOf } from './setup-lookups.js';
 import type { Path } from './apply-chat.js';
 import type { CatalogServiceSpec, CompanySpec, Setup } from './setup.js';
 
@@ -50,7 +52,7 @@ export async function applySetup(ctx: DomainContext, setup: Setup): Promise<Appl
       }
     }
     for (const [i, company] of setup.companies.entries()) {
-      await applyCompanyResources(trx, companyIds[i]!, company, now, ['companies', i]);
+      await applyCompanyResources(trx, companyIds[i]!, company, now, ['companies', i], ctx.publicUrl);
     }
   });
   // Plans and settings may have changed: authenticate afresh.
@@ -165,6 +167,7 @@ async function applyCompanyResources(
   spec: CompanySpec,
   now: number,
   path: Path,
+  publicUrl: string,
 ): Promise<void> {
   await trx.deleteFrom('company_monitored_services').where('company_id', '=', companyId).execute();
   for (const [i, urlname] of spec.monitored_services.entries()) {
@@ -226,80 +229,7 @@ async function applyCompanyResources(
     }
   }
 
-  for (const [i, p] of spec.status_pages.entries()) {
-    const at: Path = [...path, 'status_pages', i];
-    let page = await trx
-      .selectFrom('status_pages')
-      .select('id')
-      .where('company_id', '=', companyId)
-      .where('url', '=', p.url)
-      .executeTakeFirst();
-    if (page) {
-      await trx.updateTable('status_pages').set({ name: p.name }).where('id', '=', page.id).execute();
-    } else {
-      page = await trx
-        .insertInto('status_pages')
-        .values({ company_id: companyId, name: p.name, url: p.url, created_at: now, updated_at: now })
-        .returning('id')
-        .executeTakeFirstOrThrow();
-    }
-    const pageId = page.id;
-    const serviceIds: number[] = [];
-    for (const [j, urlname] of p.services.entries()) {
-      const serviceId = await serviceIdOf(trx, urlname, companyId, [...at, 'services', j], true);
-      serviceIds.push(serviceId);
-      await trx
-        .insertInto('status_page_services')
-        .values({ status_page_id: pageId, service_id: serviceId, status: await statusOf(trx, serviceId, now), updated_at: now })
-        .onConflict((oc) => oc.doNothing())
-        .execute();
-    }
-    let unlink = trx.deleteFrom('status_page_services').where('status_page_id', '=', pageId);
-    if (serviceIds.length > 0) unlink = unlink.where('service_id', 'not in', serviceIds);
-    await unlink.execute();
-
-    const kept: number[] = [];
-    for (const sub of p.subscribers) {
-      const [kind, target, secret] = ['webhook', sub.webhook, sub.secret] as const;
-      const row = await trx
-        .insertInto('subscribers')
-        .values({ status_page_id: pageId, kind, target, secret, created_at: now })
-        .onConflict((oc) => oc.columns(['status_page_id', 'kind', 'target']).doUpdateSet({ secret }))
-        .returning('id')
-        .executeTakeFirstOrThrow();
-      kept.push(row.id);
-    }
-    let drop = trx.deleteFrom('subscribers').where('status_page_id', '=', pageId);
-    if (kept.length > 0) drop = drop.where('id', 'not in', kept);
-    await drop.execute();
-  }
+  await applyStatusPages(trx, { companyId, pages: spec.status_pages, publicUrl, now, path });
 
   await applyChat(trx, companyId, spec, now, path);
-}
-
-/** A catalog service, or (when allowed) one of the company's custom services. */
-async function serviceIdOf(
-  trx: Kysely<Database>,
-  urlname: string,
-  companyId: number,
-  path: Path,
-  customOnly = false,
-): Promise<number> {
-  const row = await trx.selectFrom('services').select(['id', 'company_id']).where('urlname', '=', urlname).executeTakeFirst();
-  const fits = row && (customOnly ? row.company_id === companyId : row.company_id === null || row.company_id === companyId);
-  if (!row || !fits) {
-    throw invalidInput(path, customOnly ? `${urlname} is not a custom service of this company` : `unknown service ${urlname}`);
-  }
-  return row.id;
-}
-
-async function catalogServiceId(trx: Kysely<Database>, urlname: string, path: Path): Promise<number> {
-  const row = await trx
-    .selectFrom('services')
-    .select('id')
-    .where('urlname', '=', urlname)
-    .where('company_id', 'is', null)
-    .executeTakeFirst();
-  if (!row) throw invalidInput(path, `${urlname} is not a third-party service in the catalog`);
-  return row.id;
 }

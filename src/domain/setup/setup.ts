@@ -39,12 +39,7 @@ export interface CompanySpec {
     interval_seconds: number;
   }[];
   boards: { id: string; name: string; urlname: string; services: { urlname: string; tags: string[] }[] }[];
-  status_pages: {
-    name: string;
-    url: string;
-    services: string[];
-    subscribers: { webhook: string; secret: string }[];
-  }[];
+  status_pages: StatusPageSpec[];
   slack?: { team_id?: string | undefined; admins: string[] } | undefined;
   discord?: { guild_id: string } | undefined;
   channels: {
@@ -55,4 +50,16 @@ export interface CompanySpec {
     monitors: number[];
     boards: { board: string; schedule: string; timezone: string; only_on_change: boolean; edit_in_place: boolean }[];
   }[];
+}
+
+export interface StatusPageSpec {
+  name: string;
+  /** Default: the name in kebab-case. */
+  slug?: string | undefined;
+  /** Default: {public_url}/status/{slug}. */
+  url?: string | undefined;
+  services: string[];
+  third_party: string[];
+  monitors: number[];
+  subscribers: ({ webhook: string; secret: string } | { email: string })[];
 }

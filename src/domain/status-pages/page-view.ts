@@ -1,0 +1,293 @@
+import type { DomainContext } from '../context.js';
+import { notFound } from '../errors.js';
+import type { Incident, IncidentSummary, Severity } from '../incidents/incident.js';
+import { findIncidentRow, incidentRow, loadIncident, toSummary } from '../incidents/incident-repository.js';
+import type { ServiceStatus } from '../services/service.js';
+import { serviceTrackerUrl } from '../services/service.js';
+import { statusesOf } from '../services/service-status.js';
+import type { VendorComponent } from '../vendors/vendor-snapshot.js';
+import { findPage } from './page-directory.js';
+import type { PublicPage } from './page-directory.js';
+
+export const DAY_MS = 86_400_000;
+/** Days in a service's bar. */
+export const BAR_DAYS = 90;
+/** Past incidents per page of the history. */
+export const HISTORY_PAGE_SIZE = 20;
+
+/** One day of a service's bar: its worst status, how much of it was up, and its incidents. */
+export interface DayView {
+  /** Start of the day (UTC). */
+  start: Date;
+  /** The worst status of the day; `none` before the service was shown (no data). */
+  status: ServiceStatus | 'none';
+  /** Share of the day (up to now) outside major incidents, 0..1; null without data. */
+  uptime: number | null;
+  incidents: { id: number; title: string; status: Severity }[];
+}
+
+export interface PageServiceView {
+  id: number;
+  name: string;
+  urlname: string;
+  status: ServiceStatus;
+  days: DayView[];
+  /** Over the days with data; null without any. */
+  uptime: number | null;
+}
+
+export interface MaintenanceView {
+  serviceName: string;
+  startsAt: Date;
+  endsAt: Date;
+  /** Under way now (else upcoming). */
+  active: boolean;
+}
+
+export interface VendorView {
+  name: string;
+  urlname: string;
+  status: ServiceStatus;
+  components: VendorComponent[];
+  trackerUrl: string;
+  /** Titles of the vendor's open incidents. */
+  open: { id: number; title: string }[];
+}
+
+export interface PageView {
+  page: PublicPage;
+  /** The worst status of the page's services. */
+  status: ServiceStatus;
+  services: PageServiceView[];
+  /** Open incidents of the page's services, newest first, with their timelines. */
+  open: Incident[];
+  /** Resolved incidents of the last 7 days, newest first. */
+  recent: IncidentSummary[];
+  maintenance: MaintenanceView[];
+  vendors: VendorView[];
+  /** When anything shown last changed. */
+  updatedAt: Date;
+}
+
+const RANK: Record<ServiceStatus | 'none', number> = { none: 0, ok: 1, maintenance: 2, minor: 3, major: 4 };
+export const worstOf = <S extends ServiceStatus | 'none'>(statuses: readonly S[], fallback: S): S =>
+  statuses.reduce((worst, s) => (RANK[s] > RANK[worst] ? s : worst), fallback);
+
+const dayStartOf = (ms: number): number => Math.floor(ms / DAY_MS) * DAY_MS;
+
+async function pageServices(ctx: DomainContext, pageId: number) {
+  return ctx.db
+    .selectFrom('status_page_services')
+    .innerJoin('services', 'services.id', 'status_page_services.service_id')
+    .select(['services.id', 'services.name', 'services.urlname', 'services.created_at', 'status_page_services.updated_at'])
+    .where('status_page_services.status_page_id', '=', pageId)
+    .orderBy('services.name')
+    .orderBy('services.id')
+    .execute();
+}
+
+/** Incidents of the services touching [since, now], as they read now; user reports are not shown. */
+async function incidentsSince(ctx: DomainContext, serviceIds: number[], since: number, now: number): Promise<IncidentSummary[]> {
+  if (serviceIds.length === 0) return [];
+  const rows = await incidentRow(ctx.db, now)
+    .where('incidents.service_id', 'in', serviceIds)
+    .where('incidents.user_generated', '=', 0)
+    .where((eb) => eb.or([eb('incidents.resolved', '=', 0), eb('incidents.resolved_at', '>=', since), eb('incidents.created_at', '>=', since)]))
+    .orderBy('incidents.created_at', 'desc')
+    .orderBy('incidents.id', 'desc')
+    .execute();
+  return rows.map((row) => toSummary(row, now));
+}
+
+/** The service's bar: one day per cell, oldest first, the last one today. */
+function daysOf(
+  service: { id: number; created_at: number },
+  incidents: readonly IncidentSummary[],
+  windows: readonly { starts_at: number; ends_at: number }[],
+  now: number,
+): DayView[] {
+  const today = dayStartOf(now);
+  const shownSince = dayStartOf(service.created_at);
+  const days: DayView[] = [];
+  for (let i = BAR_DAYS - 1; i >= 0; i--) {
+    const start = today - i * DAY_MS;
+    const end = Math.min(start + DAY_MS, now);
+    // Incidents that began before the service was shown still count from the day they touch.
+    const touching = incidents.filter((inc) => inc.createdAt.getTime() < end && (inc.resolvedAt?.getTime() ?? now) > start);
+    if (start < shownSince && touching.length === 0) {
+      days.push({ start: new Date(start), status: 'none', uptime: null, incidents: [] });
+      continue;
+    }
+    const down = mergedLength(
+      touching
+        .filter((inc) => inc.status === 'major')
+        .map((inc) => [Math.max(start, inc.createdAt.getTime()), Math.min(end, inc.resolvedAt?.getTime() ?? now)] as const),
+    );
+    const inMaintenance = windows.some((w) => w.starts_at < end && w.ends_at > start);
+    const worst = worstOf(
+      touching.map((inc) => inc.status),
+      inMaintenance ? ('maintenance' as ServiceStatus) : 'ok',
+    );
+    days.push({
+      start: new Date(start),
+      status: worst,
+      uptime: end > start ? Math.max(0, 1 - down / (end - start)) : 1,
+      incidents: touching.map((inc) => ({ id: inc.id, title: inc.title, status: inc.status })),
+    });
+  }
+  return days;
+}
+
+function mergedLength(intervals: readonly (readonly [number, number])[]): number {
+  const sorted = intervals.filter(([a, b]) => b > a).sort((x, y) => x[0] - y[0]);
+  let total = 0;
+  let [from, to] = [Number.NaN, Number.NaN];
+  for (const [a, b] of sorted) {
+    if (Number.isNaN(from) || a > to) {
+      if (!Number.isNaN(from)) total += to - from;
+      [from, to] = [a, b];
+    } else to = Math.max(to, b);
+  }
+  return Number.isNaN(from) ? total : total + (to - from);
+}
+
+async function vendorsOf(ctx: DomainContext, urlnames: readonly string[], now: number): Promise<VendorView[]> {
+  if (urlnames.length === 0) return [];
+  const rows = await ctx.db
+    .selectFrom('services')
+    .leftJoin('vendor_feeds', 'vendor_feeds.service_id', 'services.id')
+    .select(['services.id', 'services.name', 'services.urlname', 'vendor_feeds.components'])
+    .where('services.urlname', 'in', [...urlnames])
+    .where('services.company_id', 'is', null)
+    .execute();
+  const statuses = await statusesOf(ctx.db, rows.map((r) => r.id), now);
+  const open = await incidentRow(ctx.db, now)
+    .where('incidents.service_id', 'in', rows.length > 0 ? rows.map((r) => r.id) : [-1])
+    .where('incidents.resolved', '=', 0)
+    .where('incidents.user_generated', '=', 0)
+    .orderBy('incidents.created_at', 'desc')
+    .execute();
+  const openNow = open.map((row) => toSummary(row, now)).filter((i) => !i.resolved);
+  const byUrlname = new Map(rows.map((r) => [r.urlname, r]));
+  return urlnames.flatMap((urlname) => {
+    const row = byUrlname.get(urlname);
+    if (!row) return [];
+    return [
+      {
+        name: row.name,
+        urlname: row.urlname,
+        status: statuses.get(row.id) ?? 'ok',
+        components: row.components ? (JSON.parse(row.components) as VendorComponent[]) : [],
+        trackerUrl: serviceTrackerUrl(ctx.publicUrl, row.urlname),
+        open: openNow.filter((i) => i.serviceId === row.id).map((i) => ({ id: i.id, title: i.title })),
+      },
+    ];
+  });
+}
+
+/** Everything `GET /status/{slug}` shows, read at the clock's now. */
+export async function pageView(ctx: DomainContext, slug: string): Promise<PageView> {
+  const page = await findPage(ctx, slug);
+  const now = ctx.clock.now().getTime();
+  const services = await pageServices(ctx, page.id);
+  const ids = services.map((s) => s.id);
+  const since = dayStartOf(now) - (BAR_DAYS - 1) * DAY_MS;
+  const [statuses, incidents, windows, vendors] = await Promise.all([
+    statusesOf(ctx.db, ids, now),
+    incidentsSince(ctx, ids, since, now),
+    ids.length === 0
+      ? Promise.resolve([])
+      : ctx.db
+          .selectFrom('maintenance_windows')
+          .innerJoin('services', 'services.id', 'maintenance_windows.service_id')
+          .select(['maintenance_windows.service_id', 'maintenance_windows.starts_at', 'maintenance_windows.ends_at', 'services.name'])
+          .where('maintenance_windows.service_id', 'in', ids)
+          .where('maintenance_windows.ends_at', '>', since)
+          .orderBy('maintenance_windows.starts_at')
+          .execute(),
+    vendorsOf(ctx, page.thirdParty, now),
+  ]);
+  const views: PageServiceView[] = services.map((s) => {
+    const days = daysOf(
+      s,
+      incidents.filter((i) => i.serviceId === s.id),
+      windows.filter((w) => w.service_id === s.id),
+      now,
+    );
+    const measured = days.filter((d) => d.uptime !== null);
+    return {
+      id: s.id,
+      name: s.name,
+      urlname: s.urlname,
+      status: statuses.get(s.id) ?? 'ok',
+      days,
+      uptime: measured.length === 0 ? null : measured.reduce((sum, d) => sum + d.uptime!, 0) / measured.length,
+    };
+  });
+  const openRows = incidents.filter((i) => !i.resolved);
+  const open: Incident[] = [];
+  for (const summary of openRows) {
+    const row = await findIncidentRow(ctx.db, summary.id, now);
+    if (row) open.push(await loadIncident(ctx, ctx.db, row));
+  }
+  const weekAgo = now - 7 * DAY_MS;
+  const recent = incidents.filter((i) => i.resolved && (i.resolvedAt?.getTime() ?? 0) >= weekAgo);
+  const changes = [
+    ...services.map((s) => s.updated_at),
+    ...incidents.map((i) => i.updatedAt.getTime()),
+    ...windows.map((w) => (w.starts_at <= now ? w.starts_at : 0)),
+  ];
+  return {
+    page,
+    status: worstOf(
+      views.map((v) => v.status),
+      'ok',
+    ),
+    services: views,
+    open,
+    recent,
+    maintenance: windows
+      .filter((w) => w.ends_at > now)
+      .map((w) => ({ serviceName: w.name, startsAt: new Date(w.starts_at), endsAt: new Date(w.ends_at), active: w.starts_at <= now })),
+    vendors,
+    updatedAt: new Date(Math.max(0, ...changes)),
+  };
+}
+
+/** One incident of the page's services, with its whole timeline; not_found for any other. */
+export async function pageIncident(ctx: DomainContext, slug: string, id: number): Promise<{ page: PublicPage; incident: Incident }> {
+  const page = await findPage(ctx, slug);
+  const now = ctx.clock.now().getTime();
+  const row = await findIncidentRow(ctx.db, id, now);
+  if (!row || row.user_generated === 1) throw notFound('incident');
+  const shown = await ctx.db
+    .selectFrom('status_page_services')
+    .select('service_id')
+    .where('status_page_id', '=', page.id)
+    .where('service_id', '=', row.service_id)
+    .executeTakeFirst();
+  if (!shown) throw notFound('incident');
+  return { page, incident: await loadIncident(ctx, ctx.db, row) };
+}
+
+/** Past (resolved) incidents of the page's services, newest first, `HISTORY_PAGE_SIZE` per page (1-based). */
+export async function pageHistory(
+  ctx: DomainContext,
+  slug: string,
+  pageNumber: number,
+): Promise<{ page: PublicPage; incidents: IncidentSummary[]; more: boolean }> {
+  const page = await findPage(ctx, slug);
+  const now = ctx.clock.now().getTime();
+  const ids = (await pageServices(ctx, page.id)).map((s) => s.id);
+  if (ids.length === 0) return { page, incidents: [], more: false };
+  const rows = await incidentRow(ctx.db, now)
+    .where('incidents.service_id', 'in', ids)
+    .where('incidents.user_generated', '=', 0)
+    .orderBy('incidents.created_at', 'desc')
+    .orderBy('incidents.id', 'desc')
+    .limit(HISTORY_PAGE_SIZE + 1)
+    .offset((pageNumber - 1) * HISTORY_PAGE_SIZE)
+    .execute();
+  const incidents = rows.map((row) => toSummary(row, now));
+  return { page, incidents: incidents.slice(0, HISTORY_PAGE_SIZE), more: incidents.length > HISTORY_PAGE_SIZE };
+}

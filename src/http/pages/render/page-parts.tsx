@@ -1,0 +1,138 @@
+import type { Incident, IncidentSummary } from '../../../domain/incidents/incident.js';
+import type { ServiceStatus } from '../../../domain/services/service.js';
+import type { DayView } from '../../../domain/status-pages/page-view.js';
+
+/** Words for a status: never shown by colour alone. */
+export const STATUS_WORDS: Record<ServiceStatus, string> = {
+  ok: 'Operational',
+  minor: 'Degraded',
+  major: 'Major outage',
+  maintenance: 'Under maintenance',
+};
+
+export const BANNER_WORDS: Record<ServiceStatus, string> = {
+  ok: 'All systems operational',
+  minor: 'Some systems are degraded',
+  major: 'Major outage',
+  maintenance: 'Maintenance under way',
+};
+
+const STAGE_WORDS: Record<string, string> = {
+  investigating: 'Investigating',
+  identified: 'Identified',
+  monitoring: 'Monitoring',
+  resolved: 'Resolved',
+};
+
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+const pad = (n: number) => String(n).padStart(2, '0');
+
+/** "23 Nov 2026, 13:27 UTC" (pages are rendered once for every reader, so in UTC). */
+export const dateTimeText = (d: Date): string =>
+  `${d.getUTCDate()} ${MONTHS[d.getUTCMonth()]} ${d.getUTCFullYear()}, ${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())} UTC`;
+export const dayText = (d: Date): string => `${d.getUTCDate()} ${MONTHS[d.getUTCMonth()]} ${d.getUTCFullYear()}`;
+
+export function When(props: { at: Date; day?: boolean }) {
+  return <time datetime={props.at.toISOString()}>{props.day ? dayText(props.at) : dateTimeText(props.at)}</time>;
+}
+
+export function Status(props: { status: ServiceStatus }) {
+  return <span class={`status ${props.status}`}>{STATUS_WORDS[props.status]}</span>;
+}
+
+export const percent = (share: number): string => {
+  const p = share * 100;
+  return `${p === 100 || p === 0 ? p.toFixed(0) : p >= 99.99 ? '99.99' : p.toFixed(2)}%`;
+};
+
+// Bar cells are many (90 per service): short class names keep pages small. o ok, n minor, j major, m maintenance, x no data.
+const CELL: Record<DayView['status'], string> = { ok: 'o', minor: 'n', major: 'j', maintenance: 'm', none: 'x' };
+
+/** 90 days, one cell each, with the day's status, uptime and incidents on hover or keyboard focus (no script). */
+export function DayBars(props: { days: readonly DayView[]; label: string }) {
+  return (
+    <>
+      <ol class="days" aria-label={props.label}>
+        {props.days.map((d) => (
+          <li class={CELL[d.status]} tabindex={0}>
+            <p>
+              <b>{dayText(d.start)}</b>{' '}
+              {d.status === 'none'
+                ? 'No data'
+                : `${STATUS_WORDS[d.status]}, ${percent(d.uptime ?? 1)} up${d.incidents.length === 0 ? ', no incidents' : ''}`}
+              {d.incidents.map((i) => (
+                <>
+                  <br />
+                  {`${i.status === 'major' ? 'Major' : 'Minor'}: ${i.title}`}
+                </>
+              ))}
+            </p>
+          </li>
+        ))}
+      </ol>
+      <div class="bar-legend" aria-hidden="true">
+        <span>{props.days.length} days ago</span>
+        <span>Today</span>
+      </div>
+    </>
+  );
+}
+
+export function Timeline(props: { incident: Incident }) {
+  return (
+    <ol class="timeline">
+      {[...props.incident.updates].reverse().map((u) => (
+        <li>
+          <span class="stage">{STAGE_WORDS[u.stage] ?? u.stage}</span> <When at={u.createdAt} />
+          <p>{u.description}</p>
+        </li>
+      ))}
+    </ol>
+  );
+}
+
+export function IncidentCard(props: { incident: Incident; href: string }) {
+  const { incident } = props;
+  return (
+    <article class="card">
+      <div class="row">
+        <h3>
+          <a href={props.href}>{incident.title}</a>
+        </h3>
+        <Status status={incident.resolved ? 'ok' : incident.status} />
+      </div>
+      <p class="muted">
+        {incident.serviceName} · began <When at={incident.createdAt} />
+        {incident.resolvedAt ? (
+          <>
+            {' '}
+            · resolved <When at={incident.resolvedAt} />
+          </>
+        ) : null}
+      </p>
+      <Timeline incident={incident} />
+    </article>
+  );
+}
+
+export function IncidentLine(props: { incident: IncidentSummary; href: string }) {
+  const { incident } = props;
+  return (
+    <li class="card">
+      <div class="row">
+        <a href={props.href}>{incident.title}</a>
+        <span class="muted">{incident.resolved ? 'Resolved' : incident.status === 'major' ? 'Major, ongoing' : 'Minor, ongoing'}</span>
+      </div>
+      <p class="muted">
+        {incident.serviceName} · <When at={incident.createdAt} />
+        {incident.resolvedAt ? (
+          <>
+            {' – '}
+            <When at={incident.resolvedAt} />
+          </>
+        ) : null}
+      </p>
+      <p>{incident.description}</p>
+    </li>
+  );
+}

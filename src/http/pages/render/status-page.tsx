@@ -1,0 +1,196 @@
+import type { ComponentChildren } from 'preact';
+import type { Incident, IncidentSummary } from '../../../domain/incidents/incident.js';
+import type { PublicPage } from '../../../domain/status-pages/page-directory.js';
+import type { PageView } from '../../../domain/status-pages/page-view.js';
+import { Layout } from './layout.js';
+import { BANNER_WORDS, DayBars, IncidentCard, IncidentLine, percent, Status, Timeline, When } from './page-parts.js';
+
+/** The feeds of a page, for the head and the footer links. */
+const feedsOf = (base: string, name: string) => [
+  { href: `${base}/feed.atom`, type: 'application/atom+xml', title: `${name} (Atom)` },
+  { href: `${base}/feed.rss`, type: 'application/rss+xml', title: `${name} (RSS)` },
+];
+
+function PageFrame(props: { page: PublicPage; base: string; title?: string; children: ComponentChildren }) {
+  return (
+    <Layout title={props.title ?? props.page.name} base={props.base} pageName={props.page.name} feeds={feedsOf(props.base, props.page.name)}>
+      {props.children}
+    </Layout>
+  );
+}
+
+/** `GET /status/{slug}`: the banner, services with their 90 days, incidents, maintenance, vendors, subscribing, feeds. */
+export function StatusPage(props: { view: PageView; base: string; monitors?: ComponentChildren }) {
+  const { view, base } = props;
+  return (
+    <PageFrame page={view.page} base={base}>
+      <h1 class="sr-only">{view.page.name}</h1>
+      <p class={`banner ${view.status}`} role="status">
+        <Status status={view.status} />
+        <span>{BANNER_WORDS[view.status]}</span>
+      </p>
+      {view.open.length > 0 ? (
+        <section aria-labelledby="open">
+          <h2 id="open">Current incidents</h2>
+          {view.open.map((incident) => (
+            <IncidentCard incident={incident} href={`${base}/incidents/${incident.id}`} />
+          ))}
+        </section>
+      ) : null}
+      {view.maintenance.length > 0 ? (
+        <section aria-labelledby="maintenance">
+          <h2 id="maintenance">Maintenance</h2>
+          <ul class="plain">
+            {view.maintenance.map((m) => (
+              <li class="card">
+                <div class="row">
+                  <strong>{m.serviceName}</strong>
+                  <span class="muted">{m.active ? 'Under way' : 'Scheduled'}</span>
+                </div>
+                <p class="muted">
+                  <When at={m.startsAt} /> – <When at={m.endsAt} />
+                </p>
+              </li>
+            ))}
+          </ul>
+        </section>
+      ) : null}
+      <section aria-labelledby="services">
+        <h2 id="services">Services</h2>
+        {view.services.length === 0 ? <p class="muted">This page shows no services yet.</p> : null}
+        <ul class="plain">
+          {view.services.map((s) => (
+            <li class="card">
+              <div class="row">
+                <h3>{s.name}</h3>
+                <Status status={s.status} />
+              </div>
+              <DayBars days={s.days} label={`${s.name}, the last ${s.days.length} days`} />
+              <p class="muted">{s.uptime === null ? 'No data yet' : `${percent(s.uptime)} uptime over the days shown`}</p>
+            </li>
+          ))}
+        </ul>
+      </section>
+      {props.monitors}
+      {view.vendors.length > 0 ? (
+        <section aria-labelledby="vendors">
+          <h2 id="vendors">Services we depend on</h2>
+          <ul class="plain">
+            {view.vendors.map((v) => (
+              <li class="card">
+                <div class="row">
+                  <a href={v.trackerUrl}>{v.name}</a>
+                  <Status status={v.status} />
+                </div>
+                {v.open.map((i) => (
+                  <p class="muted">{i.title}</p>
+                ))}
+              </li>
+            ))}
+          </ul>
+        </section>
+      ) : null}
+      {view.recent.length > 0 ? (
+        <section aria-labelledby="recent">
+          <h2 id="recent">Resolved in the last 7 days</h2>
+          <ul class="plain">
+            {view.recent.map((incident) => (
+              <IncidentLine incident={incident} href={`${base}/incidents/${incident.id}`} />
+            ))}
+          </ul>
+        </section>
+      ) : null}
+      <p>
+        <a href={`${base}/history`}>Incident history</a>
+      </p>
+      <SubscribeForm base={base} services={view.services} />
+      <p class="feeds">
+        Follow: <a href={`${base}/feed.atom`}>Atom</a>
+        <a href={`${base}/feed.rss`}>RSS</a>
+        <a href={`${base}/api/v2/summary.json`}>JSON</a>
+        <a href={`${base}/badge.svg`}>Badge</a>
+      </p>
+      <p class="muted">
+        Updated <When at={view.updatedAt} />
+      </p>
+    </PageFrame>
+  );
+}
+
+function SubscribeForm(props: { base: string; services: readonly { name: string; urlname: string }[] }) {
+  return (
+    <section aria-labelledby="subscribe">
+      <h2 id="subscribe">Get updates by email</h2>
+      <form class="subscribe" method="post" action={`${props.base}/subscribe`}>
+        <label>
+          Email address
+          <input type="email" name="email" required autocomplete="email" maxlength={254} />
+        </label>
+        {props.services.length > 1 ? (
+          <fieldset>
+            <legend>Only these services (none ticked: all)</legend>
+            {props.services.map((s) => (
+              <label>
+                <input type="checkbox" name="service" value={s.urlname} />
+                {s.name}
+              </label>
+            ))}
+          </fieldset>
+        ) : null}
+        <button type="submit">Subscribe</button>
+      </form>
+    </section>
+  );
+}
+
+/** `GET /status/{slug}/incidents/{id}`: one incident and all its updates. */
+export function IncidentPage(props: { page: PublicPage; incident: Incident; base: string }) {
+  const { incident, base } = props;
+  return (
+    <PageFrame page={props.page} base={base} title={`${incident.title} · ${props.page.name}`}>
+      <p>
+        <a href={base === '' ? '/' : base}>← {props.page.name}</a>
+      </p>
+      <h1>{incident.title}</h1>
+      <p>
+        <Status status={incident.resolved ? 'ok' : incident.status} /> {incident.resolved ? 'Resolved' : 'Ongoing'} · {incident.serviceName}
+      </p>
+      <p class="muted">
+        Began <When at={incident.createdAt} />
+        {incident.resolvedAt ? (
+          <>
+            {' '}
+            · resolved <When at={incident.resolvedAt} />
+          </>
+        ) : null}
+      </p>
+      <section aria-labelledby="updates">
+        <h2 id="updates">Updates</h2>
+        <Timeline incident={incident} />
+      </section>
+    </PageFrame>
+  );
+}
+
+/** `GET /status/{slug}/history`: past incidents, newest first, paged. */
+export function HistoryPage(props: { page: PublicPage; incidents: readonly IncidentSummary[]; number: number; more: boolean; base: string }) {
+  const { base } = props;
+  return (
+    <PageFrame page={props.page} base={base} title={`Incident history · ${props.page.name}`}>
+      <p>
+        <a href={base === '' ? '/' : base}>← {props.page.name}</a>
+      </p>
+      <h1>Incident history</h1>
+      {props.incidents.length === 0 ? <p class="muted">No incidents{props.number > 1 ? ' on this page' : ' so far'}.</p> : null}
+      <ul class="plain">
+        {props.incidents.map((incident) => (
+          <IncidentLine incident={incident} href={`${base}/incidents/${incident.id}`} />
+        ))}
+      </ul>
+      <nav class="pager" aria-label="Pages">
+        {props.number > 1 ? <a href={`${base}/history${props.number === 2 ? '' : `?page=${props.number - 1}`}`}>← Newer</a> : <span />}
+        {props.more ? <a href={`${base}/history?page=${props.number + 1}`}>Older →</a> : <span />}
+      </nav>
+    </PageFrame>
+  );
+}

@@ -1,0 +1,78 @@
+import { createHash } from 'node:crypto';
+
+/**
+ * The one stylesheet of every public page. Light and dark follow the reader's
+ * `prefers-color-scheme`; a status always has a word and a shape beside its
+ * colour; laid out for a 360 px phone first.
+ */
+export const STYLESHEET = `
+:root{--bg:#fff;--fg:#1b1f24;--muted:#57606a;--line:#d0d7de;--card:#f6f8fa;--ok:#1a7f37;--minor:#9a6700;--major:#cf222e;--maint:#0969da;--none:#d0d7de;--link:#0969da}
+@media (prefers-color-scheme:dark){:root{--bg:#0d1117;--fg:#e6edf3;--muted:#9198a1;--line:#3d444d;--card:#151b23;--ok:#3fb950;--minor:#d29922;--major:#f85149;--maint:#4493f8;--none:#3d444d;--link:#4493f8}}
+*{box-sizing:border-box}
+html{-webkit-text-size-adjust:100%}
+body{margin:0;background:var(--bg);color:var(--fg);font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;overflow-wrap:anywhere}
+a{color:var(--link)}
+a:focus-visible,[tabindex]:focus-visible,button:focus-visible,input:focus-visible{outline:3px solid var(--link);outline-offset:2px}
+header.site,footer.site,main{max-width:52rem;margin:0 auto;padding:0 1rem}
+header.site{padding-top:1rem;padding-bottom:.5rem;border-bottom:1px solid var(--line)}
+header.site .home{font-weight:700;font-size:1.25rem;text-decoration:none;color:var(--fg)}
+footer.site{color:var(--muted);font-size:.875rem;border-top:1px solid var(--line);margin-top:2rem}
+h1{font-size:1.5rem;margin:1rem 0 .5rem}
+h2{font-size:1.2rem;margin:1.75rem 0 .5rem}
+h3{font-size:1rem;margin:0}
+.muted,time{color:var(--muted)}
+.banner{display:flex;gap:.75rem;align-items:center;padding:1rem;border-radius:.5rem;margin:1rem 0;border:2px solid currentColor;font-weight:600}
+.banner.ok{color:var(--ok)}.banner.minor{color:var(--minor)}.banner.major{color:var(--major)}.banner.maintenance{color:var(--maint)}
+.banner span{color:var(--fg)}
+.status{display:inline-flex;align-items:center;gap:.35rem;font-weight:600;white-space:nowrap}
+.status::before{content:"";display:inline-block;width:.8em;height:.8em;background:currentColor}
+.status.ok{color:var(--ok)}.status.ok::before{border-radius:50%}
+.status.minor{color:var(--minor)}.status.minor::before{clip-path:polygon(50% 0,100% 100%,0 100%)}
+.status.major{color:var(--major)}.status.major::before{transform:rotate(45deg);width:.7em;height:.7em}
+.status.maintenance{color:var(--maint)}.status.maintenance::before{border-radius:2px;width:.9em;height:.45em}
+.status.unknown{color:var(--muted)}
+ul.plain{list-style:none;margin:0;padding:0}
+.card{background:var(--card);border:1px solid var(--line);border-radius:.5rem;padding:.75rem 1rem;margin:.5rem 0}
+.row{display:flex;justify-content:space-between;align-items:baseline;gap:.5rem;flex-wrap:wrap}
+.bars{display:grid;grid-template-columns:repeat(90,1fr);gap:1px;margin:.5rem 0 .25rem;height:2rem;position:relative}
+.bars.days30{grid-template-columns:repeat(30,1fr)}
+.bars.hours24{grid-template-columns:repeat(24,1fr)}
+.bar{position:relative;background:var(--none);border-radius:1px;min-width:0}
+.bar.ok{background:var(--ok)}.bar.minor{background:var(--minor)}.bar.major{background:var(--major)}.bar.maintenance{background:var(--maint)}
+.bar .tip{display:none;position:absolute;bottom:2.4rem;left:50%;transform:translateX(-50%);z-index:2;width:14rem;max-width:80vw;background:var(--bg);color:var(--fg);border:1px solid var(--line);border-radius:.375rem;padding:.5rem;font-size:.8rem;box-shadow:0 2px 8px rgba(0,0,0,.2)}
+.bar:hover .tip,.bar:focus .tip,.bar:focus-within .tip{display:block}
+.bars .bar:nth-child(-n+10) .tip{left:0;transform:none}
+.bars .bar:nth-last-child(-n+10) .tip{left:auto;right:0;transform:none}
+ol.days{display:grid;grid-template-columns:repeat(90,1fr);gap:1px;list-style:none;margin:.5rem 0 .25rem;padding:0;height:2rem}
+ol.days li{position:relative;background:var(--none);border-radius:1px;min-width:0}
+ol.days .o{background:var(--ok)}ol.days .n{background:var(--minor)}ol.days .j{background:var(--major)}ol.days .m{background:var(--maint)}
+ol.days p{position:absolute;width:1px;height:1px;margin:-1px;overflow:hidden;clip:rect(0,0,0,0);white-space:nowrap}
+ol.days li:hover p,ol.days li:focus p{clip:auto;width:14rem;max-width:80vw;height:auto;margin:0;overflow:visible;white-space:normal;bottom:2.4rem;left:50%;transform:translateX(-50%);z-index:2;background:var(--bg);color:var(--fg);border:1px solid var(--line);border-radius:.375rem;padding:.5rem;font-size:.8rem;box-shadow:0 2px 8px rgba(0,0,0,.2)}
+ol.days li:nth-child(-n+15):hover p,ol.days li:nth-child(-n+15):focus p{left:0;transform:none}
+ol.days li:nth-last-child(-n+15):hover p,ol.days li:nth-last-child(-n+15):focus p{left:auto;right:0;transform:none}
+.bar-legend{display:flex;justify-content:space-between;font-size:.75rem;color:var(--muted)}
+.timeline{list-style:none;margin:.5rem 0 0;padding:0 0 0 1rem;border-left:2px solid var(--line)}
+.timeline li{margin:0 0 .75rem}
+.stage{font-weight:600;text-transform:capitalize}
+.components{font-size:.875rem;color:var(--muted)}
+form.subscribe{display:flex;flex-wrap:wrap;gap:.5rem;align-items:flex-end}
+form.subscribe label{display:flex;flex-direction:column;font-size:.875rem;flex:1 1 14rem}
+form.subscribe fieldset{flex-basis:100%;border:1px solid var(--line);border-radius:.375rem}
+form.subscribe fieldset label{flex-direction:row;gap:.4rem;align-items:center;display:inline-flex;margin-right:1rem}
+input[type=email]{font:inherit;padding:.5rem;border:1px solid var(--line);border-radius:.375rem;background:var(--bg);color:var(--fg);min-height:2.75rem}
+button{font:inherit;font-weight:600;padding:.5rem 1rem;border-radius:.375rem;border:1px solid var(--link);background:var(--link);color:#fff;min-height:2.75rem;cursor:pointer}
+.feeds{font-size:.875rem}
+.feeds a{margin-right:1rem}
+svg.chart{width:100%;height:auto;display:block}
+svg.chart .axis{stroke:var(--line)}
+svg.chart .line{stroke:var(--link);fill:none;stroke-width:1.5}
+svg.chart .fail{fill:var(--major)}
+svg.chart text{fill:var(--muted);font-size:10px}
+table{border-collapse:collapse;width:100%}
+th,td{text-align:left;padding:.25rem .5rem;border-bottom:1px solid var(--line)}
+.pager{display:flex;justify-content:space-between;margin:1rem 0}
+.sr-only{position:absolute;width:1px;height:1px;padding:0;margin:-1px;overflow:hidden;clip:rect(0,0,0,0);white-space:nowrap;border:0}
+`.trim();
+
+/** Where the stylesheet is served; the query changes with its content, so it may be cached for long. */
+export const STYLESHEET_PATH = `/assets/statusbot.css?v=${createHash('sha256').update(STYLESHEET).digest('hex').slice(0, 12)}`;
