@@ -1,42 +1,8 @@
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ACME_KEY, startTestServer } from '../helpers/test-server.js';
+import { PAGES_CONFIG, visibleText } from '../helpers/pages.js';
+import { startTestServer } from '../helpers/test-server.js';
 import type { TestServer } from '../helpers/test-server.js';
-
-export const PAGES_CONFIG = `
-public_url: http://status.test
-rate_limit: { per_minute: 100000 }
-companies:
-  - name: Acme
-    plan: business
-    api_keys: ["${ACME_KEY}"]
-    custom_services:
-      - { id: 1001, name: Acme API, urlname: acme-api }
-      - { id: 1002, name: Acme Web, urlname: acme-web }
-      - { id: 1003, name: Acme Secret, urlname: acme-secret }
-    status_pages:
-      - name: Acme status
-        slug: acme
-        services: [acme-api, acme-web]
-        third_party: [demo-service-major]
-      - name: Acme on its own host
-        url: https://status.acme.example
-        services: [acme-api]
-`;
-
-/** Text of an HTML page as a reader sees it (tags dropped, entities of the escaper decoded, spaces folded). */
-export function visibleText(html: string): string {
-  return html
-    .replace(/<head>[\s\S]*?<\/head>/, '')
-    .replace(/<[^>]+>/g, ' ')
-    .replace(/&lt;/g, '<')
-    .replace(/&gt;/g, '>')
-    .replace(/&quot;/g, '"')
-    .replace(/&#39;/g, "'")
-    .replace(/&amp;/g, '&')
-    .replace(/\s+/g, ' ')
-    .trim();
-}
 
 describe('public status pages', () => {
   let t: TestServer;

@@ -291,3 +291,42 @@ export async function pageHistory(
   const incidents = rows.map((row) => toSummary(row, now));
   return { page, incidents: incidents.slice(0, HISTORY_PAGE_SIZE), more: incidents.length > HISTORY_PAGE_SIZE };
 }
+
+/** One incident update, as the page's feeds list it. */
+export interface FeedEntry {
+  incident: Incident;
+  update: Incident['updates'][number];
+  /** 1 for the incident's first update. */
+  number: number;
+}
+
+/** Incidents and updates in a page's feeds and incidents.json. */
+export const FEED_INCIDENTS = 50;
+
+/** The page's latest incidents (open or not) with their updates, and every update as a feed entry, newest first. */
+export async function pageFeed(
+  ctx: DomainContext,
+  slug: string,
+): Promise<{ page: PublicPage; updatedAt: Date; incidents: Incident[]; entries: FeedEntry[] }> {
+  const page = await findPage(ctx, slug);
+  const now = ctx.clock.now().getTime();
+  const ids = (await pageServices(ctx, page.id)).map((s) => s.id);
+  const rows =
+    ids.length === 0
+      ? []
+      : await incidentRow(ctx.db, now)
+          .where('incidents.service_id', 'in', ids)
+          .where('incidents.user_generated', '=', 0)
+          .orderBy('incidents.updated_at', 'desc')
+          .orderBy('incidents.id', 'desc')
+          .limit(FEED_INCIDENTS)
+          .execute();
+  const incidents: Incident[] = [];
+  for (const row of rows) incidents.push(await loadIncident(ctx, ctx.db, row));
+  const entries = incidents
+    .flatMap((incident) => incident.updates.map((update, i) => ({ incident, update, number: i + 1 })))
+    .sort((a, b) => b.update.createdAt.getTime() - a.update.createdAt.getTime() || b.incident.id - a.incident.id || b.number - a.number)
+    .slice(0, FEED_INCIDENTS * 4);
+  const updatedAt = new Date(Math.max(0, ...incidents.map((i) => i.updatedAt.getTime())));
+  return { page, updatedAt, incidents, entries };
+}

@@ -1,0 +1,84 @@
+import type { DomainContext } from '../context.js';
+import { notFound } from '../errors.js';
+import type { Incident, IncidentSummary } from '../incidents/incident.js';
+import { findIncidentRow, incidentRow, loadIncident, toSummary } from '../incidents/incident-repository.js';
+import type { ServiceStatus } from '../services/service.js';
+import { statusOf } from '../services/service-status.js';
+import type { VendorComponent } from '../vendors/vendor-snapshot.js';
+
+const TRACKER_WINDOW_MS = 30 * 86_400_000;
+
+/** The first status page showing a custom service, if any: its incidents are public there. */
+async function pageShowing(ctx: DomainContext, serviceId: number): Promise<{ slug: string; name: string; url: string } | null> {
+  const row = await ctx.db
+    .selectFrom('status_page_services')
+    .innerJoin('status_pages', 'status_pages.id', 'status_page_services.status_page_id')
+    .select(['status_pages.slug', 'status_pages.name', 'status_pages.url'])
+    .where('status_page_services.service_id', '=', serviceId)
+    .orderBy('status_pages.id')
+    .executeTakeFirst();
+  return row ?? null;
+}
+
+export interface TrackedService {
+  name: string;
+  urlname: string;
+  status: ServiceStatus;
+  /** The vendor's own status page. */
+  statusPageUrl: string | null;
+  components: VendorComponent[];
+  /** Incidents of the last 30 days (and any still open), newest first; user reports are marked. */
+  incidents: IncidentSummary[];
+  /** A company's own service: the status page that shows it (null: its status is not public). */
+  page: { slug: string; name: string; url: string } | null;
+  custom: boolean;
+}
+
+/** What `{public_url}/services/{urlname}` shows: a catalog service in full; a custom service only where a status page shows it. */
+export async function trackedService(ctx: DomainContext, urlname: string): Promise<TrackedService> {
+  const service = await ctx.db
+    .selectFrom('services')
+    .leftJoin('vendor_feeds', 'vendor_feeds.service_id', 'services.id')
+    .select(['services.id', 'services.name', 'services.urlname', 'services.company_id', 'services.status_page_url', 'vendor_feeds.components'])
+    .where('services.urlname', '=', urlname)
+    .executeTakeFirst();
+  if (!service) throw notFound('service');
+  const now = ctx.clock.now().getTime();
+  const custom = service.company_id !== null;
+  const page = custom ? await pageShowing(ctx, service.id) : null;
+  const shown = !custom || page !== null;
+  const rows = shown
+    ? await incidentRow(ctx.db, now)
+        .where('incidents.service_id', '=', service.id)
+        .where((eb) => eb.or([eb('incidents.created_at', '>=', now - TRACKER_WINDOW_MS), eb('incidents.resolved', '=', 0)]))
+        .where('incidents.user_generated', 'in', custom ? [0] : [0, 1])
+        .orderBy('incidents.created_at', 'desc')
+        .orderBy('incidents.id', 'desc')
+        .execute()
+    : [];
+  return {
+    name: service.name,
+    urlname: service.urlname,
+    status: shown ? await statusOf(ctx.db, service.id, now) : 'ok',
+    statusPageUrl: custom ? (page?.url ?? null) : service.status_page_url,
+    components: service.components ? (JSON.parse(service.components) as VendorComponent[]) : [],
+    incidents: rows.map((row) => toSummary(row, now)),
+    page,
+    custom,
+  };
+}
+
+/**
+ * What `{public_url}/incidents/{id}` shows: any third-party incident; an
+ * incident of a company's own service only where a status page shows that
+ * service. Else not_found, exactly as for an id that does not exist.
+ */
+export async function trackedIncident(ctx: DomainContext, id: number): Promise<{ incident: Incident; page: { slug: string; name: string } | null }> {
+  const now = ctx.clock.now().getTime();
+  const row = await findIncidentRow(ctx.db, id, now);
+  if (!row) throw notFound('incident');
+  if (row.service_company_id === null) return { incident: await loadIncident(ctx, ctx.db, row), page: null };
+  const page = row.user_generated === 1 ? null : await pageShowing(ctx, row.service_id);
+  if (!page) throw notFound('incident');
+  return { incident: await loadIncident(ctx, ctx.db, row), page };
+}

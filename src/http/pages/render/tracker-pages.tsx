@@ -1,0 +1,103 @@
+import type { Incident } from '../../../domain/incidents/incident.js';
+import type { TrackedService } from '../../../domain/status-pages/tracker-view.js';
+import { Layout } from './layout.js';
+import { IncidentLine, Status, Timeline, When } from './page-parts.js';
+
+/** `{public_url}/services/{urlname}`: a service's status, its components, its incidents of the last 30 days. */
+export function ServicePage(props: { service: TrackedService }) {
+  const { service } = props;
+  if (service.custom && !service.page) {
+    return (
+      <Layout title={service.name}>
+        <h1>{service.name}</h1>
+        <p>The status of this service is not public.</p>
+      </Layout>
+    );
+  }
+  return (
+    <Layout title={`${service.name} status`}>
+      <h1>{service.name}</h1>
+      <p class={`banner ${service.status}`} role="status">
+        <Status status={service.status} />
+      </p>
+      {service.page ? (
+        <p>
+          Shown on <a href={service.page.url}>{service.page.name}</a>
+        </p>
+      ) : service.statusPageUrl ? (
+        <p>
+          Its own status page: <a href={service.statusPageUrl}>{service.statusPageUrl}</a>
+        </p>
+      ) : null}
+      {service.components.length > 0 ? (
+        <section aria-labelledby="components">
+          <h2 id="components">Components</h2>
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Component</th>
+                <th scope="col">Status</th>
+              </tr>
+            </thead>
+            <tbody>
+              {service.components.map((c) => (
+                <tr>
+                  <td>{c.name}</td>
+                  <td>{c.status.replace(/_/g, ' ')}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </section>
+      ) : null}
+      <section aria-labelledby="incidents">
+        <h2 id="incidents">Incidents of the last 30 days</h2>
+        {service.incidents.length === 0 ? <p class="muted">None.</p> : null}
+        <ul class="plain">
+          {service.incidents.map((incident) => (
+            <IncidentLine incident={incident} href={`/incidents/${incident.id}`} />
+          ))}
+        </ul>
+      </section>
+    </Layout>
+  );
+}
+
+/** `{public_url}/incidents/{id}`: one incident and its updates. */
+export function TrackedIncidentPage(props: { incident: Incident; page: { slug: string; name: string } | null }) {
+  const { incident } = props;
+  return (
+    <Layout title={`${incident.title} · ${incident.serviceName}`}>
+      <p>
+        {props.page ? (
+          <a href={`/status/${encodeURIComponent(props.page.slug)}`}>← {props.page.name}</a>
+        ) : (
+          <a href={`/services/${encodeURIComponent(incident.serviceUrlname)}`}>← {incident.serviceName}</a>
+        )}
+      </p>
+      <h1>{incident.title}</h1>
+      <p>
+        <Status status={incident.resolved ? 'ok' : incident.status} /> {incident.resolved ? 'Resolved' : 'Ongoing'} · {incident.serviceName}
+        {incident.userGenerated ? ' · reported by users, not confirmed by the provider' : ''}
+      </p>
+      <p class="muted">
+        Began <When at={incident.createdAt} />
+        {incident.resolvedAt ? (
+          <>
+            {' '}
+            · resolved <When at={incident.resolvedAt} />
+          </>
+        ) : null}
+      </p>
+      {incident.url ? (
+        <p>
+          At the source: <a href={incident.url}>{incident.url}</a>
+        </p>
+      ) : null}
+      <section aria-labelledby="updates">
+        <h2 id="updates">Updates</h2>
+        <Timeline incident={incident} />
+      </section>
+    </Layout>
+  );
+}
