@@ -1,5 +1,7 @@
 import type { PublicRoute } from './public-route.js';
+import { feedRoutes } from './feed-routes.js';
 import { statusPageRoutes } from './status-page-routes.js';
+import { trackerRoutes } from './tracker-routes.js';
 
 /** Every public route, in the order they are matched. */
-export const publicRoutes: readonly PublicRoute[] = [...statusPageRoutes];
+export const publicRoutes: readonly PublicRoute[] = [...statusPageRoutes, ...feedRoutes, ...trackerRoutes];
