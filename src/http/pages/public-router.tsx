@@ -7,7 +7,6 @@ import { readEpoch } from '../../domain/read-epoch.js';
 import { pageHosts } from '../../domain/status-pages/page-directory.js';
 import { HttpProblem } from '../http-errors.js';
 import type { PublicReply, PublicRequest, PublicRoute } from './public-route.js';
-import { HTML } from './public-route.js';
 import { errorReply } from './replies.js';
 import { STYLESHEET } from './render/stylesheet.js';
 
@@ -41,13 +40,15 @@ function compile(route: PublicRoute): Compiled {
   return { route, pattern: new RegExp(`^${source}$`), names };
 }
 
+/** An answer ready to send again: its headers are built once. */
 interface Rendered {
   epoch: string;
   status: number;
-  contentType: string;
   body: Buffer;
-  etag: string;
-  headers: Record<string, string>;
+  etag: string | null;
+  headers: Record<string, string | number>;
+  /** For a 304: the same without the body's type and length. */
+  unchanged: Record<string, string | number>;
 }
 
 const etagOf = (body: Buffer): string => `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
@@ -82,7 +83,11 @@ function readForm(req: IncomingMessage): Promise<Buffer> {
 export function createPublicRouter(ctx: DomainContext, routes: readonly PublicRoute[]) {
   const compiled = routes.map(compile);
   const rendered = new Map<string, Rendered>();
-  const stylesheet = Buffer.from(STYLESHEET);
+  const stylesheet = prepare(
+    { status: 200, contentType: 'text/css; charset=utf-8', body: STYLESHEET, headers: { 'Cache-Control': 'public, max-age=31536000, immutable' } },
+    '',
+    true,
+  );
 
   function match(path: string): { route: PublicRoute; params: Record<string, string> }[] {
     const found = [];
@@ -110,33 +115,33 @@ export function createPublicRouter(ctx: DomainContext, routes: readonly PublicRo
     return { path: `/status/${slug}${path === '/' ? '' : path}`, base: '' };
   }
 
-  function send(req: IncomingMessage, res: ServerResponse, reply: Rendered | (PublicReply & { etag?: string })): void {
-    const body = reply.body === undefined ? undefined : typeof reply.body === 'string' ? Buffer.from(reply.body) : reply.body;
-    const headers: Record<string, string | number> = { ...SECURITY_HEADERS, ...reply.headers };
-    if (reply.contentType) headers['Content-Type'] = reply.contentType;
-    if (reply.etag) {
-      headers.ETag = reply.etag;
-      headers['Cache-Control'] ??= PAGE_CACHE_CONTROL;
-      if (req.headers['if-none-match']?.split(/\s*,\s*/).includes(reply.etag) && reply.status === 200) {
-        res.writeHead(304, headers);
-        res.end();
-        return;
-      }
-    } else headers['Cache-Control'] ??= 'no-store';
-    headers['Content-Length'] = body?.length ?? 0;
-    res.writeHead(reply.status, headers);
-    res.end(req.method === 'HEAD' ? undefined : body);
+  function prepare(reply: PublicReply, epoch: string, cacheable: boolean): Rendered {
+    const body = reply.body === undefined ? Buffer.alloc(0) : typeof reply.body === 'string' ? Buffer.from(reply.body) : reply.body;
+    const etag = cacheable && reply.status === 200 ? etagOf(body) : null;
+    const unchanged: Record<string, string | number> = {
+      ...SECURITY_HEADERS,
+      'Cache-Control': etag ? PAGE_CACHE_CONTROL : 'no-store',
+      ...reply.headers,
+      ...(etag ? { ETag: etag } : {}),
+    };
+    const headers = { ...unchanged, ...(reply.contentType ? { 'Content-Type': reply.contentType } : {}), 'Content-Length': body.length };
+    return { epoch, status: reply.status, body, etag, headers, unchanged };
+  }
+
+  function send(req: IncomingMessage, res: ServerResponse, entry: Rendered): void {
+    const known = entry.etag ? req.headers['if-none-match'] : undefined;
+    if (known && known.split(/\s*,\s*/).includes(entry.etag!)) {
+      res.writeHead(304, entry.unchanged);
+      res.end();
+      return;
+    }
+    res.writeHead(entry.status, entry.headers);
+    res.end(req.method === 'HEAD' ? undefined : entry.body);
   }
 
   return async function handle(req: IncomingMessage, res: ServerResponse, rawPath: string, query: URLSearchParams): Promise<boolean> {
     if (rawPath.startsWith('/assets/statusbot.css')) {
-      send(req, res, {
-        status: 200,
-        contentType: 'text/css; charset=utf-8',
-        body: stylesheet,
-        etag: etagOf(stylesheet),
-        headers: { 'Cache-Control': 'public, max-age=31536000, immutable' },
-      });
+      send(req, res, stylesheet);
       return true;
     }
     const { path, base } = await resolve(req, rawPath);
@@ -147,11 +152,11 @@ export function createPublicRouter(ctx: DomainContext, routes: readonly PublicRo
     try {
       if (!hit) {
         const allow = [...new Set(candidates.map((c) => c.route.method))].join(', ');
-        send(req, res, errorReply(405, 'Method not allowed', `${req.method} is not allowed here; use ${allow}.`, { Allow: allow }));
+        send(req, res, prepare(errorReply(405, 'Method not allowed', `${req.method} is not allowed here; use ${allow}.`, { Allow: allow }), '', false));
         return true;
       }
       const slug = hit.params.slug;
-      const request: PublicRequest = {
+      const request = async (): Promise<PublicRequest> => ({
         ctx,
         method: req.method as PublicRequest['method'],
         params: hit.params,
@@ -160,9 +165,9 @@ export function createPublicRouter(ctx: DomainContext, routes: readonly PublicRo
         body: await readForm(req),
         clientAddress: req.socket.remoteAddress ?? 'unknown',
         base: base ?? (slug !== undefined ? `/status/${encodeURIComponent(slug)}` : ''),
-      };
+      });
       if (!hit.route.cacheable) {
-        send(req, res, await hit.route.handle(request));
+        send(req, res, prepare(await hit.route.handle(await request()), '', false));
         return true;
       }
       // Taken before rendering: a change made meanwhile makes the entry stale at once.
@@ -170,22 +175,20 @@ export function createPublicRouter(ctx: DomainContext, routes: readonly PublicRo
       const key = `${base ?? '-'} ${path}?${query.toString()}`;
       let entry = rendered.get(key);
       if (!entry || entry.epoch !== epoch) {
-        const reply = await hit.route.handle(request);
-        const body = reply.body === undefined ? Buffer.alloc(0) : typeof reply.body === 'string' ? Buffer.from(reply.body) : reply.body;
-        entry = { epoch, status: reply.status, contentType: reply.contentType ?? HTML, body, etag: etagOf(body), headers: reply.headers ?? {} };
+        entry = prepare(await hit.route.handle(await request()), epoch, true);
         if (rendered.size >= RENDERED_MAX) rendered.clear();
         rendered.set(key, entry);
       }
       send(req, res, entry);
     } catch (error) {
       if (error instanceof DomainError && error.code === 'not_found') {
-        send(req, res, errorReply(404, 'Not found', 'There is nothing at this address.'));
+        send(req, res, prepare(errorReply(404, 'Not found', 'There is nothing at this address.'), '', false));
       } else if (error instanceof HttpProblem && error.code === 'payload_too_large') {
-        send(req, res, errorReply(413, 'Too large', error.message, error.headers));
+        send(req, res, prepare(errorReply(413, 'Too large', error.message, error.headers), '', false));
       } else if (error instanceof DomainError && error.code === 'invalid_input') {
-        send(req, res, errorReply(400, 'Not valid', error.message));
+        send(req, res, prepare(errorReply(400, 'Not valid', error.message), '', false));
       } else if (isDatabaseUnavailable(error)) {
-        send(req, res, errorReply(503, 'Unavailable', 'The status page cannot be shown right now. Please try again.', { 'Retry-After': '5' }));
+        send(req, res, prepare(errorReply(503, 'Unavailable', 'The status page cannot be shown right now. Please try again.', { 'Retry-After': '5' }), '', false));
       } else {
         throw error;
       }

@@ -48,30 +48,36 @@ export const percent = (share: number): string => {
 // Bar cells are many (90 per service): short class names keep pages small. o ok, n minor, j major, m maintenance, x no data.
 const CELL: Record<DayView['status'], string> = { ok: 'o', minor: 'n', major: 'j', maintenance: 'm', none: 'x' };
 
-/** 90 days, one cell each, with the day's status, uptime and incidents on hover or keyboard focus (no script). */
+/**
+ * 90 days, one cell each, with the day's status, uptime and incidents on hover
+ * or keyboard focus (no script). Days before the service was shown are empty
+ * grey cells (the legend says so): nothing to tell, nothing to focus.
+ */
 export function DayBars(props: { days: readonly DayView[]; label: string }) {
   return (
     <>
       <ol class="days" aria-label={props.label}>
-        {props.days.map((d) => (
-          <li class={CELL[d.status]} tabindex={0}>
-            <p>
-              <b>{dayText(d.start)}</b>{' '}
-              {d.status === 'none'
-                ? 'No data'
-                : `${STATUS_WORDS[d.status]}, ${percent(d.uptime ?? 1)} up${d.incidents.length === 0 ? ', no incidents' : ''}`}
-              {d.incidents.map((i) => (
-                <>
-                  <br />
-                  {`${i.status === 'major' ? 'Major' : 'Minor'}: ${i.title}`}
-                </>
-              ))}
-            </p>
-          </li>
-        ))}
+        {props.days.map((d) =>
+          d.status === 'none' ? (
+            <li class="x" />
+          ) : (
+            <li class={CELL[d.status]} tabindex={0}>
+              <p>
+                {`${dayText(d.start)}: ${d.status === 'ok' && d.incidents.length === 0 ? 'no incidents' : STATUS_WORDS[d.status]}, ${percent(d.uptime ?? 1)} up`}
+                {d.incidents.map((i) => (
+                  <>
+                    <br />
+                    {`${i.status === 'major' ? 'Major' : 'Minor'}: ${i.title}`}
+                  </>
+                ))}
+              </p>
+            </li>
+          ),
+        )}
       </ol>
       <div class="bar-legend" aria-hidden="true">
         <span>{props.days.length} days ago</span>
+        <span>Grey: no data</span>
         <span>Today</span>
       </div>
     </>
