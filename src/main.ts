@@ -21,6 +21,8 @@ import { readChatEnv } from './config/env.js';
 import { createOutboxWorker } from './delivery/outbox-worker.js';
 import type { OutboxWorker, OutboxWorkerOptions } from './delivery/outbox-worker.js';
 import { createWebhookPublisher } from './delivery/webhook-publisher.js';
+import { createMailPublisher } from './delivery/mail-publisher.js';
+import { emailSubscriberCount } from './domain/status-pages/subscriptions.js';
 import { createOutboundDispatcher } from './core/outbound.js';
 import { createFeedPoller } from './jobs/feed-poller.js';
 import type { FeedPoller } from './jobs/feed-poller.js';
@@ -93,6 +95,7 @@ export function createJobDeps(ctx: DomainContext, config: Config, logger: Logger
     retentionDays: config.retentionDays,
     async close() {
       await prober.idle();
+      await prober.flush();
       await probeClient.close();
       await feeds.idle();
       await feeds.close();
@@ -138,10 +141,25 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       blockPrivateTargets: config.probes.blockPrivateTargets,
       followRedirects: false,
     });
+    // Without smtp, mail to status page subscribers waits in the outbox until it is configured.
+    const mail = config.smtp
+      ? createMailPublisher({
+          ctx,
+          smtp: config.smtp,
+          unreachableDelay: { firstMs: options.delivery?.baseDelayMs ?? 1_000, maxMs: options.delivery?.maxDelayMs ?? 15 * 60_000 },
+        })
+      : null;
+    if (!mail && (await emailSubscriberCount(ctx)) > 0) {
+      logger.info('Status pages have email subscribers, but no smtp is configured: their mail waits in the outbox until it is.');
+    }
     const worker = createOutboxWorker({
       ctx,
       logger,
-      publishers: [createWebhookPublisher({ ctx, dispatcher: webhooks.dispatcher, timeoutMs: config.probes.timeoutMs }), ...fronts.map((f) => f.publisher)],
+      publishers: [
+        createWebhookPublisher({ ctx, dispatcher: webhooks.dispatcher, timeoutMs: config.probes.timeoutMs }),
+        ...(mail ? [mail] : []),
+        ...fronts.map((f) => f.publisher),
+      ],
       ...options.delivery,
     });
 
@@ -206,6 +224,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
         ctx.afterCommit.delete(worker.wake);
         await worker.stop();
         await webhooks.close();
+        mail?.close();
         for (const front of fronts) await front.stop();
         await new Promise<void>((resolve) => {
           listening.close(() => resolve());

@@ -103,7 +103,7 @@ export function createChatPublisher<M>(port: ChatPort<M>, render: ChatRenderer<M
 
   return {
     name: port.platform,
-    accepts: (stream) => stream.startsWith(prefix),
+    streamPrefix: prefix,
     minIntervalMs: (stream) => (stream.startsWith(prefix) ? port.minIntervalMs : 0),
     async deliver(delivery, recorder) {
       const announcement = delivery.payload as Announcement;

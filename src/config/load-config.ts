@@ -31,6 +31,8 @@ export interface Config {
   userReports: UserReportSettings;
   /** Jobs turned off with `jobs.<name>.enabled: false`. */
   disabledJobs: ReadonlySet<string>;
+  /** Where status page subscribers' mail is sent; absent: it waits in the outbox. */
+  smtp?: { url: string; from: string };
 }
 
 /** A config file that cannot be used; the message names the file, line and key of each problem. */
@@ -123,6 +125,7 @@ export function parseConfig(file: string, text: string): LoadedConfig {
         resolveAfterMs: parsed.user_reports.resolve_after_minutes * 60_000,
       },
       disabledJobs: new Set(Object.entries(parsed.jobs).filter(([, j]) => j?.enabled === false).map(([name]) => name)),
+      ...(parsed.smtp ? { smtp: { url: parsed.smtp.url, from: parsed.smtp.from } } : {}),
     },
   };
 }

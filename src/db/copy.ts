@@ -14,11 +14,13 @@ export const TABLES_IN_ORDER = [
   'incident_updates',
   'custom_monitors',
   'monitor_incidents',
+  'probe_hours',
   'boards',
   'board_services',
   'status_pages',
   'status_page_services',
   'subscribers',
+  'email_subscribers',
   'outbox',
   'meta',
   'job_leases',
@@ -31,6 +33,9 @@ export const TABLES_IN_ORDER = [
 ] as const satisfies readonly (keyof Database)[];
 
 type Table = (typeof TABLES_IN_ORDER)[number];
+/** A table added to the schema but not to the list above fails the build here (the copy would lose it). */
+const EVERY_TABLE_IS_COPIED: Exclude<keyof Database, Table> extends never ? true : never = true;
+void EVERY_TABLE_IS_COPIED;
 
 /** Tables whose `id` is generated: after a copy, the next generated id must come after the copied ones. */
 const WITH_ID: readonly Table[] = [
@@ -44,6 +49,7 @@ const WITH_ID: readonly Table[] = [
   'monitor_incidents',
   'status_pages',
   'subscribers',
+  'email_subscribers',
   'outbox',
   'channel_subscriptions',
   'user_reports',

@@ -62,7 +62,7 @@ const toEntry = (r: Row): OutboxEntry => ({
  */
 export async function claimDue(
   ctx: DomainContext,
-  options: { limit: number; leaseMs: number; busy: ReadonlySet<string>; accepts: (stream: string) => boolean },
+  options: { limit: number; leaseMs: number; busy: ReadonlySet<string>; streamPrefixes: readonly string[] },
 ): Promise<OutboxEntry[]> {
   const now = ctx.clock.now().getTime();
   const heads = (db: Kysely<Database>) =>
@@ -72,6 +72,8 @@ export async function claimDue(
       .where('o.state', '=', 'pending')
       .where('o.next_attempt_at', '<=', now)
       .where((eb) => eb.or([eb('o.lease_until', 'is', null), eb('o.lease_until', '<', now)]))
+      // Only streams a publisher of this process delivers: rows for a destination it has no credentials for must not crowd out the rest.
+      .where((eb) => eb.or(options.streamPrefixes.map((prefix) => eb(eb.fn<string>('substr', ['o.stream', eb.val(1), eb.val(prefix.length)]), '=', prefix))))
       .where('o.id', '=', (eb) =>
         eb
           .selectFrom('outbox as i')
@@ -82,7 +84,7 @@ export async function claimDue(
       .orderBy('o.id')
       .limit(options.limit + options.busy.size);
   const pick = (rows: Awaited<ReturnType<ReturnType<typeof heads>['execute']>>) =>
-    rows.filter((row) => !options.busy.has(row.stream) && options.accepts(row.stream)).slice(0, options.limit);
+    rows.filter((row) => !options.busy.has(row.stream)).slice(0, options.limit);
   const take = async (trx: Kysely<Database>, candidates: ReturnType<typeof pick>) => {
     const claimed: OutboxEntry[] = [];
     for (const row of candidates) {

@@ -59,7 +59,7 @@ export function createOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
   let pass: Promise<void> | null = null;
   let again = false;
 
-  const publisherFor = (stream: string) => publishers.find((p) => p.accepts(stream));
+  const publisherFor = (stream: string) => publishers.find((p) => stream.startsWith(p.streamPrefix));
 
   function backoff(attempt: number): number {
     const ceiling = Math.min(maxDelayMs, baseDelayMs * 2 ** Math.max(0, attempt - 1));
@@ -124,7 +124,7 @@ export function createOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
       limit: free,
       leaseMs,
       busy,
-      accepts: (stream) => publisherFor(stream) !== undefined,
+      streamPrefixes: publishers.map((p) => p.streamPrefix),
     });
     for (const entry of claimed) {
       const publisher = publisherFor(entry.stream)!;

@@ -25,8 +25,8 @@ export interface DeliveryRecorder {
 /** A destination: Slack, Discord, or webhooks. */
 export interface Publisher {
   readonly name: string;
-  /** Whether this publisher delivers the rows of a stream. */
-  accepts(stream: string): boolean;
+  /** The start of the names of the streams it delivers (`slack:`, `subscriber:`…): the outbox looks only for rows some publisher takes. */
+  readonly streamPrefix: string;
   /** Least time between two deliveries to one stream (Slack: about one message per second per channel). */
   minIntervalMs(stream: string): number;
   /** Resolves once the platform confirmed every step; throws DeliveryFailure (or any error) otherwise. */

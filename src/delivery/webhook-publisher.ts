@@ -27,7 +27,7 @@ export function createWebhookPublisher(options: WebhookPublisherOptions): Publis
   const timeoutMs = options.timeoutMs ?? 10_000;
   return {
     name: 'webhook',
-    accepts: (stream) => stream.startsWith('subscriber:'),
+    streamPrefix: 'subscriber:',
     minIntervalMs: () => 0,
     async deliver(delivery: Delivery) {
       const subscriber =

@@ -1,15 +1,19 @@
 import type { DomainContext } from './context.js';
+import { removeExpiredProbeHours } from './monitors/probe-hours.js';
 
 export interface RetentionReport {
   incidents: number;
   monitorIncidents: number;
+  /** Monitor-hours of probe results older than the 90 days shown (kept 90 days whatever `retentionDays` says). */
+  probeHours: number;
 }
 
 /**
  * Removes resolved incidents and monitor incidents created more than
  * `retentionDays` ago, `batchSize` rows per transaction with a yield to the
  * event loop between batches, so that API requests keep their latency.
- * Unresolved incidents stay, however old.
+ * Unresolved incidents stay, however old. Probe results rolled up per hour
+ * are kept for the 90 days that status pages show.
  */
 export async function removeExpiredIncidents(
   ctx: DomainContext,
@@ -20,6 +24,7 @@ export async function removeExpiredIncidents(
   return {
     incidents: await removeInBatches(ctx, 'incidents', cutoff, batchSize),
     monitorIncidents: await removeInBatches(ctx, 'monitor_incidents', cutoff, batchSize),
+    probeHours: await removeExpiredProbeHours(ctx),
   };
 }
 

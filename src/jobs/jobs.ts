@@ -65,7 +65,7 @@ export const JOBS: readonly Job[] = [
     run: async ({ ctx, retentionDays }) => {
       const removed = await removeExpiredIncidents(ctx, { retentionDays });
       const leases = await pruneLeases(ctx);
-      return `removed ${removed.incidents} incidents, ${removed.monitorIncidents} monitor incidents, ${leases} leases`;
+      return `removed ${removed.incidents} incidents, ${removed.monitorIncidents} monitor incidents, ${removed.probeHours} probe hours, ${leases} leases`;
     },
   },
 ];

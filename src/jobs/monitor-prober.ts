@@ -1,4 +1,5 @@
 import type { DomainContext } from '../domain/context.js';
+import { createProbeRollup } from '../domain/monitors/probe-hours.js';
 import { recordProbe, takeDueProbes } from '../domain/monitors/probe-results.js';
 import type { MonitorState } from '../domain/monitors/probe-results.js';
 import type { Logger } from '../core/logger.js';
@@ -27,6 +28,8 @@ export interface MonitorProber {
   probeAll(): Promise<void>;
   /** Resolves when no probe is under way. */
   idle(): Promise<void>;
+  /** Writes the probes' durations and outcomes recorded so far (hourly rollup); on stop, after `idle`. */
+  flush(): Promise<void>;
   readonly stats: ProberStats;
 }
 
@@ -39,6 +42,10 @@ export interface MonitorProberOptions {
   concurrency?: number;
   /** How often the monitor list is read again, to see monitors added or changed by config. */
   reloadMs?: number;
+  /** How often the hourly rollup of probe results is written (one transaction for all monitors). */
+  flushMs?: number;
+  /** A monotonic clock in milliseconds, for probe durations and the flush interval. */
+  monotonicMs?: () => number;
 }
 
 /** Spreads monitors over their interval so that they do not all fire in the same second. */
@@ -47,13 +54,19 @@ const phaseOf = (id: number, intervalMs: number): number => ((id * 2_654_435_761
 /**
  * Probes each custom monitor every `interval_seconds`. The schedule lives in
  * memory (a probe of a healthy monitor writes nothing); results go through
- * the domain's recordProbe. Slow targets hold only their own slot: probes run
- * side by side up to `concurrency`, on the probe client's shared pools.
+ * the domain's recordProbe. Each probe's duration and outcome is summed per
+ * monitor-hour in memory and written every `flushMs`, in one transaction for
+ * all monitors. Slow targets hold only their own slot: probes run side by
+ * side up to `concurrency`, on the probe client's shared pools.
  */
 export function createMonitorProber(options: MonitorProberOptions): MonitorProber {
   const { ctx, client, region, logger } = options;
   const concurrency = options.concurrency ?? 1_000;
   const reloadMs = options.reloadMs ?? 30_000;
+  const flushMs = options.flushMs ?? 30_000;
+  const monotonicMs = options.monotonicMs ?? (() => performance.now());
+  const rollup = createProbeRollup(ctx);
+  let flushedAt = monotonicMs();
   const monitors = new Map<number, Scheduled>();
   const waiting: Scheduled[] = [];
   const stats: ProberStats = { started: 0, late: 0, completed: 0 };
@@ -98,7 +111,10 @@ export function createMonitorProber(options: MonitorProberOptions): MonitorProbe
     if (Date.now() - dueAt > 1000) stats.late++;
     const work = (async () => {
       try {
+        const at = ctx.clock.now();
+        const started = monotonicMs();
         const outcome = await client.probe({ url: m.url, probeType: m.probeType, keyword: m.keyword });
+        rollup.record(m.id, at, monotonicMs() - started, outcome.ok);
         const { state, change } = await recordProbe(ctx, m, outcome, region);
         m.status = state.status;
         m.consecutiveFailures = state.consecutiveFailures;
@@ -115,6 +131,16 @@ export function createMonitorProber(options: MonitorProberOptions): MonitorProbe
       inFlight.delete(work);
       drainWaiting();
     });
+  }
+
+  /** Writes the rollup (one flush at a time); a failed flush keeps its rows for the next. */
+  async function flush(): Promise<void> {
+    flushedAt = monotonicMs();
+    try {
+      await rollup.flush();
+    } catch (error) {
+      logger.error('probe results could not be written; they are kept for the next flush', error);
+    }
   }
 
   function drainWaiting(): void {
@@ -143,6 +169,7 @@ export function createMonitorProber(options: MonitorProberOptions): MonitorProbe
         if (inFlight.size < concurrency) launch(m, dueAt);
         else if (!waiting.includes(m)) waiting.push(m);
       }
+      if (rollup.pending > 0 && monotonicMs() - flushedAt >= flushMs) void flush();
     },
     async probeAll() {
       await reload(ctx.clock.now().getTime());
@@ -152,9 +179,11 @@ export function createMonitorProber(options: MonitorProberOptions): MonitorProbe
         else waiting.push(m);
       }
       await this.idle();
+      await flush();
     },
     async idle() {
       while (inFlight.size > 0 || waiting.length > 0) await Promise.race(inFlight);
     },
+    flush,
   };
 }

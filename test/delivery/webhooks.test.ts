@@ -63,6 +63,30 @@ async function allSent(s: TestServer, count: number): Promise<boolean> {
 const events = () => hook.received.map((h) => JSON.parse(h.body) as { event: string; incident: { id: number; title: string } });
 
 describe('webhook delivery', () => {
+  it('is not held up by rows waiting for destinations this process cannot reach (no smtp, no chat credentials)', async () => {
+    const s = await start();
+    const now = s.clock.now().getTime();
+    const company = await s.ctx.db.selectFrom('companies').select('id').executeTakeFirstOrThrow();
+    const stranded = Array.from({ length: 40 }, (_, i) => ({
+      company_id: company.id,
+      subscriber_id: null,
+      stream: i % 2 === 0 ? `email:${i + 1}` : `discord:G1:C${i}`,
+      event: 'incident.created',
+      payload: '{}',
+      state: 'pending' as const,
+      next_attempt_at: now,
+      created_at: now,
+    }));
+    await s.ctx.db.insertInto('outbox').values(stranded).execute();
+    await s.api('POST', '/api/v2/incidents', { body: { service_id: 1001, title: 'Behind forty others' } });
+    await until(() => hook.received.length === 1);
+    expect(events()[0]!.incident.title).toBe('Behind forty others');
+    const waiting = () => s.ctx.db.selectFrom('outbox').select('stream').where('state', '=', 'pending').execute();
+    // The webhook's row is marked sent once the receiver answered: then only the stranded rows wait.
+    await until(async () => (await waiting()).length === stranded.length);
+    expect((await waiting()).map((r) => r.stream).sort()).toEqual(stranded.map((r) => r.stream).sort());
+  });
+
   it('POSTs each notification once, signed with HMAC-SHA256 of the body', async () => {
     const s = await start();
     const created = await s.api('POST', '/api/v2/incidents', { body: { service_id: 1001, title: 'Down' } });

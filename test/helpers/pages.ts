@@ -12,11 +12,14 @@ companies:
       - { id: 1001, name: Acme API, urlname: acme-api }
       - { id: 1002, name: Acme Web, urlname: acme-web }
       - { id: 1003, name: Acme Secret, urlname: acme-secret }
+    custom_monitors:
+      - { id: 501, name: Checkout probe, url: "http://127.0.0.1:9/health", probe_type: ping, interval_seconds: 60 }
     status_pages:
       - name: Acme status
         slug: acme
         services: [acme-api, acme-web]
         third_party: [demo-service-major]
+        monitors: [501]
       - name: Acme on its own host
         url: https://status.acme.example
         services: [acme-api]

@@ -38,12 +38,16 @@ describe('public status pages', () => {
     expect(text).not.toContain('Acme Secret');
     expect(html.match(/<ol class="days"/g)).toHaveLength(2);
     // 90 cells per service; the services were first shown today, so the 89 days before have no data (and nothing to focus).
-    expect(html.match(/<li class="[onjmx]"/g)).toHaveLength(180);
-    expect(html.match(/<li class="x"><\/li>/g)).toHaveLength(178);
+    const services = html.slice(html.indexOf('id="services"'), html.indexOf('id="monitors"'));
+    expect(services.match(/<li class="[onjmx]"/g)).toHaveLength(180);
+    expect(services.match(/<li class="x"><\/li>/g)).toHaveLength(178);
     expect(text).toMatch(/22 Nov 2026: no incidents, 100% up/);
     expect(text).toMatch(/Demo Service \(major\) Major outage|Major outage/);
     expect(html).toContain('<form class="subscribe" method="post" action="/status/acme/subscribe">');
     expect(html).toContain('href="/status/acme/feed.atom"');
+    expect(text).toContain('Monitors');
+    expect(html).toContain('href="/status/acme/monitors/501"');
+    expect(text).toContain('Checkout probe');
     expect(Buffer.byteLength(html)).toBeLessThan(60 * 1024);
   });
 

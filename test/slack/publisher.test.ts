@@ -72,9 +72,7 @@ const incident = (channelId: string, update: IncidentAnnouncement['update']): In
 describe('the Slack publisher', () => {
   it('takes slack streams only, paced at one message per second', () => {
     const p = publisher();
-    expect(p.accepts('slack:T1:C1')).toBe(true);
-    expect(p.accepts('discord:G1:C1')).toBe(false);
-    expect(p.accepts('subscriber:3')).toBe(false);
+    expect(p.streamPrefix).toBe('slack:');
     expect(p.minIntervalMs('slack:T1:C1')).toBe(1000);
   });
 

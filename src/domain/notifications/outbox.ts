@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import { prepared } from '../../db/prepared.js';
+import { enqueueEmailNotifications } from './email-notifications.js';
 import { enqueue } from './enqueue.js';
 import type { Database } from '../../db/schema.js';
 import type { Company } from '../companies/company.js';
@@ -44,8 +45,9 @@ const subscribersOfService = prepared<
 export const subscriberStream = (subscriberId: number): string => `subscriber:${subscriberId}`;
 
 /**
- * One pending outbox row per subscriber of every status page showing the
- * incident's service, when the company's settings ask for this event.
+ * One pending outbox row per subscriber (webhook, or confirmed email address)
+ * of every status page showing the incident's service, when the company's
+ * settings ask for this event.
  * Runs inside the transaction that made the change, so both commit or neither.
  */
 export async function enqueueIncidentNotifications(
@@ -55,33 +57,33 @@ export async function enqueueIncidentNotifications(
   const { company, event, incident, serviceStatus, now } = args;
   if (!company.notifyOn.includes(event)) return 0;
 
-  const subscribers = await subscribersOfService(trx, { service: incident.serviceId, company: company.id });
-  if (subscribers.length === 0) return 0;
-
   const latest = incident.updates.at(-1);
   const occurredAt = new Date(now).toISOString();
+  const notificationFor = (page: IncidentNotification['status_page']): IncidentNotification => ({
+    event: `incident.${event}`,
+    occurred_at: occurredAt,
+    status_page: page,
+    service: { id: incident.serviceId, name: incident.serviceName, urlname: incident.serviceUrlname, status: serviceStatus },
+    incident: {
+      id: incident.id,
+      title: incident.title,
+      status: incident.status,
+      resolved: incident.resolved,
+      resolution_stage: latest?.stage ?? null,
+      description: incident.description,
+      url: incident.url,
+      tracker_url: incident.trackerUrl,
+      created_at: incident.createdAt.toISOString(),
+      updated_at: incident.updatedAt.toISOString(),
+      resolved_at: incident.resolvedAt?.toISOString() ?? null,
+    },
+  });
+  const subscribers = await subscribersOfService(trx, { service: incident.serviceId, company: company.id });
   const rows = subscribers.map((s) => {
-    const payload: IncidentNotification = {
-      event: `incident.${event}`,
-      occurred_at: occurredAt,
-      status_page: { id: s.page_id, name: s.page_name, url: s.page_url },
-      service: { id: incident.serviceId, name: incident.serviceName, urlname: incident.serviceUrlname, status: serviceStatus },
-      incident: {
-        id: incident.id,
-        title: incident.title,
-        status: incident.status,
-        resolved: incident.resolved,
-        resolution_stage: latest?.stage ?? null,
-        description: incident.description,
-        url: incident.url,
-        tracker_url: incident.trackerUrl,
-        created_at: incident.createdAt.toISOString(),
-        updated_at: incident.updatedAt.toISOString(),
-        resolved_at: incident.resolvedAt?.toISOString() ?? null,
-      },
-    };
+    const payload = notificationFor({ id: s.page_id, name: s.page_name, url: s.page_url });
     return { companyId: company.id, subscriberId: s.id, stream: subscriberStream(s.id), event: payload.event, payload, now };
   });
   for (const row of rows) await enqueue(trx, row);
-  return rows.length;
+  const mailed = await enqueueEmailNotifications(trx, { companyId: company.id, serviceId: incident.serviceId, notificationFor, now });
+  return rows.length + mailed;
 }

@@ -167,6 +167,11 @@ export function createPublicRouter(ctx: DomainContext, routes: readonly PublicRo
         base: base ?? (slug !== undefined ? `/status/${encodeURIComponent(slug)}` : ''),
       });
       if (!hit.route.cacheable) {
+        // A GET that acts (a confirmation link) acts on GET only: HEAD, as link checkers send it, changes nothing.
+        if (req.method === 'HEAD') {
+          send(req, res, prepare(errorReply(405, 'Method not allowed', 'HEAD is not answered here; use GET.', { Allow: 'GET' }), '', false));
+          return true;
+        }
         send(req, res, prepare(await hit.route.handle(await request()), '', false));
         return true;
       }

@@ -1,8 +1,10 @@
 import { notFound } from '../../domain/errors.js';
+import { monitorPanels } from '../../domain/monitors/monitor-panels.js';
 import { pageHistory, pageIncident, pageView } from '../../domain/status-pages/page-view.js';
 import type { PublicRoute } from './public-route.js';
 import { HTML } from './public-route.js';
 import { renderPage } from './render/layout.js';
+import { MonitorPanel } from './render/monitor-panel.js';
 import { HistoryPage, IncidentPage, StatusPage } from './render/status-page.js';
 
 /** Integer ids in paths and queries; anything else names nothing. */
@@ -18,7 +20,17 @@ export const statusPageRoutes: PublicRoute[] = [
     cacheable: true,
     handle: async ({ ctx, params, base }) => {
       const view = await pageView(ctx, params.slug!);
-      return { status: 200, contentType: HTML, body: renderPage(<StatusPage view={view} base={base} />) };
+      const panels = await monitorPanels(ctx, view.page);
+      const monitors =
+        panels.length === 0 ? null : (
+          <section aria-labelledby="monitors">
+            <h2 id="monitors">Monitors</h2>
+            {panels.map((m) => (
+              <MonitorPanel monitor={m} base={base} />
+            ))}
+          </section>
+        );
+      return { status: 200, contentType: HTML, body: renderPage(<StatusPage view={view} base={base} monitors={monitors} />) };
     },
   },
   {

@@ -48,8 +48,8 @@ ol.days li{position:relative;background:var(--none);border-radius:1px;min-width:
 ol.days .o{background:var(--ok)}ol.days .n{background:var(--minor)}ol.days .j{background:var(--major)}ol.days .m{background:var(--maint)}
 ol.days p{position:absolute;width:1px;height:1px;margin:-1px;overflow:hidden;clip:rect(0,0,0,0);white-space:nowrap}
 ol.days li:hover p,ol.days li:focus p{clip:auto;width:14rem;max-width:80vw;height:auto;margin:0;overflow:visible;white-space:normal;bottom:2.4rem;left:50%;transform:translateX(-50%);z-index:2;background:var(--bg);color:var(--fg);border:1px solid var(--line);border-radius:.375rem;padding:.5rem;font-size:.8rem;box-shadow:0 2px 8px rgba(0,0,0,.2)}
-ol.days li:nth-child(-n+15):hover p,ol.days li:nth-child(-n+15):focus p{left:0;transform:none}
-ol.days li:nth-last-child(-n+15):hover p,ol.days li:nth-last-child(-n+15):focus p{left:auto;right:0;transform:none}
+ol.days li:nth-child(-n+30):hover p,ol.days li:nth-child(-n+30):focus p{left:0;transform:none}
+ol.days li:nth-last-child(-n+30):hover p,ol.days li:nth-last-child(-n+30):focus p{left:auto;right:0;transform:none}
 .bar-legend{display:flex;justify-content:space-between;font-size:.75rem;color:var(--muted)}
 .timeline{list-style:none;margin:.5rem 0 0;padding:0 0 0 1rem;border-left:2px solid var(--line)}
 .timeline li{margin:0 0 .75rem}
@@ -60,7 +60,7 @@ form.subscribe label{display:flex;flex-direction:column;font-size:.875rem;flex:1
 form.subscribe fieldset{flex-basis:100%;border:1px solid var(--line);border-radius:.375rem}
 form.subscribe fieldset label{flex-direction:row;gap:.4rem;align-items:center;display:inline-flex;margin-right:1rem}
 input[type=email]{font:inherit;padding:.5rem;border:1px solid var(--line);border-radius:.375rem;background:var(--bg);color:var(--fg);min-height:2.75rem}
-button{font:inherit;font-weight:600;padding:.5rem 1rem;border-radius:.375rem;border:1px solid var(--link);background:var(--link);color:#fff;min-height:2.75rem;cursor:pointer}
+button{font:inherit;font-weight:600;padding:.5rem 1rem;border-radius:.375rem;border:1px solid var(--link);background:var(--link);color:var(--bg);min-height:2.75rem;cursor:pointer}
 .feeds{font-size:.875rem}
 .feeds a{margin-right:1rem}
 svg.chart{width:100%;height:auto;display:block}
@@ -72,6 +72,13 @@ table{border-collapse:collapse;width:100%}
 th,td{text-align:left;padding:.25rem .5rem;border-bottom:1px solid var(--line)}
 .pager{display:flex;justify-content:space-between;margin:1rem 0}
 .sr-only{position:absolute;width:1px;height:1px;padding:0;margin:-1px;overflow:hidden;clip:rect(0,0,0,0);white-space:nowrap;border:0}
+ol.days.probes li.n,ol.days.probes li.j{align-self:end}ol.days.probes li.n{height:70%}ol.days.probes li.j{height:40%}
+figure.rt{margin:.75rem 0 0}figure.rt figcaption{font-size:.875rem;color:var(--muted)}
+svg.chart.rt text{font-size:12px}
+@media (max-width:30rem){svg.chart.rt text{font-size:18px}}
+.monitor .legend{font-size:.75rem;margin:.25rem 0 0}
+table.hours{font-variant-numeric:tabular-nums}table.hours th,table.hours td{padding:.25rem .3rem}table.hours th,table.hours td:first-child{white-space:nowrap}
+@media (max-width:30rem){table.hours{font-size:.8125rem}}
 `.trim();
 
 /** Where the stylesheet is served; the query changes with its content, so it may be cached for long. */

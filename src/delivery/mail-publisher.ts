@@ -1,0 +1,151 @@
+import nodemailer from 'nodemailer';
+import type { NodemailerError } from 'nodemailer';
+import type { DomainContext } from '../domain/context.js';
+import { CONFIRMATION_EVENT, EMAIL_STREAM_PREFIX, emailSubscriberOfStream } from '../domain/notifications/email-notifications.js';
+import type { EmailPayload } from '../domain/notifications/email-notifications.js';
+import { CONFIRM_TTL_MS, UNSUBSCRIBE_TTL_MS, signPageToken } from '../domain/status-pages/page-tokens.js';
+import { mailLink } from '../domain/status-pages/subscriptions.js';
+import { renderConfirmationMail, renderIncidentMail } from './mail-render.js';
+import type { RenderedMail } from './mail-render.js';
+import { DeliveryFailure } from './publisher.js';
+import type { Delivery, Publisher } from './publisher.js';
+
+export interface MailPublisherOptions {
+  ctx: DomainContext;
+  smtp: { url: string; from: string };
+  /**
+   * Waits between tries while the server cannot be reached: the first, then
+   * about as long as the outage has lasted (so doubling), up to the last.
+   */
+  unreachableDelay?: { firstMs: number; maxMs: number };
+  /** Connecting, the greeting, and silence on the line, each; well under the worker's lease of a row. */
+  timeoutMs?: number;
+  random?: () => number;
+}
+
+export interface MailPublisher extends Publisher {
+  /** Closes the pooled connections. */
+  close(): void;
+}
+
+/** Failures that say nothing about the mail: the server could not be reached or asked to come back later (421). */
+const UNREACHABLE = new Set(['ECONNECTION', 'ESOCKET', 'ETIMEDOUT', 'EDNS', 'EPROXY', 'ECONNREFUSED', 'ECONNRESET', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE']);
+const isUnreachable = (e: NodemailerError): boolean =>
+  e.responseCode === 421 || (e.responseCode === undefined && UNREACHABLE.has(e.code ?? ''));
+
+/** The address only, for the line that says where mail goes: the URL may carry a password. */
+const serverOf = (url: string): string => {
+  const u = new URL(url);
+  return `${u.protocol}//${u.host}`;
+};
+
+/**
+ * Mail to status page subscribers over SMTP (nodemailer, pooled connections):
+ * incident notifications and confirmations, text and HTML, each with an
+ * unsubscribe link and RFC 8058 one-click headers. Links are signed when the
+ * mail is sent, so a confirmation runs 48 hours from its sending. A server that
+ * cannot be reached delays mail without using up its attempts: the failure is
+ * reported as `rateLimited`, which the worker does not count, with a wait that
+ * grows with the outage; a server that refuses a mail counts as usual.
+ */
+export function createMailPublisher(options: MailPublisherOptions): MailPublisher {
+  const { ctx, smtp } = options;
+  const timeoutMs = options.timeoutMs ?? 15_000;
+  const delay = options.unreachableDelay ?? { firstMs: 1_000, maxMs: 15 * 60_000 };
+  const random = options.random ?? Math.random;
+  const server = serverOf(smtp.url);
+  const transport = nodemailer.createTransport({
+    url: smtp.url,
+    pool: true,
+    maxConnections: 4,
+    connectionTimeout: timeoutMs,
+    greetingTimeout: timeoutMs,
+    socketTimeout: timeoutMs * 2,
+    disableFileAccess: true,
+    disableUrlAccess: true,
+  });
+  // The outage as this process sees it: from the first failure to reach the server, until a mail goes through.
+  let unreachableSince: number | null = null;
+  let lastUnreachable = 0;
+
+  function unreachableFailure(error: NodemailerError): DeliveryFailure {
+    const now = ctx.clock.now().getTime();
+    // Nothing went through since an old outage (no mail was due): this is a new one.
+    if (unreachableSince === null || now - lastUnreachable > 2 * delay.maxMs) unreachableSince = now;
+    lastUnreachable = now;
+    const ceiling = Math.min(delay.maxMs, Math.max(delay.firstMs, now - unreachableSince));
+    return new DeliveryFailure(`SMTP ${server} cannot be reached: ${error.message}`, {
+      rateLimited: true,
+      retryAfterMs: Math.round(ceiling / 2 + (random() * ceiling) / 2),
+    });
+  }
+
+  async function render(
+    delivery: Delivery,
+    subscriber: { id: number; state: string; page_name: string; page_url: string },
+  ): Promise<{ mail: RenderedMail; unsubscribeUrl: string } | null> {
+    const payload = delivery.payload as EmailPayload;
+    const now = ctx.clock.now().getTime();
+    const sign = (purpose: 'confirm' | 'unsubscribe', ttl: number) =>
+      signPageToken(ctx, { purpose, subscriberId: subscriber.id, expiresAt: now + ttl });
+    const unsubscribeUrl = mailLink(subscriber.page_url, 'unsubscribe', await sign('unsubscribe', UNSUBSCRIBE_TTL_MS));
+    if (payload.event === CONFIRMATION_EVENT) {
+      // Confirmed meanwhile (by an earlier mail's link): this one has nothing left to ask.
+      if (subscriber.state !== 'pending') return null;
+      const confirmUrl = mailLink(subscriber.page_url, 'confirm', await sign('confirm', CONFIRM_TTL_MS));
+      const mail = renderConfirmationMail({
+        pageName: subscriber.page_name,
+        pageUrl: subscriber.page_url,
+        confirmUrl,
+        unsubscribeUrl,
+        expiresAt: new Date(now + CONFIRM_TTL_MS),
+      });
+      return { mail, unsubscribeUrl };
+    }
+    if (subscriber.state !== 'confirmed') return null;
+    return { mail: renderIncidentMail(payload, { pageUrl: subscriber.page_url, unsubscribeUrl }), unsubscribeUrl };
+  }
+
+  return {
+    name: 'email',
+    streamPrefix: EMAIL_STREAM_PREFIX,
+    minIntervalMs: () => 0,
+    async deliver(delivery: Delivery) {
+      const id = emailSubscriberOfStream(delivery.stream);
+      const subscriber =
+        id === null
+          ? undefined
+          : await ctx.db
+              .selectFrom('email_subscribers')
+              .innerJoin('status_pages', 'status_pages.id', 'email_subscribers.status_page_id')
+              .select(['email_subscribers.id', 'email_subscribers.email', 'email_subscribers.state', 'status_pages.name as page_name', 'status_pages.url as page_url'])
+              .where('email_subscribers.id', '=', id)
+              .executeTakeFirst();
+      // Unsubscribed since the row was queued: there is no one left to tell.
+      if (!subscriber) return;
+      const rendered = await render(delivery, subscriber);
+      if (!rendered) return;
+      const { mail, unsubscribeUrl } = rendered;
+      try {
+        await transport.sendMail({
+          from: smtp.from,
+          to: subscriber.email,
+          subject: mail.subject,
+          text: mail.text,
+          html: mail.html,
+          date: ctx.clock.now(),
+          // One id per outbox row: a mail sent again after a lost answer can be recognised as the same.
+          messageId: `<statusbot.${delivery.id}.${subscriber.id}@${new URL(subscriber.page_url).hostname}>`,
+          list: { unsubscribe: unsubscribeUrl },
+          headers: { 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click', 'Auto-Submitted': 'auto-generated' },
+        });
+      } catch (error) {
+        const e = error as NodemailerError;
+        if (isUnreachable(e)) throw unreachableFailure(e);
+        throw new DeliveryFailure(`SMTP ${server} refused the mail to email subscriber ${subscriber.id}: ${e.message}`);
+      }
+      unreachableSince = null;
+    },
+    close: () => transport.close(),
+  };
+}

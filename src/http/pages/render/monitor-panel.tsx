@@ -1,0 +1,97 @@
+import type { MonitorPanelData } from '../../../domain/monitors/monitor-panels.js';
+import type { ProbeBucket } from '../../../domain/monitors/probe-hours.js';
+import { HISTORY_DAYS } from '../../../domain/monitors/probe-hours.js';
+import { dayText, percent } from './page-parts.js';
+import { ResponseChart, msText } from './response-chart.js';
+
+/** A monitor's own page, under the status page's base. */
+export const monitorHref = (base: string, id: number): string => `${base}/monitors/${id}`;
+
+/** Below this share of successful probes (over an hour down) a day is shown as down; from it to under 100% as degraded. */
+const DEGRADED_FROM = 0.95;
+
+/** The monitor's state in a word beside its shape; never colour alone. */
+export function MonitorStatus(props: { monitor: MonitorPanelData }) {
+  const { monitor } = props;
+  if (monitor.status === 'down') return <span class="status major">Down</span>;
+  if (monitor.history.last90Days.probes === 0) return <span class="status unknown">No data yet</span>;
+  return <span class="status ok">Up</span>;
+}
+
+// Cells are many (90 per monitor): the short class names of the service bars keep pages small.
+const cellOf = (b: ProbeBucket): string => (b.uptime === null ? 'x' : b.uptime === 1 ? 'o' : b.uptime >= DEGRADED_FROM ? 'n' : 'j');
+
+/** "99.31% up, 12 of 1440 probes failed, avg 120 ms": one bucket in words. */
+export function bucketText(b: ProbeBucket): string {
+  if (b.uptime === null) return 'No data';
+  const failed = b.probes - b.ups;
+  const failures = failed === 0 ? `${b.probes} probes, none failed` : `${failed} of ${b.probes} probes failed`;
+  return `${percent(b.uptime)} up, ${failures}${b.avgMs === null ? '' : `, avg ${msText(b.avgMs)}`}`;
+}
+
+/** 90 days, one cell each (shorter as more probes failed), with the day in words on hover or keyboard focus (no script). */
+function UptimeBars(props: { name: string; days: readonly ProbeBucket[] }) {
+  return (
+    <>
+      <ol class="days probes" aria-label={`Uptime of ${props.name}, last ${props.days.length} days`}>
+        {props.days.map((d) => (
+          <li class={cellOf(d)} tabindex={0}>
+            <p>
+              <b>{dayText(d.start)}</b> {bucketText(d)}
+            </p>
+          </li>
+        ))}
+      </ol>
+      <div class="bar-legend" aria-hidden="true">
+        <span>{props.days.length} days ago</span>
+        <span>Today</span>
+      </div>
+    </>
+  );
+}
+
+export interface MonitorPanelProps {
+  monitor: MonitorPanelData;
+  /** Where the status page's links start (PublicRequest.base). */
+  base: string;
+  /** On the monitor's own page, whose heading already names it: no heading, no link. */
+  own?: boolean;
+}
+
+/**
+ * A custom monitor on a public status page: its name and status, 90 days of
+ * uptime bars, its uptime over them, and its response time over the last 24
+ * hours and 90 days.
+ */
+export function MonitorPanel(props: MonitorPanelProps) {
+  const { monitor } = props;
+  const { history } = monitor;
+  const overall = history.last90Days.uptime;
+  return (
+    <section class="card monitor">
+      {props.own ? null : (
+        <div class="row">
+          <h3>
+            <a href={monitorHref(props.base, monitor.id)}>{monitor.name}</a>
+          </h3>
+          <MonitorStatus monitor={monitor} />
+        </div>
+      )}
+      <p class="muted">
+        {overall === null ? 'No probe results yet' : `${percent(overall)} uptime over the last ${HISTORY_DAYS} days`}
+      </p>
+      <UptimeBars name={monitor.name} days={history.days} />
+      <figure class="rt">
+        <figcaption>Response time, last 24 hours</figcaption>
+        <ResponseChart buckets={history.hours} period="last 24 hours" from="24 h ago" to="now" />
+      </figure>
+      <figure class="rt">
+        <figcaption>Response time, last {HISTORY_DAYS} days</figcaption>
+        <ResponseChart buckets={history.days} period={`last ${HISTORY_DAYS} days`} from={`${HISTORY_DAYS} days ago`} to="today" />
+      </figure>
+      <p class="legend muted" aria-hidden="true">
+        Line: average response time. ▲ failed probes.
+      </p>
+    </section>
+  );
+}
