@@ -241,8 +241,19 @@ function preparedNameOf(text: string): string | null {
   return name;
 }
 
-/** A pg client that runs kysely's parameterized statements as named, prepared ones (see preparedNameOf). */
+/**
+ * A pg client that runs kysely's parameterized statements as named, prepared
+ * ones (see preparedNameOf). A connection that breaks while in use (a server
+ * restart) fails its queries; the client's own `error` event then must not end
+ * the process (the pool listens only to idle clients), and the pool drops the
+ * client when it comes back.
+ */
 class PreparingClient extends pg.Client {
+  constructor(config?: string | pg.ClientConfig) {
+    super(config);
+    this.on('error', () => undefined);
+  }
+
   // pg's query() has many overloads; kysely calls query(text, values).
   override query(...args: unknown[]): never {
     const [text, values] = args;
