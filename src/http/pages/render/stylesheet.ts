@@ -34,15 +34,6 @@ h3{font-size:1rem;margin:0}
 ul.plain{list-style:none;margin:0;padding:0}
 .card{background:var(--card);border:1px solid var(--line);border-radius:.5rem;padding:.75rem 1rem;margin:.5rem 0}
 .row{display:flex;justify-content:space-between;align-items:baseline;gap:.5rem;flex-wrap:wrap}
-.bars{display:grid;grid-template-columns:repeat(90,1fr);gap:1px;margin:.5rem 0 .25rem;height:2rem;position:relative}
-.bars.days30{grid-template-columns:repeat(30,1fr)}
-.bars.hours24{grid-template-columns:repeat(24,1fr)}
-.bar{position:relative;background:var(--none);border-radius:1px;min-width:0}
-.bar.ok{background:var(--ok)}.bar.minor{background:var(--minor)}.bar.major{background:var(--major)}.bar.maintenance{background:var(--maint)}
-.bar .tip{display:none;position:absolute;bottom:2.4rem;left:50%;transform:translateX(-50%);z-index:2;width:14rem;max-width:80vw;background:var(--bg);color:var(--fg);border:1px solid var(--line);border-radius:.375rem;padding:.5rem;font-size:.8rem;box-shadow:0 2px 8px rgba(0,0,0,.2)}
-.bar:hover .tip,.bar:focus .tip,.bar:focus-within .tip{display:block}
-.bars .bar:nth-child(-n+10) .tip{left:0;transform:none}
-.bars .bar:nth-last-child(-n+10) .tip{left:auto;right:0;transform:none}
 ol.days{display:grid;grid-template-columns:repeat(90,1fr);gap:1px;list-style:none;margin:.5rem 0 .25rem;padding:0;height:2rem}
 ol.days li{position:relative;background:var(--none);border-radius:1px;min-width:0}
 ol.days .o{background:var(--ok)}ol.days .n{background:var(--minor)}ol.days .j{background:var(--major)}ol.days .m{background:var(--maint)}
