@@ -6,6 +6,7 @@ import { DomainError } from '../../domain/errors.js';
 import { readEpoch } from '../../domain/read-epoch.js';
 import { pageHosts } from '../../domain/status-pages/page-directory.js';
 import { HttpProblem } from '../http-errors.js';
+import { compilePath } from '../path-pattern.js';
 import type { PublicReply, PublicRequest, PublicRoute } from './public-route.js';
 import { errorReply } from './replies.js';
 import { STYLESHEET } from './render/stylesheet.js';
@@ -20,25 +21,6 @@ const SECURITY_HEADERS = {
 const PAGE_CACHE_CONTROL = 'public, max-age=30, must-revalidate';
 const RENDERED_MAX = 2_000;
 const MAX_FORM_BYTES = 16 * 1024;
-
-interface Compiled {
-  route: PublicRoute;
-  pattern: RegExp;
-  names: string[];
-}
-
-function compile(route: PublicRoute): Compiled {
-  const names: string[] = [];
-  const source = route.path
-    .split('/')
-    .map((segment) => {
-      if (!segment.startsWith(':')) return segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-      names.push(segment.slice(1));
-      return '([^/]+)';
-    })
-    .join('/');
-  return { route, pattern: new RegExp(`^${source}$`), names };
-}
 
 /** An answer ready to send again: its headers are built once. */
 interface Rendered {
@@ -81,7 +63,7 @@ function readForm(req: IncomingMessage): Promise<Buffer> {
  * caller goes on with its own.
  */
 export function createPublicRouter(ctx: DomainContext, routes: readonly PublicRoute[]) {
-  const compiled = routes.map(compile);
+  const compiled = routes.map((route) => ({ route, ...compilePath(route.path) }));
   const rendered = new Map<string, Rendered>();
   const stylesheet = prepare(
     { status: 200, contentType: 'text/css; charset=utf-8', body: STYLESHEET, headers: { 'Cache-Control': 'public, max-age=31536000, immutable' } },

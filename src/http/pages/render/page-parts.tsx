@@ -142,3 +142,26 @@ export function IncidentLine(props: { incident: IncidentSummary; href: string })
     </li>
   );
 }
+
+/** An incident page's heading: its title, state, service and times. */
+export function IncidentHeading(props: { incident: Incident }) {
+  const { incident } = props;
+  return (
+    <>
+      <h1>{incident.title}</h1>
+      <p>
+        <Status status={incident.resolved ? 'ok' : incident.status} /> {incident.resolved ? 'Resolved' : 'Ongoing'} · {incident.serviceName}
+        {incident.userGenerated ? ' · reported by users, not confirmed by the provider' : ''}
+      </p>
+      <p class="muted">
+        Began <When at={incident.createdAt} />
+        {incident.resolvedAt ? (
+          <>
+            {' '}
+            · resolved <When at={incident.resolvedAt} />
+          </>
+        ) : null}
+      </p>
+    </>
+  );
+}

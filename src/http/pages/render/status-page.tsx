@@ -3,7 +3,7 @@ import type { Incident, IncidentSummary } from '../../../domain/incidents/incide
 import type { PublicPage } from '../../../domain/status-pages/page-directory.js';
 import type { PageView } from '../../../domain/status-pages/page-view.js';
 import { Layout } from './layout.js';
-import { BANNER_WORDS, DayBars, IncidentCard, IncidentLine, percent, Status, Timeline, When } from './page-parts.js';
+import { BANNER_WORDS, DayBars, IncidentCard, IncidentHeading, IncidentLine, percent, Status, Timeline, When } from './page-parts.js';
 
 /** The feeds of a page, for the head and the footer links. */
 const feedsOf = (base: string, name: string) => [
@@ -151,19 +151,7 @@ export function IncidentPage(props: { page: PublicPage; incident: Incident; base
       <p>
         <a href={base === '' ? '/' : base}>← {props.page.name}</a>
       </p>
-      <h1>{incident.title}</h1>
-      <p>
-        <Status status={incident.resolved ? 'ok' : incident.status} /> {incident.resolved ? 'Resolved' : 'Ongoing'} · {incident.serviceName}
-      </p>
-      <p class="muted">
-        Began <When at={incident.createdAt} />
-        {incident.resolvedAt ? (
-          <>
-            {' '}
-            · resolved <When at={incident.resolvedAt} />
-          </>
-        ) : null}
-      </p>
+      <IncidentHeading incident={incident} />
       <section aria-labelledby="updates">
         <h2 id="updates">Updates</h2>
         <Timeline incident={incident} />

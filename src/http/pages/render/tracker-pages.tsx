@@ -1,7 +1,7 @@
 import type { Incident } from '../../../domain/incidents/incident.js';
 import type { TrackedService } from '../../../domain/status-pages/tracker-view.js';
 import { Layout } from './layout.js';
-import { IncidentLine, Status, Timeline, When } from './page-parts.js';
+import { IncidentHeading, IncidentLine, Status, Timeline } from './page-parts.js';
 
 /** `{public_url}/services/{urlname}`: a service's status, its components, its incidents of the last 30 days. */
 export function ServicePage(props: { service: TrackedService }) {
@@ -75,20 +75,7 @@ export function TrackedIncidentPage(props: { incident: Incident; page: { slug: s
           <a href={`/services/${encodeURIComponent(incident.serviceUrlname)}`}>← {incident.serviceName}</a>
         )}
       </p>
-      <h1>{incident.title}</h1>
-      <p>
-        <Status status={incident.resolved ? 'ok' : incident.status} /> {incident.resolved ? 'Resolved' : 'Ongoing'} · {incident.serviceName}
-        {incident.userGenerated ? ' · reported by users, not confirmed by the provider' : ''}
-      </p>
-      <p class="muted">
-        Began <When at={incident.createdAt} />
-        {incident.resolvedAt ? (
-          <>
-            {' '}
-            · resolved <When at={incident.resolvedAt} />
-          </>
-        ) : null}
-      </p>
+      <IncidentHeading incident={incident} />
       {incident.url ? (
         <p>
           At the source: <a href={incident.url}>{incident.url}</a>
