@@ -3,21 +3,36 @@ import type { Incident, IncidentSummary } from '../domain/incidents/incident.js'
 import type { Monitor, MonitorIncident } from '../domain/monitors/monitor.js';
 import type { Service, ServiceDetail } from '../domain/services/service.js';
 import type { UserReport } from '../domain/vendors/user-reports.js';
+import type {
+  BoardResource,
+  BoardServiceResource,
+  IncidentResource,
+  MonitorIncidentResource,
+  MonitorResource,
+  ServiceDetailResource,
+  ServiceIncidentResource,
+  ServiceResource,
+  UpdatedIncidentResource,
+  UserReportResource,
+} from './api-schemas.js';
 
-/** Domain objects in the exact shapes of spec section 2; ids are strings, timestamps ISO 8601 UTC. */
+/**
+ * Domain objects in the exact shapes of spec section 2; ids are strings, timestamps ISO 8601 UTC.
+ * The types are those of api-schemas.ts, which the API description is generated from.
+ */
 
 const iso = (d: Date): string => d.toISOString();
 const isoOrNull = (d: Date | null): string | null => (d === null ? null : d.toISOString());
 
 /** 2.1 */
-export const serviceResource = (s: Service) => ({
+export const serviceResource = (s: Service): ServiceResource => ({
   id: String(s.id),
   type: 'service',
   attributes: { name: s.name, urlname: s.urlname, tracker_url: s.trackerUrl },
 });
 
 /** 2.1 with the current status and status page, and the feed's health, for `GET /services/{service_name}`. */
-export const serviceStatusResource = (s: ServiceDetail) => ({
+export const serviceStatusResource = (s: ServiceDetail): ServiceDetailResource => ({
   id: String(s.id),
   type: 'service',
   attributes: {
@@ -32,7 +47,7 @@ export const serviceStatusResource = (s: ServiceDetail) => ({
 });
 
 /** 2.2: `tags` sits beside `attributes`. */
-export const boardServiceResource = (s: BoardService) => ({
+export const boardServiceResource = (s: BoardService): BoardServiceResource => ({
   id: String(s.id),
   type: 'service',
   attributes: {
@@ -46,14 +61,14 @@ export const boardServiceResource = (s: BoardService) => ({
 });
 
 /** A report of a problem with a service (`POST /services/{service_name}/reports`). */
-export const userReportResource = (r: UserReport) => ({
+export const userReportResource = (r: UserReport): UserReportResource => ({
   id: String(r.id),
   type: 'user_report',
   attributes: { service: r.service.urlname, created_at: iso(r.createdAt) },
 });
 
 /** 2.3 */
-export const serviceIncidentResource = (i: IncidentSummary) => ({
+export const serviceIncidentResource = (i: IncidentSummary): ServiceIncidentResource => ({
   id: String(i.id),
   type: 'incident',
   attributes: {
@@ -70,11 +85,11 @@ export const serviceIncidentResource = (i: IncidentSummary) => ({
   },
 });
 
-const updates = (i: Incident) =>
+const updates = (i: Incident): IncidentResource['attributes']['updates'] =>
   i.updates.map((u) => ({ status: u.stage, created_at: iso(u.createdAt), description: u.description }));
 
 /** 2.4 */
-export const incidentResource = (i: Incident) => ({
+export const incidentResource = (i: Incident): IncidentResource => ({
   id: String(i.id),
   type: 'incidents',
   attributes: {
@@ -99,7 +114,7 @@ export const incidentResource = (i: Incident) => ({
 });
 
 /** 2.4, the reduced field set of the update operation's response. */
-export const updatedIncidentResource = (i: Incident) => ({
+export const updatedIncidentResource = (i: Incident): UpdatedIncidentResource => ({
   id: String(i.id),
   type: 'incidents',
   attributes: {
@@ -118,7 +133,7 @@ export const updatedIncidentResource = (i: Incident) => ({
 });
 
 /** 2.6; `custom_monitor_url` only in the per-monitor list. */
-export const monitorIncidentResource = (i: MonitorIncident, withMonitorUrl: boolean) => ({
+export const monitorIncidentResource = (i: MonitorIncident, withMonitorUrl: boolean): MonitorIncidentResource => ({
   id: String(i.id),
   type: 'custom_monitor_incident',
   attributes: {
@@ -132,7 +147,7 @@ export const monitorIncidentResource = (i: MonitorIncident, withMonitorUrl: bool
 });
 
 /** 2.5 */
-export const monitorResource = (m: Monitor) => ({
+export const monitorResource = (m: Monitor): MonitorResource => ({
   id: String(m.id),
   type: 'custom_monitor',
   attributes: {
@@ -147,7 +162,7 @@ export const monitorResource = (m: Monitor) => ({
 });
 
 /** 2.7 */
-export const boardResource = (b: Board) => ({
+export const boardResource = (b: Board): BoardResource => ({
   id: b.id,
   type: 'board',
   attributes: {

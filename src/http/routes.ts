@@ -12,8 +12,24 @@ import {
 } from '../domain/incidents/incident-service.js';
 import { listMonitorIncidents, listMonitors } from '../domain/monitors/monitor-service.js';
 import { getServiceStatus, listCatalog } from '../domain/services/service-queries.js';
+import { MAX_TAGS, TAG_MAX_LENGTH, boardServiceInput } from '../domain/boards/board-input.js';
+import { BOARD_ID } from '../domain/boards/board.js';
+import { createIncidentInput, updateIncidentInput } from '../domain/incidents/incident-input.js';
 import { parseInput } from '../domain/validation.js';
+import { userReportInput } from '../domain/vendors/user-report-input.js';
 import { reportProblem, reporters } from '../domain/vendors/user-reports.js';
+import {
+  boardDocument,
+  boardServiceDocument,
+  incidentDocument,
+  monitorIncidentList,
+  monitorList,
+  serviceDetailDocument,
+  serviceIncidentList,
+  serviceList,
+  updatedIncidentDocument,
+  userReportDocument,
+} from './api-schemas.js';
 import {
   boardResource,
   boardServiceResource,
@@ -55,7 +71,29 @@ export interface Route {
    * database's contents (see domain/read-epoch.ts), so it may be cached.
    */
   cacheable?: boolean;
+  doc: RouteDoc;
   handle(req: ApiRequest): Promise<Reply>;
+}
+
+/** What the API description (openapi.ts) says of a route. */
+export interface RouteDoc {
+  operationId: string;
+  tag: 'Services' | 'Incidents' | 'Custom monitors' | 'Boards';
+  summary: string;
+  description?: string;
+  /** A schema for each `:name` of the path. */
+  params?: Record<string, z.ZodType>;
+  /** The query string, one parameter per key. */
+  query?: z.ZodObject;
+  /** The JSON body; `required` when an empty body is refused. */
+  body?: { schema: z.ZodType; required: boolean; description?: string };
+  /** The answer when it works: a schema of api-schemas.ts, none for an empty body. */
+  success: { status: 200 | 201 | 202 | 204; description: string; schema?: z.ZodType; headers?: Record<string, string> };
+  /**
+   * When the domain refuses, by status. openapi.ts adds those of HTTP itself:
+   * 400 (body, path encoding), 401, 413 (body), 422 (invalid fields), 429, 503.
+   */
+  errors?: Partial<Record<403 | 404 | 422, string>>;
 }
 
 /** Integer ids in paths; anything else names no resource. */
@@ -64,25 +102,61 @@ function idParam(value: string | undefined): number {
   return Number(value);
 }
 
+const incidentId = z.int().min(0).describe("The incident's id");
+const serviceName = z.string().describe('The urlname of the service');
+const boardId = z.string().regex(BOARD_ID).meta({ format: 'uuid', description: "The board's id" });
+
 const ok = (data: unknown): Reply => ({ status: 200, body: { data } });
 
-const serviceIncidentsQuery = z.object({ include_user_reports: z.enum(['true', 'false']).optional() });
+const serviceIncidentsQuery = z.object({
+  include_user_reports: z.enum(['true', 'false']).optional().describe('`true` includes the incidents opened from user reports'),
+});
+const tagRules = `Tags are trimmed; blanks and duplicates are dropped; at most ${MAX_TAGS} tags of ${TAG_MAX_LENGTH} characters.`;
 
 export const routes: readonly Route[] = [
   {
     method: 'GET',
     path: '/services',
+    doc: {
+      operationId: 'listServices',
+      tag: 'Services',
+      summary: 'List the third-party services',
+      description: 'The catalog of third-party services (spec 4.1), demo services included; not your custom services.',
+      success: { status: 200, description: 'The services', schema: serviceList },
+    },
     handle: async ({ ctx }) => ok((await listCatalog(ctx)).map(serviceResource)),
   },
   {
     method: 'GET',
     path: '/services/:service_name',
+    doc: {
+      operationId: 'getService',
+      tag: 'Services',
+      summary: 'Get a service with its status',
+      description: 'A catalog service or one of your custom services, with its current status and the health of its status feed.',
+      params: { service_name: serviceName },
+      success: { status: 200, description: 'The service', schema: serviceDetailDocument },
+      errors: { 404: 'No catalog service, nor custom service of yours, has this urlname' },
+    },
     handle: async ({ ctx, company, params }) =>
       ok(serviceStatusResource(await getServiceStatus(ctx, company, params.service_name ?? ''))),
   },
   {
     method: 'GET',
     path: '/services/:service_name/incidents',
+    doc: {
+      operationId: 'listServiceIncidents',
+      tag: 'Services',
+      summary: "List a service's incidents",
+      description: 'Incidents created in the last 30 days plus any still unresolved, newest first (spec 4.2).',
+      params: { service_name: serviceName },
+      query: serviceIncidentsQuery,
+      success: { status: 200, description: 'The incidents', schema: serviceIncidentList },
+      errors: {
+        403: 'The free plan reads incidents of monitored services only',
+        404: 'No catalog service, nor custom service of yours, has this urlname',
+      },
+    },
     handle: async ({ ctx, company, params, query }) => {
       const q = parseInput(serviceIncidentsQuery, Object.fromEntries(query), 'query');
       const incidents = await listServiceIncidents(ctx, company, params.service_name ?? '', {
@@ -94,6 +168,19 @@ export const routes: readonly Route[] = [
   {
     method: 'POST',
     path: '/services/:service_name/reports',
+    doc: {
+      operationId: 'reportServiceProblem',
+      tag: 'Services',
+      summary: 'Report a problem with a service',
+      description: 'Counts once per reporter within the window; enough distinct reporters open a user-generated incident.',
+      params: { service_name: serviceName },
+      body: { schema: userReportInput, required: false },
+      success: { status: 202, description: 'The report was recorded', schema: userReportDocument },
+      errors: {
+        403: 'The free plan reports problems with monitored services only',
+        404: 'No catalog service, nor custom service of yours, has this urlname',
+      },
+    },
     handle: async ({ ctx, company, keyId, params, body }) => {
       const report = await reportProblem(ctx, company, params.service_name ?? '', reporters.apiKey(keyId), body);
       return { status: 202, body: { data: userReportResource(report) } };
@@ -103,11 +190,37 @@ export const routes: readonly Route[] = [
     method: 'GET',
     path: '/incidents/:id',
     cacheable: true,
+    doc: {
+      operationId: 'getIncident',
+      tag: 'Incidents',
+      summary: 'Get an incident',
+      description: 'An incident of one of your custom services, or of a third-party service your plan shows (spec 4.3).',
+      params: { id: incidentId },
+      success: { status: 200, description: 'The incident with its updates', schema: incidentDocument },
+      errors: {
+        403: "The free plan reads incidents of monitored services only",
+        404: 'No incident with this id is visible to you',
+      },
+    },
     handle: async ({ ctx, company, params }) => ok(incidentResource(await getIncident(ctx, company, idParam(params.id)))),
   },
   {
     method: 'POST',
     path: '/incidents',
+    doc: {
+      operationId: 'createIncident',
+      tag: 'Incidents',
+      summary: 'Create an incident',
+      description: 'On one of your custom services (spec 4.4). Linked status pages are updated and subscribers notified.',
+      body: { schema: createIncidentInput, required: true },
+      success: {
+        status: 201,
+        description: 'The incident, with its first update',
+        schema: incidentDocument,
+        headers: { Location: "The incident's address" },
+      },
+      errors: { 422: 'service_id is not the id of a custom service of yours' },
+    },
     handle: async ({ ctx, company, body }) => {
       const incident = await createIncident(ctx, company, body ?? {});
       return {
@@ -120,12 +233,40 @@ export const routes: readonly Route[] = [
   {
     method: 'PATCH',
     path: '/incidents/:id',
+    doc: {
+      operationId: 'updateIncident',
+      tag: 'Incidents',
+      summary: 'Update an incident',
+      description:
+        'Of one of your custom services (spec 4.5). `description` and `resolution_stage` go together and add an update; ' +
+        '`resolved` resolves the incident, another stage reopens a resolved one.',
+      params: { id: incidentId },
+      body: { schema: updateIncidentInput.meta({ dependentRequired: { description: ['resolution_stage'], resolution_stage: ['description'] } }), required: false },
+      success: { status: 200, description: 'The incident (the reduced field set)', schema: updatedIncidentDocument },
+      errors: {
+        403: 'Incidents of third-party services cannot be changed',
+        404: 'No incident with this id is visible to you',
+        422: 'only one of description and resolution_stage was sent',
+      },
+    },
     handle: async ({ ctx, company, params, body }) =>
       ok(updatedIncidentResource(await updateIncident(ctx, company, idParam(params.id), body ?? {}))),
   },
   {
     method: 'DELETE',
     path: '/incidents/:id',
+    doc: {
+      operationId: 'deleteIncident',
+      tag: 'Incidents',
+      summary: 'Delete an incident',
+      description: 'Of one of your custom services, for good (spec 4.6). Linked status pages are updated.',
+      params: { id: incidentId },
+      success: { status: 204, description: 'Deleted' },
+      errors: {
+        403: 'Incidents of third-party services cannot be changed',
+        404: 'No incident with this id is visible to you',
+      },
+    },
     handle: async ({ ctx, company, params }) => {
       await deleteIncident(ctx, company, idParam(params.id));
       return { status: 204 };
@@ -134,11 +275,27 @@ export const routes: readonly Route[] = [
   {
     method: 'GET',
     path: '/custom_monitors',
+    doc: {
+      operationId: 'listCustomMonitors',
+      tag: 'Custom monitors',
+      summary: 'List your custom monitors',
+      description: 'With their ongoing incidents (spec 4.7).',
+      success: { status: 200, description: 'The monitors', schema: monitorList },
+    },
     handle: async ({ ctx, company }) => ok((await listMonitors(ctx, company)).map(monitorResource)),
   },
   {
     method: 'GET',
     path: '/custom_monitors/:custom_monitor_id/incidents',
+    doc: {
+      operationId: 'listCustomMonitorIncidents',
+      tag: 'Custom monitors',
+      summary: "List a custom monitor's incidents",
+      description: 'Incidents created in the last 30 days plus any still unresolved, newest first (spec 4.8).',
+      params: { custom_monitor_id: z.int().min(0).describe("The monitor's id") },
+      success: { status: 200, description: 'The incidents', schema: monitorIncidentList },
+      errors: { 404: 'You have no monitor with this id' },
+    },
     handle: async ({ ctx, company, params }) => {
       const incidents = await listMonitorIncidents(ctx, company, idParam(params.custom_monitor_id));
       return ok(incidents.map((i) => monitorIncidentResource(i, true)));
@@ -148,11 +305,33 @@ export const routes: readonly Route[] = [
     method: 'GET',
     path: '/boards/:board_id',
     cacheable: true,
+    doc: {
+      operationId: 'getBoard',
+      tag: 'Boards',
+      summary: 'Get a board',
+      description: 'With its services and their tags (spec 4.9).',
+      params: { board_id: boardId },
+      success: { status: 200, description: 'The board', schema: boardDocument },
+      errors: { 404: 'You have no board with this id' },
+    },
     handle: async ({ ctx, company, params }) => ok(boardResource(await getBoard(ctx, company, params.board_id ?? ''))),
   },
   {
     method: 'POST',
     path: '/boards/:board_id/services/:service_urlname',
+    doc: {
+      operationId: 'addBoardService',
+      tag: 'Boards',
+      summary: 'Add a service to a board',
+      description: 'A third-party service, with tags (spec 4.10).',
+      params: { board_id: boardId, service_urlname: serviceName },
+      body: { schema: boardServiceInput, required: false, description: tagRules },
+      success: { status: 201, description: 'The service on the board', schema: boardServiceDocument },
+      errors: {
+        404: 'You have no board with this id, or no catalog service has this urlname',
+        422: 'the service is already on the board ("Service already added to board")',
+      },
+    },
     handle: async ({ ctx, company, params, body }) => {
       const service = await addServiceToBoard(ctx, company, params.board_id ?? '', params.service_urlname ?? '', body);
       return { status: 201, body: { data: boardServiceResource(service) } };
@@ -161,6 +340,16 @@ export const routes: readonly Route[] = [
   {
     method: 'PATCH',
     path: '/boards/:board_id/services/:service_urlname',
+    doc: {
+      operationId: 'updateBoardService',
+      tag: 'Boards',
+      summary: 'Update a service on a board',
+      description: 'Replaces its tags when `tags` is sent; `[]` clears them (spec 4.11).',
+      params: { board_id: boardId, service_urlname: serviceName },
+      body: { schema: boardServiceInput, required: false, description: tagRules },
+      success: { status: 200, description: 'The service on the board', schema: boardServiceDocument },
+      errors: { 404: 'You have no board with this id, or the service is not on it' },
+    },
     handle: async ({ ctx, company, params, body }) =>
       ok(
         boardServiceResource(

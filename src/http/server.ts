@@ -8,15 +8,20 @@ import { authenticateKey } from '../domain/companies/api-keys.js';
 import type { DomainContext } from '../domain/context.js';
 import { DomainError } from '../domain/errors.js';
 import { readEpoch } from '../domain/read-epoch.js';
+import { API_DOCS_PATH, createApiDocs } from './api-docs.js';
 import { HttpProblem, renderError } from './http-errors.js';
+import { buildOpenApiDocument } from './openapi.js';
 import { createPublicRouter } from './pages/public-router.js';
 import type { PublicRoute } from './pages/public-route.js';
+import { compilePath } from './path-pattern.js';
 import { createRateLimiter } from './rate-limiter.js';
 import { routes } from './routes.js';
 import type { Reply, Route } from './routes.js';
 
 export const API_PREFIX = '/api/v2';
 export const MAX_BODY_BYTES = 1024 * 1024;
+/** The API description, served without an API key. */
+export const OPENAPI_PATH = `${API_PREFIX}/openapi.json`;
 
 export interface HttpServerOptions {
   ctx: DomainContext;
@@ -30,26 +35,7 @@ export interface HttpServerOptions {
   publicRoutes?: readonly PublicRoute[];
 }
 
-interface CompiledRoute {
-  route: Route;
-  pattern: RegExp;
-  names: string[];
-}
-
-function compile(route: Route): CompiledRoute {
-  const names: string[] = [];
-  const source = route.path
-    .split('/')
-    .map((segment) => {
-      if (!segment.startsWith(':')) return segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-      names.push(segment.slice(1));
-      return '([^/]+)';
-    })
-    .join('/');
-  return { route, pattern: new RegExp(`^${source}$`), names };
-}
-
-const compiled = routes.map(compile);
+const compiled = routes.map((route) => ({ route, ...compilePath(route.path) }));
 
 /** The route for a path and method; 404 for an unknown path, 405 with `Allow` for a known one. */
 function match(path: string, method: string): { route: Route; params: Record<string, string> } {
@@ -168,6 +154,8 @@ export function createHttpServer(options: HttpServerOptions): Server {
   const limiter = createRateLimiter(options.rateLimitPerMinute);
   const cache = new Map<string, { epoch: string; payload: Buffer }>();
   const publicPages = createPublicRouter(ctx, options.publicRoutes ?? []);
+  const apiDocs = createApiDocs();
+  let openApi: Buffer | undefined;
 
   function takeToken(caller: string): void {
     const limit = limiter.take(caller, Date.now());
@@ -225,6 +213,18 @@ export function createHttpServer(options: HttpServerOptions): Server {
     const path = q === -1 ? target : target.slice(0, q);
     try {
       if (!path.startsWith('/')) throw new HttpProblem('bad_request', 'The request target must be a path, such as /api/v2/services');
+      if (path === OPENAPI_PATH) {
+        if (req.method !== 'GET' && req.method !== 'HEAD') {
+          throw new HttpProblem('method_not_allowed', `${req.method} is not allowed here; use GET`, { Allow: 'GET' });
+        }
+        openApi ??= Buffer.from(JSON.stringify(buildOpenApiDocument(routes)));
+        sendJson(res, 200, openApi);
+        return;
+      }
+      if (path === API_DOCS_PATH || path.startsWith(`${API_DOCS_PATH}/`)) {
+        apiDocs(req, res, path);
+        return;
+      }
       if (path === API_PREFIX || path.startsWith(`${API_PREFIX}/`)) {
         await handleApi(req, path, new URLSearchParams(q === -1 ? '' : target.slice(q + 1)), res);
         return;

@@ -4,6 +4,7 @@ import { manualClock, runningClock } from '../../src/domain/clock.js';
 import type { ManualClock } from '../../src/domain/clock.js';
 import { startServer } from '../../src/main.js';
 import type { RunningServer, StartOptions } from '../../src/main.js';
+import { apiDocumentCheck } from './api-document.js';
 import { createTestDatabase } from './test-database.js';
 
 export const T0 = '2026-11-22T10:02:00.000Z';
@@ -113,7 +114,14 @@ export interface TestServerOptions {
   delivery?: StartOptions['delivery'];
   /** The job scheduler; off by default (tests run jobs directly). */
   jobs?: boolean;
+  /**
+   * Whether `api()` checks every answer of `/api/v2` against the API description
+   * (test/helpers/api-document.ts) and throws on a mismatch; on by default.
+   */
+  checkApiDocument?: boolean;
 }
+
+const isApiPath = (path: string) => /^\/api\/v2(?:[/?]|$)/.test(path);
 
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
   const fresh = options.dbPath ? null : await createTestDatabase();
@@ -158,7 +166,14 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
           parsed = undefined;
         }
       }
-      return { status: res.status, headers: res.headers, body: parsed, text };
+      const answer = { status: res.status, headers: res.headers, body: parsed, text };
+      if ((options.checkApiDocument ?? true) && isApiPath(path)) {
+        const problems = apiDocumentCheck().problems({ method, path, ...answer });
+        if (problems.length > 0) {
+          throw new Error(`${method} ${path} answered ${res.status}, not as the API description says:\n  ${problems.join('\n  ')}`);
+        }
+      }
+      return answer;
     },
     async stop() {
       await server.close();
