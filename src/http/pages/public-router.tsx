@@ -126,7 +126,8 @@ export function createPublicRouter(ctx: DomainContext, routes: readonly PublicRo
       send(req, res, stylesheet);
       return true;
     }
-    const { path, base } = await resolve(req, rawPath);
+    // Paths under /status/ and /assets/ mean the same on every host: no lookup of page hosts for them.
+    const { path, base } = rawPath.startsWith('/status/') ? { path: rawPath, base: null } : await resolve(req, rawPath);
     const candidates = match(path);
     if (candidates.length === 0) return false;
     const method = req.method === 'HEAD' ? 'GET' : req.method;
@@ -159,7 +160,8 @@ export function createPublicRouter(ctx: DomainContext, routes: readonly PublicRo
       }
       // Taken before rendering: a change made meanwhile makes the entry stale at once.
       const epoch = await readEpoch(ctx);
-      const key = `${base ?? '-'} ${path}?${query.toString()}`;
+      const search = query.size === 0 ? '' : `?${query.toString()}`;
+      const key = base === null ? `${path}${search}` : `${base} ${path}${search}`;
       let entry = rendered.get(key);
       if (!entry || entry.epoch !== epoch) {
         entry = prepare(await hit.route.handle(await request()), epoch, true);
