@@ -7,6 +7,7 @@ import * as m0005 from './0005_vendor_feeds.js';
 import * as m0006 from './0006_change_counter.js';
 import * as m0007 from './0007_probe_schedule.js';
 import * as m0008 from './0008_public_pages.js';
+import * as m0009 from './0009_api_key_management.js';
 
 /** Every migration, by name; the Migrator applies them in name order. Add new ones here. */
 export const migrations: Record<string, Migration> = {
@@ -18,4 +19,5 @@ export const migrations: Record<string, Migration> = {
   '0006_change_counter': m0006,
   '0007_probe_schedule': m0007,
   '0008_public_pages': m0008,
+  '0009_api_key_management': m0009,
 };

@@ -2,11 +2,12 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { emptyConfig } from './config/load-config.js';
 import type { Config } from './config/load-config.js';
-import { openDatabase, databaseLabel } from './db/database.js';
+import { openDatabase, databaseLabel, isPostgresUrl } from './db/database.js';
 import type { Db } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
 import { systemClock } from './domain/clock.js';
 import type { Clock } from './domain/clock.js';
+import { writeKeyUses } from './domain/companies/api-keys.js';
 import { createDomainContext } from './domain/context.js';
 import { syncDemoServices } from './domain/demo/demo-services.js';
 import type { DomainContext } from './domain/context.js';
@@ -41,6 +42,7 @@ export interface StartOptions {
   dbPath: string;
   /** 0 picks a free port. */
   port: number;
+  /** The address to listen on (default 0.0.0.0, every IPv4 address). */
   host?: string;
   config?: Config;
   clock?: Clock;
@@ -120,7 +122,6 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     const publicUrl = config.publicUrl ?? `http://localhost:${port === 0 ? 8080 : port}`;
     const ctx = createDomainContext({ db, clock: options.clock ?? systemClock, publicUrl, userReports: config.userReports });
     await applySetup(ctx, config.setup);
-    const demoKey = config.setup.companies.length === 0 ? await seedDemoCompany(ctx) : null;
     await syncDemoServices(ctx);
 
     const chatEnv = readChatEnv(options.env ?? process.env);
@@ -184,6 +185,9 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
         resolve();
       });
     });
+    // Only once the port is ours: a start that cannot listen must not make the demo key that it never shows.
+    const demo = config.setup.companies.length === 0 ? await seedDemoCompany(ctx) : null;
+    const demoKey = demo?.created ? demo.key : null;
     for (const front of fronts) await front.start();
     if (options.jobs !== false) scheduler.start();
     if (options.delivery?.enabled !== false) {
@@ -191,10 +195,14 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       worker.start();
     }
     ready = true;
-    const actualPort = (listening.address() as AddressInfo).port;
-    const host = options.host && options.host !== '0.0.0.0' ? options.host : 'localhost';
-    const url = `http://${host}:${actualPort}`;
-    logger.info(`statusbot listening on ${url} (database ${databaseLabel(options.dbPath)})`);
+    const bound = listening.address() as AddressInfo;
+    const actualPort = bound.port;
+    const every = bound.address === '0.0.0.0' || bound.address === '::';
+    const address = (a: string) => (a.includes(':') ? `[${a}]` : a);
+    const url = `http://${every ? 'localhost' : address(bound.address)}:${actualPort}`;
+    const reach = every ? `every ${bound.address === '::' ? '' : 'IPv4 '}address of this machine; ` : '';
+    logger.info(`statusbot listening on http://${address(bound.address)}:${actualPort} (${reach}database ${databaseLabel(options.dbPath)})`);
+    if (demo && !demo.created) logger.info(keyHint(demo.companies, options.dbPath));
     if (demoKey) {
       logger.info(
         [
@@ -230,6 +238,8 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
           listening.close(() => resolve());
           listening.closeIdleConnections();
         });
+        // When each key was last used, kept in memory for up to a minute: written before the database closes.
+        await writeKeyUses(ctx).catch((error: unknown) => logger.error('the last use of API keys could not be written', error));
         await db.destroy();
       },
     };
@@ -238,6 +248,18 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     await db.destroy();
     throw error;
   }
+}
+
+/** A start on a database that already holds companies shows no key: how to get one. */
+function keyHint(companies: string[], dbPath: string): string {
+  const shell = (s: string) => (/^[\w./:@%+=,-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
+  const name = companies.length === 1 ? shell(companies[0]!) : 'NAME';
+  const db = isPostgresUrl(dbPath) ? '<the same postgres:// URL>' : shell(dbPath);
+  const held = companies.length === 1 ? `the company ${companies[0]}` : `companies ${companies.slice(0, 5).join(', ')}${companies.length > 5 ? ', …' : ''}`;
+  return [
+    `No API key is shown: a key is shown once, when made, and this database already holds ${held}. A new key:`,
+    `  statusbot key create --company ${name} --db ${db}`,
+  ].join('\n');
 }
 
 /** Runs one job once against a database, as `serve` would run a slot of it; for `statusbot jobs run`. */

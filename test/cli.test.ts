@@ -2,67 +2,19 @@ import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { connect, createServer } from 'node:net';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase } from '../src/db/database.js';
 import { migrations } from '../migrations/index.js';
 import { README_EXAMPLE_CONFIG, startTestServer } from './helpers/test-server.js';
-
-/** The compiled CLI: `npm test` builds it first (pretest); run `npm run build` before running this file alone. */
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const CLI = join(ROOT, 'dist', 'src', 'cli.js');
+import { CLI, ROOT, assertBuilt, cleanEnv, freePort, runCli, until } from './cli/run-cli.js';
+import type { Run } from './cli/run-cli.js';
 
 const CONFIG = README_EXAMPLE_CONFIG;
 
-/** The environment without anything that would change what the CLI does. */
-function cleanEnv(): NodeJS.ProcessEnv {
-  const env = { ...process.env };
-  for (const name of Object.keys(env)) {
-    if (/^(PORT|STATUSBOT_|SLACK_|DISCORD_)/.test(name)) delete env[name];
-  }
-  return env;
-}
-
-interface Run {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  stdout: string;
-  stderr: string;
-}
-
-function cli(args: string[], timeoutMs = 20_000): Promise<Run> {
-  return new Promise((resolveRun, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { cwd: dir, env: cleanEnv() });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (b: Buffer) => (stdout += b.toString('utf8')));
-    child.stderr.on('data', (b: Buffer) => (stderr += b.toString('utf8')));
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`statusbot ${args.join(' ')} did not exit within ${timeoutMs} ms\n${stdout}\n${stderr}`));
-    }, timeoutMs);
-    child.on('error', reject);
-    child.on('close', (code, signal) => {
-      clearTimeout(timer);
-      resolveRun({ code, signal, stdout, stderr });
-    });
-  });
-}
-
-/** A port nobody listens on right now. */
-function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolvePort(port));
-    });
-  });
-}
+const cli = (args: string[], timeoutMs = 20_000): Promise<Run> => runCli(args, { cwd: dir, timeoutMs });
 
 /** A running `statusbot serve`; output accumulates while it runs. */
 interface Served {
@@ -83,16 +35,6 @@ async function serve(args: string[]): Promise<Served> {
     child.on('exit', (code, signal) => r({ code, signal })),
   );
   return { child, port, out, exited };
-}
-
-async function until<T>(what: string, fn: () => T | undefined | Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await fn();
-    if (value !== undefined) return value;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 async function exitWithin(s: Served, ms: number) {
@@ -122,9 +64,7 @@ let dbPath: string;
 let configPath: string;
 const children: ChildProcess[] = [];
 
-beforeAll(() => {
-  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run "npm run build" first (npm test does it)`);
-});
+beforeAll(assertBuilt);
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'statusbot-cli-'));
   dbPath = join(dir, 'data', 'statusbot.db');
@@ -411,6 +351,7 @@ describe('statusbot serve', () => {
     const url = new URL(curl[2]!);
     expect(s.out.stdout).toContain(`  ${key}\n`);
     expect(s.out.stdout).toMatch(/shown this once/);
+    expect(s.out.stdout).toContain(`statusbot listening on http://0.0.0.0:${s.port} (every IPv4 address of this machine; database ${dbPath})`);
     expect(url.port).toBe(String(s.port));
     expect(url.pathname).toMatch(/^\/api\/v2\/boards\/[0-9a-f-]{36}$/);
 
@@ -443,6 +384,9 @@ describe('statusbot serve', () => {
     const second = await serve(['--db', dbPath]);
     await until('listening', () => (second.out.stdout.includes('listening') ? true : undefined));
     expect(second.out.stdout).not.toContain('curl');
+    // It says how to get a key instead.
+    await until('the key hint', () => (second.out.stdout.includes('key create') ? true : undefined));
+    expect(second.out.stdout).toContain(`\n  statusbot key create --company Demo --db ${dbPath}\n`);
     expect((await counts(dbPath)).companies).toBe(1);
     second.child.kill('SIGTERM');
     expect((await exitWithin(second, 10_000)).code).toBe(0);

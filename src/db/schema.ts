@@ -15,7 +15,11 @@ export interface ApiKeysTable {
   company_id: number;
   key_hash: string;
   label: string;
+  /** The first characters of a key statusbot issued (null for keys from a config). */
+  key_prefix: string | null;
   created_at: number;
+  last_used_at: number | null;
+  revoked_at: number | null;
 }
 
 export type DemoBehaviour = 'cycle' | 'ok' | 'minor' | 'major';

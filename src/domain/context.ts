@@ -24,7 +24,8 @@ export interface DomainContext {
   /** Process-local state: the demo period this process brought up to date, and recently used API keys. */
   readonly memo: {
     demoPeriod: number;
-    apiKeys: Map<string, { company: Company; keyId: number; until: number }>;
+    /** By key: valid while the database's change marker holds `epoch`; `hash` spares hashing the key again. */
+    apiKeys: Map<string, { company: Company; keyId: number; hash: string; epoch: string }>;
   };
 }
 

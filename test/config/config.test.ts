@@ -436,7 +436,12 @@ describe('startServer twice on the same database', () => {
 
       const second = await startTestServer({ dbPath });
       try {
-        expect(await dump(second.ctx.db)).toEqual(once);
+        // The request above used Acme's key: when is written at the stop, not by applying the config.
+        const unused = (d: Record<string, string[]>) => ({
+          ...d,
+          api_keys: d.api_keys!.map((row) => JSON.stringify({ ...JSON.parse(row), last_used_at: null })).sort(),
+        });
+        expect(unused(await dump(second.ctx.db))).toEqual(unused(once));
         const again = await second.api('GET', '/api/v2/boards/5d0e8f8e-8b1c-4c55-9d7a-2f1f0c0f4a01', { key: ACME_KEY });
         expect(again.status).toBe(200);
         expect(again.body).toEqual(board.body);

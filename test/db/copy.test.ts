@@ -43,7 +43,8 @@ describe.skipIf(TEST_ENGINE !== 'postgres')('statusbot db copy', () => {
   it('copies everything into an empty PostgreSQL database, shows progress, and compares the counts', async () => {
     const res = cli(['db', 'copy', '--from', sqlitePath, '--to', target.path]);
     expect(res.status, res.stderr).toBe(0);
-    expect(res.stderr).toMatch(/^incidents: \d+ of \d+$/m);
+    // Progress is drawn on a terminal only (test/cli/progress.test.ts): a pipe gets the result alone.
+    expect(res.stderr).toBe('');
     expect(res.stdout).toMatch(/^incident_updates +\d+ +\d+$/m);
     expect(res.stdout).not.toContain('DIFFERENT');
     expect(res.stdout.trim().split('\n').at(-1)).toBe('copied: every table holds the same number of rows on both sides');

@@ -1,4 +1,4 @@
-import { generateApiKey } from '../companies/api-keys.js';
+import { describeIssuedKey, generateApiKey } from '../companies/api-keys.js';
 import { NOTIFY_EVENTS } from '../companies/company.js';
 import type { DomainContext } from '../context.js';
 import { DEMO_SERVICES } from '../demo/demo-services.js';
@@ -7,17 +7,21 @@ import type { Setup } from './setup.js';
 
 export const DEMO_COMPANY = 'Demo';
 export const DEMO_BOARD_ID = '00000000-0000-4000-8000-000000000001';
-export const DEMO_CUSTOM_SERVICE_ID = 1001;
-export const DEMO_MONITOR_ID = 501;
+/** Out of the range examples use (the README's config gives Acme 1001 and 501): applying one after a first start works. */
+export const DEMO_CUSTOM_SERVICE_ID = 9001;
+export const DEMO_MONITOR_ID = 9001;
+
+/** The demo company's new key (shown once), or the companies the database already holds. */
+export type DemoSeed = { created: true; key: string } | { created: false; companies: string[] };
 
 /**
  * On a database without any company: a demo company on the business plan with
  * a custom service, a monitor of this server's health, and a board of the demo
- * services. Returns its new API key (shown once), or null when companies exist.
+ * services.
  */
-export async function seedDemoCompany(ctx: DomainContext): Promise<string | null> {
-  const any = await ctx.db.selectFrom('companies').select('id').limit(1).executeTakeFirst();
-  if (any) return null;
+export async function seedDemoCompany(ctx: DomainContext): Promise<DemoSeed> {
+  const existing = await ctx.db.selectFrom('companies').select('name').orderBy('id').limit(6).execute();
+  if (existing.length > 0) return { created: false, companies: existing.map((c) => c.name) };
   const key = generateApiKey();
   const setup: Setup = {
     services: [],
@@ -54,5 +58,6 @@ export async function seedDemoCompany(ctx: DomainContext): Promise<string | null
     ],
   };
   await applySetup(ctx, setup);
-  return key;
+  await describeIssuedKey(ctx, key, 'demo');
+  return { created: true, key };
 }

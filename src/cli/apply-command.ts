@@ -1,0 +1,38 @@
+import { loadConfig } from '../config/load-config.js';
+import { applySetup } from '../domain/setup/apply-setup.js';
+import { UsageError } from './cli-errors.js';
+import type { Command } from './command.js';
+import { withConfigErrors } from './config-access.js';
+import { withContext } from './database-access.js';
+import { terminalProgress } from './progress.js';
+import { portOf } from './serve-command.js';
+
+export const applyCommand: Command = {
+  name: 'apply',
+  synopsis: '--config FILE [--db FILE|URL]',
+  summary: 'apply a config file to the database',
+  details: [
+    'Creates what the file declares and is missing, updates what differs, in one transaction; never deletes.',
+    'Applying the same file twice changes nothing. A running server sees the changes at once.',
+  ].join('\n'),
+  options: ['config', 'db', 'port'],
+  async run(input) {
+    const file = input.configFile;
+    if (!file) throw new UsageError('apply needs --config FILE (or STATUSBOT_CONFIG)');
+    const loaded = loadConfig(file);
+    const { setup, publicUrl } = loaded.config;
+    const url = publicUrl ?? `http://localhost:${portOf(input.string('port') ?? input.env.PORT)}`;
+    const progress = terminalProgress();
+    const started = performance.now();
+    const items = `${setup.companies.length} companies, ${setup.services.length} catalog services`;
+    progress.follow(() => `applying ${file} (${items}): ${Math.round((performance.now() - started) / 1000)} s`);
+    try {
+      const report = await withContext(input.dbPath, (ctx) => withConfigErrors(loaded, file, () => applySetup(ctx, setup)), url);
+      progress.done();
+      console.log(`applied ${file}: ${report.companies} companies, ${report.services} catalog services`);
+      return 0;
+    } finally {
+      progress.done();
+    }
+  },
+};

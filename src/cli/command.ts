@@ -1,0 +1,47 @@
+/** Every option a command may take: how it is parsed, and what its help says. */
+export const OPTIONS = {
+  port: { type: 'string', value: 'N', env: 'PORT', help: 'listening port (default 8080)' },
+  host: { type: 'string', value: 'ADDRESS', env: 'HOST', help: 'listening address (default 0.0.0.0: every IPv4 address)' },
+  db: { type: 'string', value: 'FILE|URL', env: 'STATUSBOT_DB', help: 'SQLite database file (default ./data/statusbot.db), or a postgres:// URL' },
+  config: { type: 'string', value: 'FILE', env: 'STATUSBOT_CONFIG', help: 'YAML config file' },
+  company: { type: 'string', value: 'NAME', help: 'the company, by name' },
+  label: { type: 'string', value: 'L', help: 'what the key is for, shown by key list (default cli)' },
+  dead: { type: 'boolean', help: 'only the dead-lettered ones' },
+  all: { type: 'boolean', help: 'every feed, also those no company watches' },
+  from: { type: 'string', value: 'FILE', help: 'the SQLite database to copy' },
+  to: { type: 'string', value: 'URL', help: 'the postgres:// URL of an empty database' },
+  guild: { type: 'string', value: 'ID', help: 'register in one Discord guild (at once) instead of globally' },
+} as const;
+
+export type OptionName = keyof typeof OPTIONS;
+
+export const DEFAULT_DB = './data/statusbot.db';
+
+/** What a command runs with: its operands, its options, and the environment. */
+export interface CommandInput {
+  /** The words after the command's name. */
+  operands: string[];
+  env: NodeJS.ProcessEnv;
+  string(name: OptionName): string | undefined;
+  flag(name: OptionName): boolean;
+  /** --db, else STATUSBOT_DB, else the default file. */
+  dbPath: string;
+  /** --config, else STATUSBOT_CONFIG. */
+  configFile: string | undefined;
+}
+
+export interface Command {
+  /** One or two words: `serve`, `key create`. */
+  name: string;
+  /** What follows the name in its usage line: `--company NAME [--label L] [--db FILE|URL]`. */
+  synopsis: string;
+  /** One line for the general usage. */
+  summary: string;
+  /** Lines that `statusbot NAME --help` shows below the usage line. */
+  details?: string;
+  options: readonly OptionName[];
+  /** Operands after the name (none unless given). */
+  operands?: { min: number; max: number };
+  /** The exit code, or null while it keeps running (serve). */
+  run(input: CommandInput): Promise<number | null>;
+}

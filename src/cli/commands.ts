@@ -1,0 +1,26 @@
+import { applyCommand } from './apply-command.js';
+import type { Command } from './command.js';
+import { dbCopyCommand } from './db-copy-command.js';
+import { discordRegisterCommand } from './discord-command.js';
+import { feedsCommand } from './feeds-command.js';
+import { jobsRunCommand } from './jobs-command.js';
+import { keyCreateCommand, keyListCommand, keyRevokeCommand } from './key-commands.js';
+import { migrateCommand } from './migrate-command.js';
+import { outboxListCommand, outboxRetryCommand } from './outbox-commands.js';
+import { serveCommand } from './serve-command.js';
+
+/** Every command, in the order the usage lists them. */
+export const COMMANDS: readonly Command[] = [
+  serveCommand,
+  migrateCommand,
+  applyCommand,
+  keyCreateCommand,
+  keyListCommand,
+  keyRevokeCommand,
+  outboxListCommand,
+  outboxRetryCommand,
+  feedsCommand,
+  dbCopyCommand,
+  discordRegisterCommand,
+  jobsRunCommand,
+];

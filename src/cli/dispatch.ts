@@ -1,0 +1,119 @@
+import { createRequire } from 'node:module';
+import { parseArgs } from 'node:util';
+import type { ParseArgsConfig } from 'node:util';
+import { UsageError } from './cli-errors.js';
+import type { Command, CommandInput, OptionName } from './command.js';
+import { DEFAULT_DB, OPTIONS } from './command.js';
+import { COMMANDS } from './commands.js';
+import { commandHelp, generalUsage, groupUsage } from './usage.js';
+
+/** The version of the installed package. */
+const VERSION = (createRequire(import.meta.url)('../../../package.json') as { version: string }).version;
+
+type Specs = NonNullable<ParseArgsConfig['options']>;
+
+const ALWAYS: Specs = { help: { type: 'boolean', short: 'h' }, version: { type: 'boolean', short: 'v' } };
+
+function specsOf(names: readonly OptionName[]): Specs {
+  const specs: Specs = { ...ALWAYS };
+  for (const name of names) specs[name] = { type: OPTIONS[name].type };
+  return specs;
+}
+
+const ALL_OPTIONS = specsOf(Object.keys(OPTIONS) as OptionName[]);
+
+/** What the words of a command line name: a command (and its operands), a group without a known verb, or nothing known. */
+type Resolved =
+  | { kind: 'command'; command: Command; operands: string[] }
+  | { kind: 'group'; group: string; verb: string | undefined; commands: Command[] }
+  | { kind: 'unknown'; word: string };
+
+function resolve(words: string[]): Resolved {
+  if (words.length === 0) return { kind: 'command', command: COMMANDS[0]!, operands: [] };
+  const two = COMMANDS.find((c) => c.name === `${words[0]} ${words[1]}`);
+  if (two) return { kind: 'command', command: two, operands: words.slice(2) };
+  const one = COMMANDS.find((c) => c.name === words[0]);
+  if (one) return { kind: 'command', command: one, operands: words.slice(1) };
+  const group = COMMANDS.filter((c) => c.name.startsWith(`${words[0]} `));
+  if (group.length > 0) return { kind: 'group', group: words[0]!, verb: words[1], commands: group };
+  return { kind: 'unknown', word: words[0]! };
+}
+
+function groupError(r: Extract<Resolved, { kind: 'group' }>): UsageError {
+  const verbs = r.commands.map((c) => c.name.slice(r.group.length + 1)).join(', ');
+  const message = r.verb === undefined ? `${r.group} needs one of: ${verbs}` : `unknown command "${r.group} ${r.verb}"; the ${r.group} commands are ${verbs}`;
+  return new UsageError(message, groupUsage(r.group, r.commands));
+}
+
+/** parseArgs' own messages are long and tell about `--`; ours name the option and the command. */
+function optionError(error: unknown, command: Command): UsageError {
+  const e = error as { code?: string; message?: string };
+  const option = /'(-[^' ]+)/.exec(e.message ?? '')?.[1] ?? '';
+  const usage = commandHelp(command);
+  const takes = command.options.length > 0 ? command.options.map((o) => `--${o}`).join(', ') : 'no options';
+  switch (e.code) {
+    case 'ERR_PARSE_ARGS_UNKNOWN_OPTION':
+      return new UsageError(`unknown option ${option} for ${command.name}; it takes ${takes}`, usage);
+    case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE': {
+      const name = option.replace(/^-+/, '') as OptionName;
+      const spec = OPTIONS[name] as { type: string; value?: string } | undefined;
+      return new UsageError(
+        spec?.type === 'string' ? `${option} needs a value: ${option} ${spec.value ?? 'VALUE'}` : `${option} takes no value`,
+        usage,
+      );
+    }
+    default:
+      return new UsageError(e.message ?? String(error), usage);
+  }
+}
+
+function help(words: string[]): string {
+  if (words.length === 0) return generalUsage();
+  const r = resolve(words);
+  if (r.kind === 'command') return commandHelp(r.command);
+  if (r.kind === 'group' && r.verb === undefined) return groupUsage(r.group, r.commands);
+  throw r.kind === 'group' ? groupError(r) : new UsageError(`unknown command "${r.word}"`, generalUsage());
+}
+
+/** Runs the command line; returns the exit code, or null while the command keeps running (serve). */
+export async function run(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number | null> {
+  // A first, lenient pass finds the command among the words (options of every command take their values).
+  const loose = parseArgs({ args: argv, allowPositionals: true, strict: false, options: ALL_OPTIONS });
+  const words = loose.positionals;
+  if (loose.values.version === true) {
+    console.log(`statusbot ${VERSION}`);
+    return 0;
+  }
+  if (words[0] === 'help') {
+    process.stdout.write(help(words.slice(1)));
+    return 0;
+  }
+  if (loose.values.help === true) {
+    process.stdout.write(help(words));
+    return 0;
+  }
+  const r = resolve(words);
+  if (r.kind === 'group') throw groupError(r);
+  if (r.kind === 'unknown') throw new UsageError(`unknown command "${r.word}"`, generalUsage());
+  const { command, operands } = r;
+
+  let values: Record<string, string | boolean | (string | boolean)[] | undefined>;
+  try {
+    ({ values } = parseArgs({ args: argv, allowPositionals: true, strict: true, options: specsOf(command.options) }));
+  } catch (error) {
+    throw optionError(error, command);
+  }
+  const { min, max } = command.operands ?? { min: 0, max: 0 };
+  if (operands.length > max) throw new UsageError(`${command.name} takes ${max === 0 ? 'no' : `at most ${max}`} arguments, got "${operands.join(' ')}"`, commandHelp(command));
+  if (operands.length < min) throw new UsageError(`${command.name} needs ${command.synopsis.split(' ')[0]}`, commandHelp(command));
+
+  const input: CommandInput = {
+    operands,
+    env,
+    string: (name) => (typeof values[name] === 'string' ? values[name] : undefined),
+    flag: (name) => values[name] === true,
+    dbPath: (typeof values.db === 'string' ? values.db : undefined) ?? env.STATUSBOT_DB ?? DEFAULT_DB,
+    configFile: (typeof values.config === 'string' ? values.config : undefined) ?? env.STATUSBOT_CONFIG,
+  };
+  return command.run(input);
+}

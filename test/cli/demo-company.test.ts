@@ -1,0 +1,169 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Migrator } from 'kysely';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { migrations } from '../../migrations/index.js';
+import { parseConfig } from '../../src/config/load-config.js';
+import { openDatabase } from '../../src/db/database.js';
+import type { Db } from '../../src/db/database.js';
+import { migrateToLatest } from '../../src/db/migrate.js';
+import { manualClock } from '../../src/domain/clock.js';
+import { createDomainContext } from '../../src/domain/context.js';
+import { applySetup } from '../../src/domain/setup/apply-setup.js';
+import { createTestDatabase } from '../helpers/test-database.js';
+import type { TestDatabase } from '../helpers/test-database.js';
+import { README_EXAMPLE_CONFIG, T0, startTestServer } from '../helpers/test-server.js';
+import { assertBuilt, freePort, runCli, startCli, until } from './run-cli.js';
+
+const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+const README_CONFIGS = [README_EXAMPLE_CONFIG, ...[...README.matchAll(/```yaml\n([\s\S]*?)```/g)].map((m) => m[1]!)];
+
+let dir: string;
+let database: TestDatabase;
+beforeAll(assertBuilt);
+beforeEach(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'statusbot-demo-'));
+  database = await createTestDatabase();
+});
+afterEach(async () => {
+  await database.drop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const getIds = async (base: string, path: string, key: string) => {
+  const res = await fetch(`${base}${path}`, { headers: { authorization: `Bearer ${key}` } });
+  expect(res.status, path).toBe(200);
+  return ((await res.json()) as { data: { id: string }[] }).data.map((d) => d.id);
+};
+
+describe("the README's example config after a first start (npm start)", () => {
+  it('applies cleanly beside the demo company, which keeps working; a second start says how to get a key', async () => {
+    const first = startCli(['serve', '--port', String(await freePort()), '--db', database.path], { cwd: dir });
+    const key = (await until('the demo key', () => /^ {2}(sb_\S+)$/m.exec(first.out.stdout)?.[1]))!;
+    expect((await first.stop()).code).toBe(0);
+
+    for (const [i, config] of README_CONFIGS.entries()) {
+      const file = join(dir, `example-${i}.yml`);
+      writeFileSync(file, config);
+      const res = await runCli(['apply', '--config', file, '--db', database.path], { cwd: dir });
+      expect(res.code, `${res.stderr}\n${config}`).toBe(0);
+    }
+
+    const port = await freePort();
+    const second = startCli(['serve', '--port', String(port), '--host', '127.0.0.1', '--db', database.path], { cwd: dir });
+    try {
+      await until('listening', () => (second.out.stdout.includes('listening') ? true : undefined));
+      const hint = await until('the key hint', () => /No API key is shown.*\n {2}(statusbot key create .*)\n/.exec(second.out.stdout) ?? undefined);
+      expect(hint[0]).toContain('already holds companies Demo, Acme');
+      expect(hint[1]).toBe(`statusbot key create --company NAME --db ${database.path.startsWith('postgres') ? '<the same postgres:// URL>' : database.path}`);
+      const base = `http://127.0.0.1:${port}`;
+      expect(await getIds(base, '/api/v2/custom_monitors', key)).toEqual(['9001']);
+      expect(await getIds(base, '/api/v2/custom_monitors', 'acme-key-1')).toEqual(['501', '502']);
+      const incident = await fetch(`${base}/api/v2/incidents`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ service_id: 9001, title: 'Demo', status: 'minor', description: 'on the demo API' }),
+      });
+      expect(incident.status).toBe(201);
+    } finally {
+      expect((await second.stop()).code).toBe(0);
+    }
+    expect(second.out.stderr).toBe('');
+  });
+
+  it('a second start on a database with the demo company alone names it in the command to run', async () => {
+    const s = await startTestServer({ dbPath: database.path, config: '' });
+    await s.stop().catch(() => undefined);
+    const again = startCli(['serve', '--port', String(await freePort()), '--db', database.path], { cwd: dir });
+    try {
+      await until('the key hint', () => (again.out.stdout.includes('key create') ? true : undefined));
+      expect(again.out.stdout).toContain('this database already holds the company Demo. A new key:\n  statusbot key create --company Demo --db ');
+      expect(again.out.stdout).not.toContain('curl');
+    } finally {
+      await again.stop();
+    }
+  });
+});
+
+/** The demo company as the first start of earlier versions seeded it (ids 1001 and 501), with data that refers to them. */
+const OLD_DEMO = `
+companies:
+  - name: Demo
+    plan: business
+    api_keys: ["demo-key-from-before"]
+    custom_services:
+      - { id: 1001, name: Demo API, urlname: demo-api }
+    custom_monitors:
+      - { id: 501, name: statusbot health, url: "http://localhost:8080/healthz", probe_type: ping }
+    boards:
+      - { id: 00000000-0000-4000-8000-000000000001, name: Demo services, urlname: demo, services: [{ urlname: demo-service, tags: [demo] }] }
+    status_pages:
+      - { name: Demo status, services: [demo-api], monitors: [501] }
+    slack: { team_id: T-DEMO }
+    channels:
+      - { slack: C-DEMO, services: [demo-api], monitors: [501] }
+`;
+
+async function seedBefore0009(db: Db): Promise<void> {
+  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
+  const { error } = await migrator.migrateTo('0008_public_pages');
+  if (error) throw error;
+  const ctx = createDomainContext({ db, clock: manualClock(T0), publicUrl: 'http://localhost:8080' });
+  await applySetup(ctx, parseConfig('old.yml', OLD_DEMO).config.setup);
+  const at = Date.parse(T0);
+  const page = await db.selectFrom('status_pages').select('id').executeTakeFirstOrThrow();
+  await db
+    .insertInto('email_subscribers')
+    .values({ status_page_id: page.id, email: 'ops@demo.example', state: 'confirmed', origin: 'form', services: '[1001]', created_at: at })
+    .execute();
+  await db
+    .insertInto('incidents')
+    .values({ service_id: 1001, title: 'Old', status: 'major', description: 'before', resolved: 0, created_at: at, updated_at: at })
+    .execute();
+  await db.insertInto('monitor_incidents').values({ monitor_id: 501, description: 'down', resolved: 0, created_at: at, updated_at: at }).execute();
+  await db.insertInto('probe_hours').values({ monitor_id: 501, hour: at, probes: 60, ups: 59, total_ms: 600, max_ms: 30 }).execute();
+}
+
+describe('a database whose demo company holds the ids of the README example', () => {
+  it('moves them to 9001 with everything that refers to them, and then takes the example', async () => {
+    const db = openDatabase({ path: database.path });
+    try {
+      await seedBefore0009(db);
+      await migrateToLatest(db);
+      expect(await db.selectFrom('services').select(['id', 'urlname']).where('company_id', 'is not', null).execute()).toEqual([{ id: 9001, urlname: 'demo-api' }]);
+      expect(await db.selectFrom('custom_monitors').select('id').execute()).toEqual([{ id: 9001 }]);
+      expect(await db.selectFrom('incidents').select('service_id').execute()).toEqual([{ service_id: 9001 }]);
+      expect(await db.selectFrom('monitor_incidents').select('monitor_id').execute()).toEqual([{ monitor_id: 9001 }]);
+      expect(await db.selectFrom('probe_hours').select('monitor_id').execute()).toEqual([{ monitor_id: 9001 }]);
+      expect(await db.selectFrom('status_page_services').select('service_id').execute()).toEqual([{ service_id: 9001 }]);
+      expect(await db.selectFrom('status_pages').select('monitors').execute()).toEqual([{ monitors: '[9001]' }]);
+      expect(await db.selectFrom('email_subscribers').select('services').execute()).toEqual([{ services: '[9001]' }]);
+      const follows = await db.selectFrom('channel_subscriptions').select(['target_key', 'service_id', 'monitor_id']).orderBy('target_key').execute();
+      expect(follows).toEqual([
+        { target_key: 'monitor:9001', service_id: null, monitor_id: 9001 },
+        { target_key: 'service:9001', service_id: 9001, monitor_id: null },
+      ]);
+
+      const ctx = createDomainContext({ db, clock: manualClock(T0), publicUrl: 'http://localhost:8080' });
+      await applySetup(ctx, parseConfig('readme.yml', README_EXAMPLE_CONFIG).config.setup);
+      // Generated ids go on after the moved ones (PostgreSQL's sequence too).
+      const added = await applySetup(ctx, parseConfig('more.yml', 'services:\n  - { urlname: brand-new, name: Brand new }\n').config.setup);
+      expect(added.services).toBeGreaterThan(0);
+      const fresh = await db.selectFrom('services').select('id').where('urlname', '=', 'brand-new').executeTakeFirstOrThrow();
+      expect(fresh.id).toBeGreaterThan(9001);
+    } finally {
+      await db.destroy();
+    }
+
+    const s = await startTestServer({ dbPath: database.path, config: '' });
+    try {
+      expect(await getIds(s.url, '/api/v2/custom_monitors', 'demo-key-from-before')).toEqual(['9001']);
+      expect(await getIds(s.url, '/api/v2/custom_monitors/9001/incidents', 'demo-key-from-before')).toHaveLength(1);
+      expect((await s.api('GET', '/api/v2/services/demo-api/incidents', { key: 'demo-key-from-before' })).body.data).toHaveLength(1);
+      expect(await getIds(s.url, '/api/v2/custom_monitors', 'acme-key-1')).toEqual(['501', '502']);
+    } finally {
+      await s.stop();
+    }
+  });
+});

@@ -1,0 +1,195 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import type { Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { openDatabase } from '../../src/db/database.js';
+import { TEST_ENGINE } from '../helpers/test-database.js';
+import { README_EXAMPLE_CONFIG } from '../helpers/test-server.js';
+import { assertBuilt, freePort, runCli, startCli, until } from './run-cli.js';
+import type { Running } from './run-cli.js';
+
+let dir: string;
+let dbPath: string;
+const running: Running[] = [];
+const servers: Server[] = [];
+
+const cli = (args: string[], env?: NodeJS.ProcessEnv) => runCli(args, { cwd: dir, env });
+const oneLine = (stderr: string) => stderr.trimEnd().split('\n');
+
+beforeAll(assertBuilt);
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'statusbot-mistakes-'));
+  dbPath = join(dir, 'statusbot.db');
+});
+afterEach(async () => {
+  for (const r of running.splice(0)) await r.stop();
+  for (const s of servers.splice(0)) await new Promise((r) => s.close(r));
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** A port some other program holds, on every IPv4 address. */
+async function portInUse(): Promise<number> {
+  const port = await freePort();
+  const other = createServer();
+  await new Promise<void>((resolve) => other.listen(port, '0.0.0.0', resolve));
+  servers.push(other);
+  return port;
+}
+
+async function companies(path: string): Promise<number> {
+  const db = openDatabase({ path });
+  try {
+    return Number((await db.selectFrom('companies').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+  } finally {
+    await db.destroy();
+  }
+}
+
+// These run the CLI on SQLite files: once is enough.
+describe.skipIf(TEST_ENGINE !== 'sqlite')('mistakes are answered by one line naming the cause and the way out', () => {
+  it('serve on a port in use names the port and --port/PORT, and makes no demo company whose key it never shows', async () => {
+    const port = await portInUse();
+    for (const [args, env] of [
+      [['serve', '--port', String(port), '--db', dbPath], {}],
+      [['serve', '--db', dbPath], { PORT: String(port) }],
+    ] as const) {
+      const res = await cli([...args], env);
+      expect(res.code, res.stderr).toBe(1);
+      expect(oneLine(res.stderr)).toEqual([
+        `statusbot: port ${port} is already in use (by another statusbot or another program); choose another with --port N (or PORT)`,
+      ]);
+    }
+    expect(await companies(dbPath)).toBe(0);
+    // Started on a free port, the first start that listens shows the demo key.
+    const s = startCli(['serve', '--port', String(await freePort()), '--db', dbPath], { cwd: dir });
+    running.push(s);
+    await until('the demo key', () => (s.out.stdout.includes('shown this once') ? true : undefined));
+  });
+
+  it('--db on a folder, under a file, or on a file that is no database names the path', async () => {
+    const folder = join(dir, 'data');
+    mkdirSync(folder);
+    const file = join(dir, 'notes.txt');
+    writeFileSync(file, 'not a database, and long enough to have a header of its own '.repeat(10));
+    for (const args of [['migrate'], ['apply', '--config', join(dir, 'x.yml')], ['serve', '--port', '0']]) {
+      writeFileSync(join(dir, 'x.yml'), README_EXAMPLE_CONFIG);
+      const res = await cli([...args, '--db', folder]);
+      expect(res.code, args[0]).toBe(1);
+      expect(oneLine(res.stderr)).toEqual([`statusbot: the database ${folder} is a folder; name a file in it, e.g. --db ${join(folder, 'statusbot.db')} (or STATUSBOT_DB)`]);
+    }
+    const under = join(file, 'statusbot.db');
+    const res = await cli(['migrate', '--db', under]);
+    expect(res.code).toBe(1);
+    expect(oneLine(res.stderr)).toEqual([`statusbot: cannot create the database ${under}: ${file} is a file, not a folder; choose another path with --db (or STATUSBOT_DB)`]);
+    const notDb = await cli(['migrate', '--db', file]);
+    expect(notDb.code).toBe(1);
+    expect(oneLine(notDb.stderr)).toEqual([`statusbot: ${file} is not a database file; pass the statusbot database with --db (or STATUSBOT_DB)`]);
+  });
+
+  it.skipIf(process.getuid?.() === 0)('--db in a folder this user may not write names it', async () => {
+    const locked = join(dir, 'locked');
+    mkdirSync(locked, { mode: 0o555 });
+    const res = await cli(['migrate', '--db', join(locked, 'statusbot.db')]);
+    expect(res.code).toBe(1);
+    expect(oneLine(res.stderr)).toEqual([
+      `statusbot: cannot create the database ${join(locked, 'statusbot.db')}: this user may not write ${locked}; choose another path with --db (or STATUSBOT_DB)`,
+    ]);
+  });
+
+  it('--host that is not an address of this machine, or no host at all, says so and how to choose', async () => {
+    const port = String(await freePort());
+    const foreign = await cli(['serve', '--port', port, '--host', '192.0.2.1', '--db', dbPath]);
+    expect(foreign.code).toBe(1);
+    expect(oneLine(foreign.stderr)).toEqual([
+      'statusbot: cannot listen on 192.0.2.1: it is not an address of this machine; choose one with --host (or HOST), or 0.0.0.0 for every address',
+    ]);
+    const unknown = await cli(['serve', '--port', port, '--db', dbPath], { HOST: 'no-such-host.invalid' });
+    expect(unknown.code).toBe(1);
+    expect(oneLine(unknown.stderr)).toEqual([
+      'statusbot: cannot listen on no-such-host.invalid: no such host; choose an address of this machine with --host (or HOST)',
+    ]);
+  });
+
+  it('an option without its value, or one another command takes, names it', async () => {
+    const noValue = await cli(['migrate', '--db']);
+    expect(noValue.code).toBe(2);
+    expect(noValue.stderr.split('\n')[0]).toBe('statusbot: --db needs a value: --db FILE|URL');
+    const other = await cli(['migrate', '--company', 'Acme', '--db', dbPath]);
+    expect(other.code).toBe(2);
+    expect(other.stderr.split('\n')[0]).toBe('statusbot: unknown option --company for migrate; it takes --db');
+    expect(other.stderr).toContain('Usage: statusbot migrate');
+  });
+});
+
+describe.skipIf(TEST_ENGINE !== 'sqlite')('--host and HOST', () => {
+  it('choose the listening address, and the start line names the one bound', async () => {
+    const port = await freePort();
+    const s = startCli(['serve', '--port', String(port), '--host', '127.0.0.1', '--db', dbPath], { cwd: dir });
+    running.push(s);
+    await until('listening', () => (s.out.stdout.includes('listening') ? true : undefined));
+    expect(s.out.stdout).toContain(`statusbot listening on http://127.0.0.1:${port} (database ${dbPath})\n`);
+    expect(s.out.stdout).toContain(`curl -s -H "Authorization: Bearer `);
+    expect(s.out.stdout).toContain(` http://127.0.0.1:${port}/api/v2/boards/`);
+    expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
+    expect((await s.stop()).code).toBe(0);
+
+    const byEnv = startCli(['serve', '--db', dbPath], { cwd: dir, env: { HOST: '127.0.0.1', PORT: String(port) } });
+    running.push(byEnv);
+    await until('listening', () => (byEnv.out.stdout.includes('listening') ? true : undefined));
+    expect(byEnv.out.stdout).toContain(`statusbot listening on http://127.0.0.1:${port} (database ${dbPath})\n`);
+  });
+
+  it('by default every IPv4 address, which the start line says', async () => {
+    const port = await freePort();
+    const s = startCli(['serve', '--port', String(port), '--db', dbPath], { cwd: dir });
+    running.push(s);
+    await until('listening', () => (s.out.stdout.includes('listening') ? true : undefined));
+    expect(s.out.stdout).toContain(`statusbot listening on http://0.0.0.0:${port} (every IPv4 address of this machine; database ${dbPath})\n`);
+    // The curl line names an address that a browser or curl on this machine reaches.
+    expect(s.out.stdout).toContain(` http://localhost:${port}/api/v2/boards/`);
+  });
+});
+
+describe('help', () => {
+  it('each command has its own, by --help and by help COMMAND', async () => {
+    const general = await cli(['help']);
+    const names = [...general.stdout.matchAll(/^ {2}statusbot (\[serve\]|[a-z]+(?: [a-z]+)?)/gm)].map((m) => m[1]!.replace('[serve]', 'serve'));
+    expect(names).toEqual(expect.arrayContaining(['serve', 'migrate', 'apply', 'key create', 'key list', 'key revoke', 'db copy', 'jobs run']));
+    for (const name of names.filter((n) => n !== 'help')) {
+      const byFlag = await cli([...name.split(' '), '--help']);
+      expect(byFlag.code, name).toBe(0);
+      expect(byFlag.stdout, name).toMatch(new RegExp(`^Usage: statusbot ${name} `));
+      expect(byFlag.stdout).not.toContain('incident and status service');
+      const byWord = await cli(['help', ...name.split(' ')]);
+      expect(byWord.stdout).toBe(byFlag.stdout);
+    }
+    const serve = await cli(['serve', '--help']);
+    expect(serve.stdout).toContain('--host ADDRESS   HOST');
+    expect(serve.stdout).toContain('--port N         PORT');
+  });
+
+  it('a group lists its commands; an unknown one exits 2', async () => {
+    const key = await cli(['key', '--help']);
+    expect(key.code).toBe(0);
+    for (const verb of ['create', 'list', 'revoke']) expect(key.stdout).toContain(`statusbot key ${verb} `);
+    const bare = await cli(['key']);
+    expect(bare.code).toBe(2);
+    expect(bare.stderr.split('\n')[0]).toBe('statusbot: key needs one of: create, list, revoke');
+    const unknown = await cli(['help', 'frobnicate']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr.split('\n')[0]).toBe('statusbot: unknown command "frobnicate"');
+  });
+});
+
+describe.skipIf(TEST_ENGINE !== 'sqlite')('progress', () => {
+  it('is not shown in a pipe: apply prints its result only', async () => {
+    const config = join(dir, 'statusbot.yml');
+    writeFileSync(config, README_EXAMPLE_CONFIG);
+    const res = await cli(['apply', '--config', config, '--db', dbPath]);
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.stderr).toBe('');
+    expect(res.stdout.trim().split('\n')).toHaveLength(1);
+  });
+});
