@@ -97,6 +97,22 @@ export function Timeline(props: { incident: Incident }) {
   );
 }
 
+/** "began … · resolved …" */
+function IncidentTimes(props: { incident: IncidentSummary; capital?: boolean }) {
+  const { incident } = props;
+  return (
+    <>
+      {props.capital ? 'Began' : 'began'} <When at={incident.createdAt} />
+      {incident.resolvedAt ? (
+        <>
+          {' '}
+          · resolved <When at={incident.resolvedAt} />
+        </>
+      ) : null}
+    </>
+  );
+}
+
 export function IncidentCard(props: { incident: Incident; href: string }) {
   const { incident } = props;
   return (
@@ -108,13 +124,7 @@ export function IncidentCard(props: { incident: Incident; href: string }) {
         <Status status={incident.resolved ? 'ok' : incident.status} />
       </div>
       <p class="muted">
-        {incident.serviceName} · began <When at={incident.createdAt} />
-        {incident.resolvedAt ? (
-          <>
-            {' '}
-            · resolved <When at={incident.resolvedAt} />
-          </>
-        ) : null}
+        {incident.serviceName} · <IncidentTimes incident={incident} />
       </p>
       <Timeline incident={incident} />
     </article>
@@ -154,13 +164,7 @@ export function IncidentHeading(props: { incident: Incident }) {
         {incident.userGenerated ? ' · reported by users, not confirmed by the provider' : ''}
       </p>
       <p class="muted">
-        Began <When at={incident.createdAt} />
-        {incident.resolvedAt ? (
-          <>
-            {' '}
-            · resolved <When at={incident.resolvedAt} />
-          </>
-        ) : null}
+        <IncidentTimes incident={incident} capital />
       </p>
     </>
   );
