@@ -6,6 +6,8 @@ import type { ServiceStatus } from '../services/service.js';
 export interface LinkedPage {
   id: number;
   name: string;
+  /** Served at {public_url}/status/{slug}. */
+  slug: string;
   url: string;
 }
 
@@ -14,7 +16,7 @@ const pagesOfService = prepared<'service', LinkedPage>((db, p) =>
   db
     .selectFrom('status_page_services')
     .innerJoin('status_pages', 'status_pages.id', 'status_page_services.status_page_id')
-    .select(['status_pages.id', 'status_pages.name', 'status_pages.url'])
+    .select(['status_pages.id', 'status_pages.name', 'status_pages.slug', 'status_pages.url'])
     .where('status_page_services.service_id', '=', p.service)
     .orderBy('status_pages.id'),
 );

@@ -5,19 +5,14 @@ import { findIncidentRow, incidentRow, loadIncident, toSummary } from '../incide
 import type { ServiceStatus } from '../services/service.js';
 import { statusOf } from '../services/service-status.js';
 import type { VendorComponent } from '../vendors/vendor-snapshot.js';
+import { linkedPages } from './status-pages.js';
+import type { LinkedPage } from './status-pages.js';
 
 const TRACKER_WINDOW_MS = 30 * 86_400_000;
 
 /** The first status page showing a custom service, if any: its incidents are public there. */
-async function pageShowing(ctx: DomainContext, serviceId: number): Promise<{ slug: string; name: string; url: string } | null> {
-  const row = await ctx.db
-    .selectFrom('status_page_services')
-    .innerJoin('status_pages', 'status_pages.id', 'status_page_services.status_page_id')
-    .select(['status_pages.slug', 'status_pages.name', 'status_pages.url'])
-    .where('status_page_services.service_id', '=', serviceId)
-    .orderBy('status_pages.id')
-    .executeTakeFirst();
-  return row ?? null;
+async function pageShowing(ctx: DomainContext, serviceId: number): Promise<LinkedPage | null> {
+  return (await linkedPages(ctx.db, serviceId))[0] ?? null;
 }
 
 export interface TrackedService {
@@ -30,7 +25,7 @@ export interface TrackedService {
   /** Incidents of the last 30 days (and any still open), newest first; user reports are marked. */
   incidents: IncidentSummary[];
   /** A company's own service: the status page that shows it (null: its status is not public). */
-  page: { slug: string; name: string; url: string } | null;
+  page: LinkedPage | null;
   custom: boolean;
 }
 
