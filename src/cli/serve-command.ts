@@ -1,5 +1,6 @@
 import { emptyConfig } from '../config/load-config.js';
 import { startServer } from '../main.js';
+import type { RunningServer } from '../main.js';
 import { CommandError, UsageError } from './cli-errors.js';
 import type { Command } from './command.js';
 import { configOf, withConfigErrors } from './config-access.js';
@@ -47,17 +48,24 @@ export const serveCommand: Command = {
     const port = portOf(input.string('port') ?? input.env.PORT);
     const host = input.string('host') || input.env.HOST || undefined;
     const config = loaded?.config ?? emptyConfig();
-    const server = await onDatabase(input.dbPath, () =>
+    // Listened for before the start: a signal that comes while it starts (after the start lines, say) stops it once started.
+    let server: RunningServer | null = null;
+    let stopping = false;
+    const close = (running: RunningServer) => void running.close().then(() => process.exit(0));
+    const stop = (signal: string) => {
+      if (stopping) return;
+      stopping = true;
+      console.log(`${signal}: shutting down`);
+      if (server) close(server);
+    };
+    process.once('SIGTERM', () => stop('SIGTERM'));
+    process.once('SIGINT', () => stop('SIGINT'));
+    server = await onDatabase(input.dbPath, () =>
       withConfigErrors(loaded, input.configFile, () => startServer({ dbPath: input.dbPath, port, host, config })),
     ).catch((error: unknown) => {
       throw listenProblem(error, host ?? '0.0.0.0', port) ?? error;
     });
-    const stop = (signal: string) => {
-      console.log(`${signal}: shutting down`);
-      void server.close().then(() => process.exit(0));
-    };
-    process.once('SIGTERM', () => stop('SIGTERM'));
-    process.once('SIGINT', () => stop('SIGINT'));
+    if (stopping) close(server);
     return null;
   },
 };
