@@ -8,6 +8,7 @@
  */
 import { loadConfig } from '../src/config/load-config.js';
 import { startServer } from '../src/main.js';
+import { createLogger } from '../src/core/pino-logger.js';
 
 const [dbPath, configPath] = process.argv.slice(2);
 if (!dbPath || !configPath || !process.send) {
@@ -20,7 +21,7 @@ const server = await startServer({
   port: 0,
   host: '127.0.0.1',
   config: loadConfig(configPath).config,
-  logger: { info: () => {}, error: (m, e) => console.error(m, e) },
+  logger: createLogger({ level: 'error' }),
   env: {},
 });
 

@@ -16,6 +16,12 @@
  *   BENCH_ONLY            run only the endpoints whose label contains this text (e.g. "POST")
  *   BENCH_ENGINES         `sqlite,postgres` (default): also PostgreSQL, with one replica and with two
  *   BENCH_POSTGRES_URL    the server the PostgreSQL runs create their databases on (default postgres://postgres@127.0.0.1:5432/test)
+ *
+ * With one replica, `GET /api/v2/incidents/:id` and `POST /api/v2/incidents`
+ * are also measured on a second statusbot started with logs, metrics and the
+ * audit trail off (on its own fresh database, seeded alike), right after the
+ * first: what observing costs, against the target of under 10%. The measured
+ * servers log every request as JSON lines into a file, as in production.
  */
 import { fork } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
@@ -45,7 +51,17 @@ const SERVICE_ID = 1001;
 const CREATE_SERVICES = Array.from({ length: 16 }, (_, i) => SERVICE_ID + 2 * i);
 const CREATE_BODIES = CREATE_SERVICES.map((id) => JSON.stringify({ service_id: id, title: 'bench', description: 'x' }));
 
-const TARGETS = { readRatio: 0.5, createRps: 2000, postgresCreateRps: 1500, createP99Ms: 25, page: { ratio: 0.7, p99Ms: 5 } };
+const TARGETS = {
+  readRatio: 0.5,
+  createRps: 2000,
+  postgresCreateRps: 1500,
+  createP99Ms: 25,
+  page: { ratio: 0.7, p99Ms: 5 },
+  /** Logs, metrics and the audit trail on may cost at most this share of req/s against them off. */
+  observingCost: 0.1,
+};
+/** The endpoints measured with observing off too. */
+const OBSERVED_ENDPOINTS = ['GET /api/v2/incidents/:id', 'POST /api/v2/incidents'];
 /** The status page of the bench company (its slug: the name in kebab-case). */
 const PAGE_SLUG = 'bench-status';
 /** Services on the public page (the rest of the company's are on an internal page with the same subscribers). */
@@ -55,6 +71,34 @@ const ENGINES = (process.env.BENCH_ENGINES ?? 'sqlite,postgres').split(',');
 const POSTGRES_URL = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
+
+/** An incident with a few updates (for GET /incidents/:id), and one still open on another service (for the status page); the first's id. */
+async function seed(first: number): Promise<string> {
+  // An incident with a few updates, for GET /incidents/:id.
+  const created = await api(first, 'POST', '/incidents', {
+    service_id: SERVICE_ID,
+    title: 'Elevated error rates on checkout',
+    description: 'We are seeing elevated 5xx rates on the checkout API.',
+    status: 'major',
+  });
+  const incidentId: string = created.data.id;
+  for (const [stage, description] of [
+    ['identified', 'A bad deploy of the payments adapter is the cause; rolling back.'],
+    ['monitoring', 'The rollback is complete; error rates are back to normal. We keep watching.'],
+    ['resolved', 'Resolved. A post-mortem follows within 48 hours.'],
+  ] as const) {
+    await api(first, 'PATCH', `/incidents/${incidentId}`, { resolution_stage: stage, description });
+  }
+  // And one still open on another service, for the status page.
+  const open = await api(first, 'POST', '/incidents', {
+    service_id: CREATE_SERVICES[1],
+    title: 'Slow email delivery',
+    description: 'Outgoing mail is delayed by up to 10 minutes.',
+    status: 'minor',
+  });
+  await api(first, 'PATCH', `/incidents/${open.data.id}`, { resolution_stage: 'identified', description: 'A provider throttles us; we are moving traffic.' });
+  return incidentId;
+}
 
 function positive(name: string, fallback: number, zeroOk = false): number {
   const raw = process.env[name];
@@ -125,8 +169,8 @@ interface Child {
 
 const children: Child[] = [];
 
-function startChild(name: string, script: string, args: string[], execArgv: string[] = []): Promise<Child> {
-  const proc = fork(resolve(here, script), args, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv });
+function startChild(name: string, script: string, args: string[], execArgv: string[] = [], env: NodeJS.ProcessEnv = {}): Promise<Child> {
+  const proc = fork(resolve(here, script), args, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv, env: { ...process.env, ...env } });
   return new Promise((ok, fail) => {
     const timer = setTimeout(() => fail(new Error(`${name} did not start within 30 s`)), 30_000);
     proc.once('exit', (code, signal) => {
@@ -326,12 +370,16 @@ interface EngineRun {
   db: string;
   replicas: number;
   createRps: number;
+  /** The database of the twin with observing off (one replica only). */
+  twinDb?: string;
   drop?: () => Promise<void>;
 }
 
 async function main(): Promise<number> {
   const dir = mkdtempSync(join(tmpdir(), 'statusbot-bench-'));
-  const engines: EngineRun[] = [{ label: 'SQLite', db: join(dir, 'statusbot.db'), replicas: 1, createRps: TARGETS.createRps }];
+  const engines: EngineRun[] = [
+    { label: 'SQLite', db: join(dir, 'statusbot.db'), twinDb: join(dir, 'observing-off.db'), replicas: 1, createRps: TARGETS.createRps },
+  ];
   const cleanup = async () => {
     await Promise.allSettled(children.map(stopChild));
     for (const e of engines) await e.drop?.().catch(() => undefined);
@@ -356,12 +404,17 @@ async function main(): Promise<number> {
       for (const replicas of [1, 2]) {
         const database = await postgresDatabase();
         if (!database) break;
+        const twin = replicas === 1 ? await postgresDatabase() : null;
         engines.push({
           label: replicas === 1 ? 'PostgreSQL' : `PostgreSQL, ${replicas} replicas`,
           db: database.url,
+          twinDb: twin?.url,
           replicas,
           createRps: TARGETS.postgresCreateRps,
-          drop: database.drop,
+          drop: async () => {
+            await database.drop();
+            await twin?.drop();
+          },
         });
       }
     }
@@ -387,29 +440,13 @@ async function main(): Promise<number> {
       }
       const ports = replicas.map((r) => r.port);
       const first = ports[0]!;
-      // An incident with a few updates, for GET /incidents/:id.
-      const created = await api(first, 'POST', '/incidents', {
-        service_id: SERVICE_ID,
-        title: 'Elevated error rates on checkout',
-        description: 'We are seeing elevated 5xx rates on the checkout API.',
-        status: 'major',
-      });
-      const incidentId: string = created.data.id;
-      for (const [stage, description] of [
-        ['identified', 'A bad deploy of the payments adapter is the cause; rolling back.'],
-        ['monitoring', 'The rollback is complete; error rates are back to normal. We keep watching.'],
-        ['resolved', 'Resolved. A post-mortem follows within 48 hours.'],
-      ] as const) {
-        await api(first, 'PATCH', `/incidents/${incidentId}`, { resolution_stage: stage, description });
-      }
-      // And one still open on another service, for the status page.
-      const open = await api(first, 'POST', '/incidents', {
-        service_id: CREATE_SERVICES[1],
-        title: 'Slow email delivery',
-        description: 'Outgoing mail is delayed by up to 10 minutes.',
-        status: 'minor',
-      });
-      await api(first, 'PATCH', `/incidents/${open.data.id}`, { resolution_stage: 'identified', description: 'A provider throttles us; we are moving traffic.' });
+      const incidentId = await seed(first);
+      // With one replica, a twin with observing off, on a database of its own seeded alike.
+      const quiet =
+        engine.replicas === 1 && engine.twinDb
+          ? await startChild(`statusbot ${engine.label}, observing off`, 'server-entry.js', [engine.twinDb, configPath], execArgv, { BENCH_OBSERVING: 'off' })
+          : null;
+      if (quiet && (await seed(quiet.port)) !== incidentId) throw new Error('the twin was seeded with other ids');
       const all: Endpoint[] = [
         { label: 'GET /api/v2/incidents/:id', method: 'GET', path: `/api/v2/incidents/${incidentId}`, status: 200 },
         { label: 'GET /api/v2/boards/:id', method: 'GET', path: `/api/v2/boards/${BOARD_ID}`, status: 200 },
@@ -427,11 +464,16 @@ async function main(): Promise<number> {
         process.stdout.write(`${engine.label}: ${e.label} (${real.bytes} B body): statusbot…`);
         const sb = await measure(ports, e);
         const rss = await ask(replicas[0]!, { type: 'rss' }, 'rss');
+        let off: Run | null = null;
+        if (quiet && OBSERVED_ENDPOINTS.includes(e.label)) {
+          process.stdout.write(' observing off…');
+          off = await measure([quiet.port], e);
+        }
         await ask(bare, { type: 'body', status: real.status, bytes: real.bytes }, 'body-set');
         process.stdout.write(' bare…');
         const base = await measure([bare.port], e);
         console.log(' done');
-        for (const [who, r] of [['statusbot', sb], ['bare', base]] as const) {
+        for (const [who, r] of [['statusbot', sb], ['bare', base], ...(off ? [['statusbot, observing off', off] as const] : [])] as const) {
           if (r.non2xx > 0 || r.errors > 0 || r.timeouts > 0) {
             throw new Error(`${e.label} on ${who} (${engine.label}): ${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts`);
           }
@@ -445,9 +487,11 @@ async function main(): Promise<number> {
           bare: base,
           ratio: sb.rps / base.rps,
           statusbotPeakRssMb: rss.maxRssKb / 1024,
+          observingOff: off,
         });
       }
       for (const r of replicas) await stopChild(r);
+      if (quiet) await stopChild(quiet);
       results.push(...engineResults);
 
       const reads = engineResults.filter((r) => r.endpoint.startsWith('GET'));
@@ -466,6 +510,17 @@ async function main(): Promise<number> {
               : [{ target: `${engine.label}: ${r.endpoint} p99 < ${target.p99Ms} ms`, measured: `${f(r.statusbot.p99, 2)} ms`, met: r.statusbot.p99 < target.p99Ms }]),
           ];
         }),
+        ...engineResults.flatMap((r) =>
+          r.observingOff
+            ? [
+                {
+                  target: `${engine.label}: ${r.endpoint} with logs, metrics and audit < ${TARGETS.observingCost * 100}% slower than without`,
+                  measured: `${f((1 - r.statusbot.rps / r.observingOff.rps) * 100, 1)}%`,
+                  met: r.statusbot.rps >= r.observingOff.rps * (1 - TARGETS.observingCost),
+                },
+              ]
+            : [],
+        ),
         ...(create
           ? [
               { target: `${engine.label}: POST /api/v2/incidents ≥ ${f(engine.createRps)} req/s`, measured: `${f(create.statusbot.rps)} req/s`, met: create.statusbot.rps >= engine.createRps },
@@ -496,6 +551,24 @@ async function main(): Promise<number> {
           ]),
         ]),
     );
+    const observed = results.filter((r) => r.observingOff);
+    if (observed.length > 0) {
+      console.log('\nlogs (JSON lines to a file), metrics and the audit trail: on, and off on a twin server seeded alike\n');
+      console.log(
+        table([
+          ['engine', 'endpoint', 'on req/s', 'on p99 ms', 'off req/s', 'off p99 ms', 'cost'],
+          ...observed.map((r) => [
+            r.engine,
+            r.endpoint,
+            f(r.statusbot.rps),
+            f(r.statusbot.p99, 2),
+            f(r.observingOff!.rps),
+            f(r.observingOff!.p99, 2),
+            `${f((1 - r.statusbot.rps / r.observingOff!.rps) * 100, 1)}%`,
+          ]),
+        ]),
+      );
+    }
     console.log(`\nstatusbot peak RSS: ${f(peakRssMb, 1)} MB (bare server: ${f(bareRss.maxRssKb / 1024, 1)} MB)\n`);
     console.log(table([['target', 'measured', 'met'], ...targets.map((t) => [t.target, t.measured, t.met ? 'yes' : 'NO'])]));
 

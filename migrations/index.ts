@@ -8,6 +8,8 @@ import * as m0006 from './0006_change_counter.js';
 import * as m0007 from './0007_probe_schedule.js';
 import * as m0008 from './0008_public_pages.js';
 import * as m0009 from './0009_api_key_management.js';
+import * as m0010 from './0010_audit_events.js';
+import * as m0011 from './0011_seen_chat_requests.js';
 
 /** Every migration, by name; the Migrator applies them in name order. Add new ones here. */
 export const migrations: Record<string, Migration> = {
@@ -20,4 +22,6 @@ export const migrations: Record<string, Migration> = {
   '0007_probe_schedule': m0007,
   '0008_public_pages': m0008,
   '0009_api_key_management': m0009,
+  '0010_audit_events': m0010,
+  '0011_seen_chat_requests': m0011,
 };

@@ -13,9 +13,15 @@ import { syncDemoServices } from './domain/demo/demo-services.js';
 import type { DomainContext } from './domain/context.js';
 import { applySetup } from './domain/setup/apply-setup.js';
 import { DEMO_BOARD_ID, seedDemoCompany } from './domain/setup/demo-setup.js';
+import { createClientAddress } from './http/client-address.js';
 import { createHttpServer } from './http/server.js';
+import { createMetricsEndpoint } from './http/metrics-endpoint.js';
+import { createMetrics } from './metrics/metrics.js';
+import type { Metrics } from './metrics/metrics.js';
 import { publicRoutes } from './http/pages/public-routes.js';
+import type { FinishedRequest } from './http/request-trace.js';
 import type { Logger } from './core/logger.js';
+import { createLogger, logLevelOf } from './core/pino-logger.js';
 import type { RawHandler } from './core/raw-handler.js';
 import type { ChatFront } from '../adapters/chat/chat-front.js';
 import { readChatEnv } from './config/env.js';
@@ -47,12 +53,21 @@ export interface StartOptions {
   config?: Config;
   clock?: Clock;
   logger?: Logger;
+  /** Plain text for the operator (the demo key, shown once, never enters the log); default stdout. */
+  notice?: (text: string) => void;
   /** Where chat credentials come from (default: process.env). */
   env?: NodeJS.ProcessEnv;
   /** Outbox delivery settings; `enabled: false` leaves rows pending (for tests that inspect them). */
   delivery?: Partial<Pick<OutboxWorkerOptions, 'maxAttempts' | 'baseDelayMs' | 'maxDelayMs' | 'pollMs' | 'leaseMs'>> & {
     enabled?: boolean;
   };
+  /**
+   * False only to measure what observing costs (the benchmark): no audit rows,
+   * no metrics observed (the caller passes a silent logger too).
+   */
+  observability?: boolean;
+  /** Called once per HTTP request, after its log line. */
+  onRequestFinished?: (finished: FinishedRequest) => void;
   /** The job scheduler (monitor probes, demo cycle, digests, retention); on unless false. */
   jobs?: boolean;
 }
@@ -73,21 +88,29 @@ export interface RunningServer {
 }
 
 /** What jobs run with, from the config: the monitor prober and the feed poller on their outbound pools. */
-export function createJobDeps(ctx: DomainContext, config: Config, logger: Logger): JobDeps & { close(): Promise<void> } {
+export function createJobDeps(ctx: DomainContext, config: Config, logger: Logger, metrics?: Metrics): JobDeps & { close(): Promise<void> } {
   const probeClient = createProbeClient({
     timeoutMs: config.probes.timeoutMs,
     blockPrivateTargets: config.probes.blockPrivateTargets,
     userAgent: USER_AGENT,
   });
-  const prober = createMonitorProber({ ctx, client: probeClient, region: config.region, logger, concurrency: config.probes.concurrency });
+  const prober = createMonitorProber({
+    ctx: ctx.actingAs({ actor: 'job:monitors', requestId: null }),
+    client: probeClient,
+    region: config.region,
+    logger,
+    concurrency: config.probes.concurrency,
+    onProbe: metrics?.probed,
+  });
   const feeds = createFeedPoller({
-    ctx,
+    ctx: ctx.actingAs({ actor: 'job:feeds', requestId: null }),
     logger,
     intervalMs: config.ingestion.intervalMs,
     timeoutMs: config.ingestion.timeoutMs,
     concurrency: config.ingestion.concurrency,
     blockPrivateTargets: config.probes.blockPrivateTargets,
     userAgent: FEED_USER_AGENT,
+    onFetch: metrics?.feedFetched,
   });
   return {
     ctx,
@@ -105,14 +128,13 @@ export function createJobDeps(ctx: DomainContext, config: Config, logger: Logger
   };
 }
 
-export const consoleLogger: Logger = {
-  info: (message) => console.log(message),
-  error: (message, error) => console.error(message, error ?? ''),
-};
+/** Where the start writes what is meant for the operator's eyes, not the log: the demo key, how to get a key. */
+const printNotice = (text: string): void => void process.stdout.write(`${text}\n`);
 
 /** The composition root: database, migrations, config, HTTP listener. */
 export async function startServer(options: StartOptions): Promise<RunningServer> {
-  const logger = options.logger ?? consoleLogger;
+  const logger = options.logger ?? createLogger({ level: logLevelOf((options.env ?? process.env).LOG_LEVEL) });
+  const notice = options.notice ?? printNotice;
   const config = options.config ?? emptyConfig();
   const db: Db = openDatabase({ path: options.dbPath, poolSize: (options.config ?? emptyConfig()).database.poolSize });
   let server: Server | undefined;
@@ -120,21 +142,35 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     await migrateToLatest(db);
     const port = options.port;
     const publicUrl = config.publicUrl ?? `http://localhost:${port === 0 ? 8080 : port}`;
-    const ctx = createDomainContext({ db, clock: options.clock ?? systemClock, publicUrl, userReports: config.userReports });
-    await applySetup(ctx, config.setup);
+    const clock = options.clock ?? systemClock;
+    const metrics = createMetrics({ db, now: () => clock.now(), logger });
+    const observed = options.observability !== false;
+    const ctx = createDomainContext({
+      db,
+      clock,
+      publicUrl,
+      userReports: config.userReports,
+      onWriteBatch: observed ? metrics.writeBatch : undefined,
+      audited: observed,
+    });
+    // The config is the operator's, applied by `statusbot serve`.
+    await applySetup(ctx.actingAs({ actor: 'cli', requestId: null }), config.setup);
     await syncDemoServices(ctx);
 
     const chatEnv = readChatEnv(options.env ?? process.env);
     for (const note of chatEnv.notes) logger.info(note);
     const fronts: ChatFront[] = [];
+    // One reading of X-Forwarded-For for every limit by address: the API's, the status pages', the chat fronts'.
+    const clientAddress = createClientAddress(config.http.trustProxy);
+    const chatGuards = { clientAddress, rateLimit: config.chat.rateLimit };
     // Loaded only when configured: the chat libraries weigh tens of MB of memory.
     if (chatEnv.slack) {
       const { createSlackFront } = await import('../adapters/slack/app.js');
-      fronts.push(await createSlackFront({ ctx, env: chatEnv.slack, logger }));
+      fronts.push(await createSlackFront({ ctx, env: chatEnv.slack, logger, ...chatGuards }));
     }
     if (chatEnv.discord) {
       const { createDiscordFront } = await import('../adapters/discord/app.js');
-      fronts.push(await createDiscordFront({ ctx, env: chatEnv.discord, logger }));
+      fronts.push(await createDiscordFront({ ctx, env: chatEnv.discord, logger, ...chatGuards }));
     }
     // Webhook addresses come from the config: they pass the same guard as monitors and feeds.
     const webhooks = createOutboundDispatcher({
@@ -161,21 +197,25 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
         ...(mail ? [mail] : []),
         ...fronts.map((f) => f.publisher),
       ],
+      onDelivered: metrics.delivered,
       ...options.delivery,
     });
 
-    const jobDeps = createJobDeps(ctx, config, logger);
+    const jobDeps = createJobDeps(ctx, config, logger, metrics);
     const { prober, feeds } = jobDeps;
-    const scheduler = createScheduler({ deps: jobDeps, jobs: JOBS, disabled: config.disabledJobs });
+    const scheduler = createScheduler({ deps: jobDeps, jobs: JOBS, disabled: config.disabledJobs, onRun: metrics.jobRan });
 
     let ready = false;
     server = createHttpServer({
       ctx,
       logger,
       rateLimitPerMinute: config.rateLimitPerMinute,
+      clientAddress,
       ready: () => ready,
       rawHandlers: Object.assign({}, ...fronts.map((f) => f.rawHandlers)) as Record<string, RawHandler>,
       publicRoutes,
+      onFinished: observed ? requestObservers(metrics.requestFinished, options.onRequestFinished) : options.onRequestFinished,
+      metrics: createMetricsEndpoint({ registry: metrics.registry, token: config.metrics.token }),
     });
     const listening = server;
     await new Promise<void>((resolve, reject) => {
@@ -202,9 +242,10 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     const url = `http://${every ? 'localhost' : address(bound.address)}:${actualPort}`;
     const reach = every ? `every ${bound.address === '::' ? '' : 'IPv4 '}address of this machine; ` : '';
     logger.info(`statusbot listening on http://${address(bound.address)}:${actualPort} (${reach}database ${databaseLabel(options.dbPath)})`);
-    if (demo && !demo.created) logger.info(keyHint(demo.companies, options.dbPath));
+    logger.flush?.();
+    if (demo && !demo.created) notice(keyHint(demo.companies, options.dbPath));
     if (demoKey) {
-      logger.info(
+      notice(
         [
           '',
           'Created the demo company "Demo". Its API key, shown this once:',
@@ -250,6 +291,15 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   }
 }
 
+/** The metrics' observer of finished requests, and the caller's too when given. */
+function requestObservers(metrics: (f: FinishedRequest) => void, other?: (f: FinishedRequest) => void): (f: FinishedRequest) => void {
+  if (!other) return metrics;
+  return (f) => {
+    metrics(f);
+    other(f);
+  };
+}
+
 /** A start on a database that already holds companies shows no key: how to get one. */
 function keyHint(companies: string[], dbPath: string): string {
   const shell = (s: string) => (/^[\w./:@%+=,-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
@@ -270,7 +320,7 @@ export async function runJobOnce(options: {
   logger?: Logger;
   clock?: Clock;
 }): Promise<string | void> {
-  const logger = options.logger ?? consoleLogger;
+  const logger = options.logger ?? createLogger({ level: logLevelOf(process.env.LOG_LEVEL) });
   const { config } = options;
   const db = openDatabase({ path: options.dbPath, poolSize: (options.config ?? emptyConfig()).database.poolSize });
   let deps: ReturnType<typeof createJobDeps> | undefined;

@@ -347,6 +347,7 @@ describe('statusbot serve', () => {
   it('without config on a fresh database prints the demo key and a curl line, answers, and exits 0 on SIGTERM', async () => {
     const s = await serve(['--db', dbPath]);
     const curl = await until('the curl line', () => /curl -s -H "Authorization: Bearer (\S+)" (\S+)/.exec(s.out.stdout) ?? undefined);
+    await until('the start line', () => (s.out.stdout.includes('statusbot listening on') ? true : undefined));
     const key = curl[1]!;
     const url = new URL(curl[2]!);
     expect(s.out.stdout).toContain(`  ${key}\n`);

@@ -133,6 +133,8 @@ export const PLAN_HIDES_INCIDENTS = "Your plan does not show this service's inci
 export const DIRECT_MESSAGES = 'statusbot works in channels of a linked workspace, not in direct messages.';
 export const FORM_NOT_OPENED = 'The form could not be opened in time; please try again.';
 export const STALE_CONTROL = 'This button or form is no longer supported; run the command again.';
+export const slowDown = (seconds: number): string =>
+  `Too many requests at once; nothing was done. Please try again in ${seconds} ${seconds === 1 ? 'second' : 'seconds'}.`;
 
 /** Whether an incident's message offers Post update and Resolve: only for the company's own incidents, until deleted. */
 export const offersActions = (a: IncidentAnnouncement): boolean => a.event !== 'deleted' && (a.source ?? 'company') === 'company';

@@ -3,7 +3,11 @@ import type { APIInteraction, APIInteractionResponse } from 'discord.js';
 import type { ChatEnv } from '../../src/config/env.js';
 import type { Logger } from '../../src/core/logger.js';
 import type { DomainContext } from '../../src/domain/context.js';
+import type { ClientAddress } from '../../src/http/client-address.js';
 import type { ChatFront } from '../chat/chat-front.js';
+import { createChatLimiter } from '../chat/chat-limits.js';
+import type { ChatRateLimit } from '../chat/chat-limits.js';
+import { createReplayGuard } from '../chat/replay-guard.js';
 import { runVerb } from '../chat/verbs.js';
 import type { VerbCall } from '../chat/verbs.js';
 import { DIRECT_MESSAGES, STALE_CONTROL } from '../chat/wording.js';
@@ -21,6 +25,9 @@ export interface DiscordFrontOptions {
   ctx: DomainContext;
   env: NonNullable<ChatEnv['discord']>;
   logger: Logger;
+  /** Who sent a request to /discord/interactions, for its per-address limit. */
+  clientAddress: ClientAddress;
+  rateLimit: ChatRateLimit;
 }
 
 /** What an interaction names in logs: the command or the control, never its options (`/statusbot link` carries a key). */
@@ -81,8 +88,18 @@ export function createInteractionHandler(deps: DiscordDeps): InteractionHandler 
 export async function createDiscordFront(options: DiscordFrontOptions): Promise<ChatFront> {
   const { ctx, env, logger } = options;
   const receivers: DiscordReceiver[] = [];
-  if (env.publicKey) receivers.push(createHttpReceiver({ publicKey: env.publicKey, now: () => ctx.clock.now().getTime() }));
-  else logger.info(`Discord HTTP interactions are off: set DISCORD_PUBLIC_KEY to answer at ${INTERACTIONS_PATH}`);
+  if (env.publicKey) {
+    const now = () => ctx.clock.now().getTime();
+    receivers.push(
+      createHttpReceiver({
+        publicKey: env.publicKey,
+        now,
+        clientAddress: options.clientAddress,
+        limits: createChatLimiter({ rateLimit: options.rateLimit, now }),
+        replays: createReplayGuard({ ctx, platform: 'discord', logger, now }),
+      }),
+    );
+  } else logger.info(`Discord HTTP interactions are off: set DISCORD_PUBLIC_KEY to answer at ${INTERACTIONS_PATH}`);
   if (env.gateway) receivers.push(createGatewayReceiver({ env, logger }));
   const handler = createInteractionHandler({ ctx, logger });
   for (const receiver of receivers) receiver.init(handler);

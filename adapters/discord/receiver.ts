@@ -1,12 +1,17 @@
 import { createPublicKey, verify } from 'node:crypto';
 import type { KeyObject } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
-import { Client, Events, GatewayDispatchEvents, GatewayIntentBits, Routes } from 'discord.js';
+import { Client, Events, GatewayDispatchEvents, GatewayIntentBits, InteractionType, Routes } from 'discord.js';
 import type { APIInteraction, APIInteractionResponse } from 'discord.js';
 import type { ChatEnv } from '../../src/config/env.js';
 import type { Logger } from '../../src/core/logger.js';
 import type { RawHandler } from '../../src/core/raw-handler.js';
+import type { ClientAddress } from '../../src/http/client-address.js';
+import type { ChatLimiter } from '../chat/chat-limits.js';
+import type { ReplayGuard } from '../chat/replay-guard.js';
+import { slowDown } from '../chat/wording.js';
 import { DISCORD_API } from './client.js';
+import { textResponse } from './render.js';
 
 /** Raw interaction in, response out: the one handler behind every receiver. */
 export type InteractionHandler = (interaction: APIInteraction) => Promise<APIInteractionResponse>;
@@ -56,8 +61,27 @@ function sendJson(res: ServerResponse, status: number, body: unknown, headers: R
 
 const header = (value: string | string[] | undefined): string | undefined => (Array.isArray(value) ? value[0] : value);
 
-/** HTTP interactions (the app's Interactions Endpoint URL): verified, then answered in the HTTP response. */
-export function createHttpReceiver(options: { publicKey: string; now: () => number }): DiscordReceiver {
+/** An ephemeral message in answer to a limited interaction: Discord shows any failure as "The application did not respond". */
+const slowDownResponse = (seconds: number): APIInteractionResponse => textResponse(slowDown(seconds));
+
+/** Interactions that act: not a PING, nor autocomplete, which is sent at every keystroke and changes nothing. */
+const acts = (interaction: APIInteraction): boolean =>
+  interaction.type !== InteractionType.Ping && interaction.type !== InteractionType.ApplicationCommandAutocomplete;
+
+export interface HttpReceiverOptions {
+  publicKey: string;
+  now: () => number;
+  clientAddress: ClientAddress;
+  limits: ChatLimiter;
+  replays: ReplayGuard;
+}
+
+/**
+ * HTTP interactions (the app's Interactions Endpoint URL): limited per
+ * address, verified, limited per guild, taken once, then answered in the HTTP
+ * response.
+ */
+export function createHttpReceiver(options: HttpReceiverOptions): DiscordReceiver {
   const key = discordPublicKey(options.publicKey);
   let handler: InteractionHandler | null = null;
   const endpoint: RawHandler = async (req, res, body) => {
@@ -65,10 +89,17 @@ export function createHttpReceiver(options: { publicKey: string; now: () => numb
       sendJson(res, 405, { error: 'use POST' }, { Allow: 'POST' });
       return;
     }
+    const address = options.clientAddress(req);
+    const addressWait = options.limits.address(address);
+    if (addressWait > 0) {
+      sendJson(res, 200, slowDownResponse(addressWait));
+      return;
+    }
+    const timestamp = header(req.headers['x-signature-timestamp']);
     const signed = verifyDiscordSignature({
       key,
       signature: header(req.headers['x-signature-ed25519']),
-      timestamp: header(req.headers['x-signature-timestamp']),
+      timestamp,
       body,
       nowMilliseconds: options.now(),
     });
@@ -86,7 +117,22 @@ export function createHttpReceiver(options: { publicKey: string; now: () => numb
       sendJson(res, 400, { error: 'the body must be an interaction object' });
       return;
     }
-    sendJson(res, 200, await handler(interaction as APIInteraction));
+    const valid = interaction as APIInteraction;
+    if (acts(valid)) {
+      const workspace = valid.guild_id ?? `user:${valid.user?.id ?? valid.member?.user.id ?? 'unknown'}`;
+      const workspaceWait = options.limits.workspace(workspace);
+      if (workspaceWait > 0) {
+        sendJson(res, 200, slowDownResponse(workspaceWait));
+        return;
+      }
+      const about = { path: req.url, address, workspace };
+      // Discord never sends an interaction twice: a repeat is someone else's, answered as a forgery.
+      if (!(await options.replays.firstSight({ signed: [timestamp!, body], timestamp: Number(timestamp), about }))) {
+        sendJson(res, 401, { error: 'invalid request signature' });
+        return;
+      }
+    }
+    sendJson(res, 200, await handler(valid));
   };
   return {
     rawHandlers: { [INTERACTIONS_PATH]: endpoint },

@@ -30,13 +30,15 @@ export function discordRequest(deps: DiscordDeps, interaction: APIInteraction): 
   const guildId = interaction.guild_id;
   const channelId = interaction.channel?.id ?? interaction.channel_id;
   if (!guildId || !channelId) return null;
+  const userId = interaction.member?.user.id ?? interaction.user?.id ?? '';
   return {
-    ctx: deps.ctx,
+    // The interaction's id is the audit trail's request id for what it changes.
+    ctx: deps.ctx.actingAs({ actor: `discord:${guildId}/${userId}`, requestId: interaction.id }),
     logger: deps.logger,
     dialect: DISCORD_DIALECT,
     workspaceId: guildId,
     channel: { platform: 'discord', workspaceId: guildId, channelId },
     actor: discordActor(BigInt(interaction.member?.permissions ?? '0')),
-    reporter: reporters.discord(interaction.member?.user.id ?? interaction.user?.id ?? ''),
+    reporter: reporters.discord(userId),
   };
 }

@@ -3,7 +3,11 @@ import type { Logger as BoltLogger, Receiver } from '@slack/bolt';
 import type { ChatEnv } from '../../src/config/env.js';
 import type { DomainContext } from '../../src/domain/context.js';
 import type { Logger } from '../../src/core/logger.js';
+import type { ClientAddress } from '../../src/http/client-address.js';
 import type { ChatFront } from '../chat/chat-front.js';
+import { createChatLimiter } from '../chat/chat-limits.js';
+import type { ChatRateLimit } from '../chat/chat-limits.js';
+import { createReplayGuard } from '../chat/replay-guard.js';
 import { apiBase, createDeliveryClient } from './client.js';
 import { registerCommands } from './commands.js';
 import { registerModals } from './modals.js';
@@ -14,6 +18,9 @@ export interface SlackFrontOptions {
   ctx: DomainContext;
   env: NonNullable<ChatEnv['slack']>;
   logger: Logger;
+  /** Who sent a request to /slack/events, for its per-address limit. */
+  clientAddress: ClientAddress;
+  rateLimit: ChatRateLimit;
 }
 
 export const SLACK_EVENTS_PATH = '/slack/events';
@@ -24,7 +31,7 @@ function boltLogger(logger: Logger): BoltLogger {
   return {
     debug: () => {},
     info: (...message) => logger.info(`slack: ${message.join(' ')}`),
-    warn: (...message) => logger.info(`slack: ${message.join(' ')}`),
+    warn: (...message) => logger.warn(`slack: ${message.join(' ')}`),
     error: (...message) => logger.error(`slack: ${message.map(String).join(' ')}`),
     setLevel: (l) => {
       level = l;
@@ -60,7 +67,14 @@ export async function createSlackFront(options: SlackFrontOptions): Promise<Chat
     socketReceiver = new SocketModeReceiver({ appToken: env.appToken, logger, installerOptions: { clientOptions: socketClientOptions } });
     receiver = socketReceiver;
   } else if (env.signingSecret) {
-    httpReceiver = new SlackHttpReceiver({ signingSecret: env.signingSecret, logger });
+    // Date.now, as Bolt's signature check: the replay window is the signature's.
+    httpReceiver = new SlackHttpReceiver({
+      signingSecret: env.signingSecret,
+      logger,
+      clientAddress: options.clientAddress,
+      limits: createChatLimiter({ rateLimit: options.rateLimit, now: Date.now }),
+      replays: createReplayGuard({ ctx, platform: 'slack', logger: options.logger, now: Date.now }),
+    });
     receiver = httpReceiver;
   } else {
     throw new Error('Slack needs SLACK_SIGNING_SECRET (HTTP mode) or SLACK_APP_TOKEN (Socket Mode)');

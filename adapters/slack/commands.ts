@@ -130,7 +130,7 @@ export function registerCommands(app: App, deps: SlackDeps): void {
     app.command(name, async ({ ack, command, client, respond }) => {
       await ack();
       const c: SlashCommand = command;
-      const origin: SlackOrigin = { teamId: c.team_id, channelId: c.channel_id, userId: c.user_id };
+      const origin: SlackOrigin = { teamId: c.team_id, channelId: c.channel_id, userId: c.user_id, triggerId: c.trigger_id };
       const call = verbOf(name, c.text);
       const reply = await runVerb(slackRequest(deps, origin, client), call, `${name} ${call.verb}`);
       await show(deps, reply, client, { triggerId: c.trigger_id, responseUrl: c.response_url, channelId: c.channel_id }, (m) =>
@@ -146,7 +146,7 @@ export function registerCommands(app: App, deps: SlackDeps): void {
     const teamId = body.team?.id ?? body.user.team_id ?? '';
     const channelId = body.channel?.id ?? '';
     const call = verbOfValue(action.value ?? '');
-    const reply = await runVerb(slackRequest(deps, { teamId, channelId, userId: body.user.id }, client), call, `the ${action.action_id} button`);
+    const reply = await runVerb(slackRequest(deps, { teamId, channelId, userId: body.user.id, triggerId: body.trigger_id }, client), call, `the ${action.action_id} button`);
     await show(deps, reply, client, { triggerId: body.trigger_id, responseUrl: body.response_url, channelId }, (m) =>
       respond({ response_type: 'ephemeral', replace_original: false, ...(m as { text: string }) }),
     );

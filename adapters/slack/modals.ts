@@ -170,7 +170,7 @@ async function onSubmit(deps: SlackDeps, kind: FormKind, args: SlackViewMiddlewa
   const { ack, body, view, client } = args;
   const meta = readMeta(view.private_metadata);
   const teamId = body.team?.id ?? body.user.team_id ?? '';
-  const req = slackRequest(deps, { teamId, channelId: meta.channelId, userId: body.user.id }, client);
+  const req = slackRequest(deps, { teamId, channelId: meta.channelId, userId: body.user.id, triggerId: body.trigger_id }, client);
   const ref = { kind, incidentId: meta.incidentId, serviceId: null, shownStage: meta.stage };
   const reply = await runVerb(req, { verb: 'submit', ref, values: submittedValues(view) }, `the ${kind} incident form`);
   if (reply.kind === 'error') {

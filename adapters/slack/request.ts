@@ -16,6 +16,8 @@ export interface SlackOrigin {
   teamId: string;
   channelId: string;
   userId: string;
+  /** The payload's trigger_id: the audit trail's request id for what it changes. */
+  triggerId?: string;
 }
 
 /**
@@ -41,7 +43,7 @@ function slackActor(deps: SlackDeps, client: webApi.WebClient, userId: string): 
 /** A chat request from a Slack payload; the client is the one Bolt hands the listener. */
 export function slackRequest(deps: SlackDeps, origin: SlackOrigin, client: webApi.WebClient): ChatRequest {
   return {
-    ctx: deps.ctx,
+    ctx: deps.ctx.actingAs({ actor: `slack:${origin.teamId}/${origin.userId}`, requestId: origin.triggerId ?? null }),
     logger: deps.logger,
     dialect: SLACK_DIALECT,
     workspaceId: origin.teamId,

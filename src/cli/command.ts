@@ -11,6 +11,8 @@ export const OPTIONS = {
   from: { type: 'string', value: 'FILE', help: 'the SQLite database to copy' },
   to: { type: 'string', value: 'URL', help: 'the postgres:// URL of an empty database' },
   guild: { type: 'string', value: 'ID', help: 'register in one Discord guild (at once) instead of globally' },
+  limit: { type: 'string', value: 'N', help: 'at most N lines (default 50, at most 200)' },
+  before: { type: 'string', value: 'ID', help: 'only what came before the audit event ID' },
 } as const;
 
 export type OptionName = keyof typeof OPTIONS;

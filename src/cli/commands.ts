@@ -1,4 +1,5 @@
 import { applyCommand } from './apply-command.js';
+import { auditListCommand } from './audit-command.js';
 import type { Command } from './command.js';
 import { dbCopyCommand } from './db-copy-command.js';
 import { discordRegisterCommand } from './discord-command.js';
@@ -17,6 +18,7 @@ export const COMMANDS: readonly Command[] = [
   keyCreateCommand,
   keyListCommand,
   keyRevokeCommand,
+  auditListCommand,
   outboxListCommand,
   outboxRetryCommand,
   feedsCommand,

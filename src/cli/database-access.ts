@@ -91,7 +91,8 @@ export function withContext<T>(dbPath: string, fn: (ctx: DomainContext) => Promi
     const db = openDatabase({ path: dbPath });
     try {
       await migrateToLatest(db);
-      return await fn(createDomainContext({ db, clock: systemClock, publicUrl }));
+      // What a command changes, the operator at the command line changed.
+      return await fn(createDomainContext({ db, clock: systemClock, publicUrl }).actingAs({ actor: 'cli', requestId: null }));
     } finally {
       await db.destroy();
     }

@@ -1,10 +1,20 @@
 import { emptyConfig } from '../config/load-config.js';
+import { createLogger, logLevelOf } from '../core/pino-logger.js';
+import type { LogLevel } from '../core/pino-logger.js';
 import { startServer } from '../main.js';
 import type { RunningServer } from '../main.js';
 import { CommandError, UsageError } from './cli-errors.js';
 import type { Command } from './command.js';
 import { configOf, withConfigErrors } from './config-access.js';
 import { onDatabase } from './database-access.js';
+
+function logLevelFrom(value: string | undefined): LogLevel {
+  try {
+    return logLevelOf(value);
+  } catch (error) {
+    throw new CommandError((error as Error).message);
+  }
+}
 
 export function portOf(value: string | undefined): number {
   if (value === undefined || value === '') return 8080;
@@ -48,6 +58,7 @@ export const serveCommand: Command = {
     const port = portOf(input.string('port') ?? input.env.PORT);
     const host = input.string('host') || input.env.HOST || undefined;
     const config = loaded?.config ?? emptyConfig();
+    const logger = createLogger({ level: logLevelFrom(input.env.LOG_LEVEL) });
     // Listened for before the start: a signal that comes while it starts (after the start lines, say) stops it once started.
     let server: RunningServer | null = null;
     let stopping = false;
@@ -61,7 +72,7 @@ export const serveCommand: Command = {
     process.once('SIGTERM', () => stop('SIGTERM'));
     process.once('SIGINT', () => stop('SIGINT'));
     server = await onDatabase(input.dbPath, () =>
-      withConfigErrors(loaded, input.configFile, () => startServer({ dbPath: input.dbPath, port, host, config })),
+      withConfigErrors(loaded, input.configFile, () => startServer({ dbPath: input.dbPath, port, host, config, logger })),
     ).catch((error: unknown) => {
       throw listenProblem(error, host ?? '0.0.0.0', port) ?? error;
     });

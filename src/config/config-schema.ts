@@ -3,6 +3,7 @@ import { BOARD_ID } from '../domain/boards/board.js';
 import { normalizeTags, MAX_TAGS, TAG_MAX_LENGTH } from '../domain/boards/board-input.js';
 import { digestSettings } from '../domain/chat/subscription-input.js';
 import { NOTIFY_EVENTS } from '../domain/companies/company.js';
+import { parseProxyRange } from '../http/client-address.js';
 import { JOB_NAMES } from '../jobs/jobs.js';
 import { FEED_KINDS } from '../domain/vendors/vendor-snapshot.js';
 
@@ -162,6 +163,26 @@ export const configFileSchema = z
     public_url: httpUrl.optional(),
     smtp: smtp.optional(),
     rate_limit: z.strictObject({ per_minute: z.int().min(1).max(10_000_000) }).optional(),
+    http: z
+      .strictObject({
+        /** Proxies (addresses or CIDR ranges) whose X-Forwarded-For names the client; none by default. */
+        trust_proxy: z
+          .array(z.string().trim().refine((v) => parseProxyRange(v) !== null, { error: 'must be an IP address or a CIDR range, such as 10.0.0.0/8 or fd00::/8' }))
+          .max(1_000)
+          .default([]),
+      })
+      .default({ trust_proxy: [] }),
+    /** Requests of Slack and Discord per minute: per workspace or guild, and per client address. */
+    chat: z
+      .strictObject({
+        rate_limit: z
+          .strictObject({
+            per_minute: z.int().min(1).max(1_000_000).optional(),
+            per_address_per_minute: z.int().min(1).max(10_000_000).optional(),
+          })
+          .optional(),
+      })
+      .optional(),
     /** The probing region of this process, named in monitor incidents. */
     region: z.string().trim().min(1).max(64).default('local'),
     retention_days: z.int().min(1).max(36_500).default(90),
@@ -177,6 +198,17 @@ export const configFileSchema = z
       .default({}),
     /** PostgreSQL (a postgres:// --db): connections in the pool of this process. */
     database: z.strictObject({ pool_size: z.int().min(1).max(1_000).default(10) }).default({ pool_size: 10 }),
+    /** GET /metrics (Prometheus); with a token, only scrapes that send `Authorization: Bearer <token>`. */
+    metrics: z
+      .strictObject({
+        token: z
+          .string()
+          .min(16)
+          .max(512)
+          .regex(/^[\x21-\x7e]+$/, { error: 'must be printable ASCII without spaces' })
+          .optional(),
+      })
+      .default({}),
     ingestion: z
       .strictObject({
         interval_seconds: z.int().min(1).max(86_400).default(60),

@@ -9,6 +9,8 @@ import { configFileSchema } from './config-schema.js';
 import type { ConfigFile } from './config-schema.js';
 
 export const DEFAULT_RATE_LIMIT_PER_MINUTE = 600;
+/** Chat requests per minute: a workspace's burst of real commands stays far below; one address may carry several workspaces (Slack's and Discord's senders). */
+export const DEFAULT_CHAT_RATE_LIMIT = { perMinute: 120, perAddressPerMinute: 600 } as const;
 
 import { DEFAULT_USER_REPORTS } from '../domain/vendors/user-reports.js';
 import type { UserReportSettings } from '../domain/vendors/user-reports.js';
@@ -25,6 +27,8 @@ export interface Config {
   probes: { blockPrivateTargets: boolean; timeoutMs: number; concurrency: number };
   /** PostgreSQL's connection pool of this process. */
   database: { poolSize: number };
+  /** GET /metrics: open without a token, else only to `Authorization: Bearer <token>`. */
+  metrics: { token?: string };
   /** Reading vendors' status feeds: how often, how long a read may take, how many at once. */
   ingestion: { intervalMs: number; timeoutMs: number; concurrency: number };
   /** When user reports open an incident, and when it resolves. */
@@ -33,6 +37,10 @@ export interface Config {
   disabledJobs: ReadonlySet<string>;
   /** Where status page subscribers' mail is sent; absent: it waits in the outbox. */
   smtp?: { url: string; from: string };
+  /** Proxies whose X-Forwarded-For names the client (addresses or CIDR ranges); empty: the socket's address. */
+  http: { trustProxy: readonly string[] };
+  /** Slack and Discord requests per minute, per workspace (guild) and per client address. */
+  chat: { rateLimit: { perMinute: number; perAddressPerMinute: number } };
 }
 
 /** A config file that cannot be used; the message names the file, line and key of each problem. */
@@ -57,9 +65,12 @@ export const emptyConfig = (): Config => ({
   retentionDays: 90,
   probes: { blockPrivateTargets: false, timeoutMs: 10_000, concurrency: 1_000 },
   database: { poolSize: 10 },
+  metrics: {},
   ingestion: { intervalMs: 60_000, timeoutMs: 10_000, concurrency: 50 },
   userReports: DEFAULT_USER_REPORTS,
   disabledJobs: new Set(),
+  http: { trustProxy: [] },
+  chat: { rateLimit: { ...DEFAULT_CHAT_RATE_LIMIT } },
 });
 
 function locator(file: string, doc: Document, lines: LineCounter) {
@@ -114,6 +125,7 @@ export function parseConfig(file: string, text: string): LoadedConfig {
         concurrency: parsed.probes.concurrency,
       },
       database: { poolSize: parsed.database.pool_size },
+      metrics: parsed.metrics.token ? { token: parsed.metrics.token } : {},
       ingestion: {
         intervalMs: parsed.ingestion.interval_seconds * 1000,
         timeoutMs: Math.round(parsed.ingestion.timeout_seconds * 1000),
@@ -125,6 +137,13 @@ export function parseConfig(file: string, text: string): LoadedConfig {
         resolveAfterMs: parsed.user_reports.resolve_after_minutes * 60_000,
       },
       disabledJobs: new Set(Object.entries(parsed.jobs).filter(([, j]) => j?.enabled === false).map(([name]) => name)),
+      http: { trustProxy: parsed.http.trust_proxy },
+      chat: {
+        rateLimit: {
+          perMinute: parsed.chat?.rate_limit?.per_minute ?? DEFAULT_CHAT_RATE_LIMIT.perMinute,
+          perAddressPerMinute: parsed.chat?.rate_limit?.per_address_per_minute ?? DEFAULT_CHAT_RATE_LIMIT.perAddressPerMinute,
+        },
+      },
       ...(parsed.smtp ? { smtp: { url: parsed.smtp.url, from: parsed.smtp.from } } : {}),
     },
   };

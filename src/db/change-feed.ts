@@ -63,6 +63,11 @@ export class ChangeFeed {
   /** This process committed `xid`: its own next read must not use what was cached before (its notification, when it comes, moves nothing more). */
   committed(xid: string): void {
     this.#generation++;
+    this.committing(xid);
+  }
+
+  /** This process is about to commit `xid`: its notification may be heard before `committed` is called, and is its own. */
+  committing(xid: string): void {
     this.#own.add(xid);
     // Units that wrote nothing are never notified: forget the oldest.
     if (this.#own.size > OWN_REMEMBERED) this.#own.delete(this.#own.values().next().value!);

@@ -30,6 +30,9 @@ export const TABLES_IN_ORDER = [
   'user_reports',
   'channel_subscriptions',
   'chat_messages',
+  // Minutes of rows at most; copied, so that a request replayed just after a move is still known.
+  'seen_chat_requests',
+  'audit_events',
 ] as const satisfies readonly (keyof Database)[];
 
 type Table = (typeof TABLES_IN_ORDER)[number];
@@ -39,6 +42,7 @@ void EVERY_TABLE_IS_COPIED;
 
 /** Tables whose `id` is generated: after a copy, the next generated id must come after the copied ones. */
 const WITH_ID: readonly Table[] = [
+  'audit_events',
   'companies',
   'api_keys',
   'services',

@@ -263,6 +263,29 @@ export interface ChatMessagesTable {
   updated_at: number;
 }
 
+/** A signed chat request already taken, until its signature expires (see adapters/chat/replay-guard.ts). */
+export interface SeenChatRequestsTable {
+  platform: ChatPlatform;
+  /** SHA-256 (hex) of what the platform signed: timestamp and body. */
+  digest: string;
+  expires_at: number;
+}
+
+/** Who changed what (see domain/audit/audit-trail.ts). */
+export interface AuditEventsTable {
+  id: Generated<number>;
+  at: number;
+  company_id: number | null;
+  /** `api_key:<key id>`, `slack:<team>/<user>`, `discord:<guild>/<user>`, `cli`, `job:<name>`, `page`. */
+  actor: string;
+  action: string;
+  target_type: string;
+  target_id: string;
+  request_id: string | null;
+  /** JSON: field → { from?, to? }. */
+  changes: string;
+}
+
 export interface JobLeasesTable {
   slot: string;
   holder: string;
@@ -300,4 +323,6 @@ export interface Database {
   user_reports: UserReportsTable;
   channel_subscriptions: ChannelSubscriptionsTable;
   chat_messages: ChatMessagesTable;
+  seen_chat_requests: SeenChatRequestsTable;
+  audit_events: AuditEventsTable;
 }

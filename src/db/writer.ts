@@ -1,4 +1,4 @@
-import type { ControlledTransaction, Kysely } from 'kysely';
+import type { ControlledTransaction, Kysely, KyselyPlugin } from 'kysely';
 import { sql } from 'kysely';
 import { LISTENER_NAME_PREFIX } from './change-feed.js';
 import { changeFeedOf, engineOf, poolSizeOf } from './database.js';
@@ -18,29 +18,138 @@ interface Pending {
   resolve(value: unknown): void;
   reject(error: unknown): void;
   attempts: number;
+  /** Runs in a transaction of its own (after a transaction it shared failed). */
+  alone: boolean;
 }
 
-type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
+type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown } | { ok: 'later' };
+
+/** What a PostgreSQL transaction must know before it commits: its id, and which replicas listen (see ChangeFeed). */
+export interface ChangeNote {
+  xid: string;
+  listeners: string[];
+}
+
+/** A unit's turn in the writer's transaction, by the transaction object the unit was given. */
+interface Turn {
+  /** Of the whole transaction: the note, null until a statement read it; how many units said they change nothing cached. */
+  tx: { note: ChangeNote | null; quiet: number };
+  /** Whether the unit may wait for a row lock (see `lockTurn`). */
+  mayWait: boolean;
+  /** Statements the unit has run so far (counted only where the unit shares its transaction). */
+  ran: number;
+  /** The unit said it changes nothing that a replica caches (see `changesNothingCached`). */
+  quiet?: boolean;
+}
+
+const turns = new WeakMap<Kysely<Database>, Turn>();
+
+/**
+ * The columns that read a change note; a unit's statement may carry them (see
+ * `lockTurn`), which spares the writer a round trip of its own.
+ */
+export const changeNoteColumns = [
+  sql<string>`txid_current()::text`.as('xid'),
+  sql<string[]>`array(select application_name from pg_stat_activity
+    where datname = current_database() and application_name like ${`${LISTENER_NAME_PREFIX}%`})`.as('listeners'),
+] as const;
+
+/**
+ * How a unit takes a row lock in the writer's transaction: `note`, read the
+ * change note along (then hand it to `noteChange`); `skip`, do not wait for a
+ * row another transaction holds: throw `LockBusy` if it is held. A
+ * transaction shared by several units only waits for a lock in its first unit,
+ * or once a unit has run other statements: waiting while holding the locks
+ * of the units before it could make two transactions wait for each other.
+ */
+export function lockTurn(trx: Kysely<Database>): { note: boolean; skip: boolean } {
+  const turn = turns.get(trx);
+  return { note: turn?.tx.note === null, skip: turn !== undefined && !turn.mayWait && turn.ran === 0 };
+}
+
+export function noteChange(trx: Kysely<Database>, note: ChangeNote): void {
+  const turn = turns.get(trx);
+  if (turn && turn.tx.note === null) turn.tx.note = { xid: note.xid, listeners: note.listeners };
+}
+
+/**
+ * Said by a unit that changes nothing a replica caches: it changed nothing at
+ * all (a no-op update), or only tables without a change trigger (job leases).
+ * No replica hears of such a commit, so a transaction of such units only does
+ * not wait for their acknowledgement (it would wait for the timeout).
+ */
+export function changesNothingCached(trx: Kysely<Database>): void {
+  const turn = turns.get(trx);
+  if (!turn || turn.quiet) return;
+  turn.quiet = true;
+  turn.tx.quiet += 1;
+}
+
+/** Thrown by a unit, before it changed anything, whose row lock another transaction holds: the writer runs it again in a later transaction. */
+export class LockBusy extends Error {
+  constructor() {
+    super('the row is locked by another transaction');
+    this.name = 'LockBusy';
+  }
+}
+
+interface Tx {
+  trx: Kysely<Database>;
+  /** SQLite: the transaction, for the savepoints of its units. */
+  savepoints: ControlledTransaction<Database> | null;
+  commit(): Promise<void>;
+  rollback(): Promise<void>;
+}
+
+/**
+ * Every statement is prepared once per connection (see database.ts) so as to
+ * be run without being planned again; yet PostgreSQL may choose to plan one
+ * anew at every run, for the values it is given, which costs more than
+ * running the small statements of a change. In the writer's transactions
+ * they keep the plan they were prepared with. One round trip: `begin` has no
+ * parameters, so it is sent as a simple query, which may hold two statements.
+ */
+const PREPARED_BEGIN = sql.raw('begin; set local plan_cache_mode = force_generic_plan');
+const COMMIT = sql.raw('commit');
+const ROLLBACK = sql.raw('rollback');
 
 /** PostgreSQL chose this transaction to undo (a deadlock, a serialization failure): running it again may succeed. */
 const isRetryable = (error: unknown): boolean => ['40P01', '40001'].includes((error as { code?: unknown } | null)?.code as string);
 const MAX_ATTEMPTS = 3;
 
+/** Counts the statements a unit runs. */
+const counting = (turn: Turn): KyselyPlugin => ({
+  transformQuery: (args) => args.node,
+  transformResult: async (args) => {
+    turn.ran++;
+    return args.result;
+  },
+});
+
 /**
  * Group commit: units that arrive while a transaction is running wait for it,
- * then all run in the next transaction, each inside its own savepoint, and
- * share one commit, so one disk sync makes many of them durable. A unit that
- * fails is rolled back to its savepoint without touching the others. No unit
- * is answered before the commit that holds it is on disk.
+ * then all run in the next transaction and share one commit, so one disk sync
+ * makes many of them durable. No unit is answered before the commit that
+ * holds it is on disk.
  *
- * SQLite has one writer at a time, so batches run one after the other.
+ * SQLite has one writer at a time, so batches run one after the other, each
+ * unit inside its own savepoint: a unit that fails is rolled back to it
+ * without touching the others.
+ *
  * PostgreSQL runs several transactions at once (half the pool), each taking
- * the units queued when it starts; one that PostgreSQL undoes to break a
- * deadlock runs again. Before answering, a PostgreSQL batch waits until every
- * replica has heard of its commit (see ChangeFeed), so no replica's cache
+ * the units queued when it starts, without savepoints (two round trips per
+ * unit): when a unit fails, the transaction is undone and each of its units
+ * runs again in a transaction of its own. A unit whose service another
+ * transaction holds waits for a later transaction (see `lockTurn`). One that
+ * PostgreSQL undoes to break a deadlock runs again. Before answering, a
+ * PostgreSQL transaction waits until every replica listening before it
+ * committed has heard of its commit (see ChangeFeed), so no replica's cache
  * answers a read made after the answer with what was there before.
  */
-export function createWriter(db: Db, options: { maxBatch?: number; afterCommit?: () => void } = {}): Writer {
+export function createWriter(
+  db: Db,
+  options: { maxBatch?: number; afterCommit?: () => void; /** Called with the number of units of each transaction. */ onBatch?: (size: number) => void } = {},
+): Writer {
   const maxBatch = options.maxBatch ?? 64;
   const postgres = engineOf(db) === 'postgres';
   const feed = changeFeedOf(db);
@@ -48,15 +157,15 @@ export function createWriter(db: Db, options: { maxBatch?: number; afterCommit?:
   const queue: Pending[] = [];
   let running = 0;
 
-  async function runUnits(trx: ControlledTransaction<Database>, batch: Pending[]): Promise<Outcome[]> {
-    if (batch.length === 1) {
-      // Alone in its transaction: a failure undoes the transaction, no savepoint needed.
-      try {
-        return [{ ok: true, value: await batch[0]!.unit(trx) }];
-      } catch (error) {
-        return [{ ok: false, error }];
-      }
+  async function runAlone(trx: Kysely<Database>, p: Pending): Promise<Outcome> {
+    try {
+      return { ok: true, value: await p.unit(trx) };
+    } catch (error) {
+      return { ok: false, error };
     }
+  }
+
+  async function runInSavepoints(trx: ControlledTransaction<Database>, batch: Pending[]): Promise<Outcome[]> {
     const outcomes: Outcome[] = [];
     for (const [i, p] of batch.entries()) {
       const name = `unit${i}`;
@@ -74,57 +183,133 @@ export function createWriter(db: Db, options: { maxBatch?: number; afterCommit?:
     return outcomes;
   }
 
+  /** The units one after the other; at the first failure the rest is not run (null: the transaction must be undone). */
+  async function runShared(trx: Kysely<Database>, batch: Pending[], tx: Turn['tx']): Promise<Outcome[] | null> {
+    const outcomes: Outcome[] = [];
+    // Once a unit has run statements, the transaction may hold locks: the units after it must not wait for others'.
+    let holding = false;
+    for (const p of batch) {
+      const turn: Turn = { tx, mayWait: !holding, ran: 0 };
+      const unitTrx = trx.withPlugin(counting(turn));
+      turns.set(unitTrx, turn);
+      try {
+        outcomes.push({ ok: true, value: await p.unit(unitTrx) });
+        holding ||= turn.ran > 0;
+      } catch (error) {
+        if (!(error instanceof LockBusy) || turn.ran > 1) return null;
+        outcomes.push({ ok: 'later' });
+      }
+    }
+    return outcomes;
+  }
+
+  /** The note, read now unless a unit read it along. */
+  async function noteOf(trx: Kysely<Database>, tx: Turn['tx']): Promise<ChangeNote> {
+    if (tx.note) return tx.note;
+    const { rows } = await sql<ChangeNote>`select ${sql.join(changeNoteColumns)}`.execute(trx);
+    tx.note = rows[0]!;
+    return tx.note;
+  }
+
+  /**
+   * Runs `fn` in a transaction, which `fn` ends. PostgreSQL: begun by hand on a
+   * connection of its own, so that the round trip of `begin` also makes the
+   * transaction's statements keep the plan they were prepared with (see
+   * PREPARED_BEGIN).
+   */
+  async function inTransaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
+    if (!postgres) {
+      const trx = await db.startTransaction().execute();
+      return fn({ trx, savepoints: trx, commit: () => trx.commit().execute(), rollback: () => trx.rollback().execute() });
+    }
+    return db.connection().execute(async (conn) => {
+      await PREPARED_BEGIN.execute(conn);
+      return fn({
+        trx: conn,
+        savepoints: null,
+        commit: async () => void (await COMMIT.execute(conn)),
+        rollback: async () => void (await ROLLBACK.execute(conn)),
+      });
+    });
+  }
+
   async function runBatch(batch: Pending[]): Promise<void> {
-    let trx;
+    const tx: Turn['tx'] = { note: null, quiet: 0 };
+    let xid: string | null = null;
+    let seen: Promise<void> = Promise.resolve();
+    let outcomes: Outcome[] | null;
     try {
-      trx = await db.startTransaction().execute();
+      outcomes = await inTransaction(async ({ trx, savepoints, commit, rollback }) => {
+        options.onBatch?.(batch.length);
+        try {
+          let done: Outcome[] | null;
+          if (batch.length === 1) {
+            turns.set(trx, { tx, mayWait: true, ran: 0 });
+            done = [await runAlone(trx, batch[0]!)];
+          } else {
+            done = savepoints ? await runInSavepoints(savepoints, batch) : await runShared(trx, batch, tx);
+          }
+          if (done === null || (batch.length === 1 && !done[0]!.ok)) {
+            await rollback();
+            return done;
+          }
+          // Which replicas listen, read before the commit: each must hear of it before any unit is answered
+          // (unless no unit changed what they cache: then none will hear of it).
+          const later = done.filter((o) => o.ok === 'later').length;
+          const quiet = tx.quiet + later >= batch.length;
+          const note = feed && !quiet ? await noteOf(trx, tx) : null;
+          xid = note?.xid ?? null;
+          if (note && feed) seen = feed.expectSeen(note.xid, note.listeners);
+          if (xid) feed?.committing(xid);
+          await commit();
+          if (xid) feed?.committed(xid);
+          options.afterCommit?.();
+          return done;
+        } catch (error) {
+          await rollback().catch(() => undefined);
+          if (xid) feed?.forget(xid);
+          return batch.map((): Outcome => ({ ok: false, error }));
+        }
+      });
     } catch (error) {
+      // No transaction could be begun.
       for (const p of batch) p.reject(error);
       return;
     }
-    let xid: string | null = null;
-    let seen: Promise<void> = Promise.resolve();
-    let outcomes: Outcome[];
-    try {
-      if (feed) {
-        // Which replicas listen now: each must hear of this commit before any unit is answered.
-        const { rows } = await sql<{ xid: string; listeners: string[] }>`
-          select txid_current()::text as xid, array(select application_name from pg_stat_activity
-            where datname = current_database() and application_name like ${`${LISTENER_NAME_PREFIX}%`}) as listeners`.execute(trx);
-        xid = rows[0]!.xid;
-        seen = feed.expectSeen(xid, rows[0]!.listeners);
-      }
-      outcomes = await runUnits(trx, batch);
-      if (batch.length === 1 && !outcomes[0]!.ok) {
-        await trx.rollback().execute();
-        if (xid) feed?.forget(xid);
-      } else {
-        await trx.commit().execute();
-        if (xid) feed?.committed(xid);
-        options.afterCommit?.();
-        await seen;
-      }
-    } catch (error) {
-      await trx.rollback().execute().catch(() => undefined);
-      if (xid) feed?.forget(xid);
-      outcomes = batch.map(() => ({ ok: false, error }));
+    await seen;
+    if (outcomes === null) {
+      // A unit failed in a shared transaction, which is undone: each runs again alone, where a failure is its own.
+      queue.unshift(...batch.map((p) => ({ ...p, alone: true })));
+      return;
     }
+    const later: Pending[] = [];
     outcomes.forEach((o, i) => {
       const p = batch[i]!;
-      if (o.ok) p.resolve(o.value);
-      else if (isRetryable(o.error) && ++p.attempts < MAX_ATTEMPTS) queue.unshift(p);
+      if (o.ok === 'later') later.push(p);
+      else if (o.ok) p.resolve(o.value);
+      else if (isRetryable(o.error) && ++p.attempts < MAX_ATTEMPTS) later.push(p);
       else p.reject(o.error);
     });
+    queue.unshift(...later);
+  }
+
+  /** The units of the next transaction: the first alone if it must be, else those queued up to one that must be alone. */
+  function nextBatch(): Pending[] {
+    if (queue[0]!.alone) return queue.splice(0, 1);
+    let n = 1;
+    while (n < queue.length && n < maxBatch && !queue[n]!.alone) n++;
+    return queue.splice(0, n);
   }
 
   async function drain(): Promise<void> {
     running++;
     try {
       while (queue.length > 0) {
-        // SQLite calls block the event loop (a commit waits for the disk): let the
-        // requests that arrived meanwhile queue their units, so they share this batch.
-        if (!postgres) await new Promise<void>((resolve) => setImmediate(resolve));
-        await runBatch(queue.splice(0, maxBatch));
+        // Let the requests that arrived meanwhile queue their units, so they share this batch:
+        // SQLite calls block the event loop (a commit waits for the disk); on PostgreSQL, when
+        // other transactions are under way, as each costs its begin, commit and disk sync.
+        if (!postgres || running > 1) await new Promise<void>((resolve) => setImmediate(resolve));
+        if (queue.length > 0) await runBatch(nextBatch());
       }
     } finally {
       running--;
@@ -134,7 +319,7 @@ export function createWriter(db: Db, options: { maxBatch?: number; afterCommit?:
   return {
     run<T>(unit: WriteUnit<T>): Promise<T> {
       return new Promise<T>((resolve, reject) => {
-        queue.push({ unit, resolve: resolve as (v: unknown) => void, reject, attempts: 0 });
+        queue.push({ unit, resolve: resolve as (v: unknown) => void, reject, attempts: 0, alone: false });
         if (running < slots) void drain();
       });
     },

@@ -23,7 +23,12 @@ export interface OutboxWorkerOptions {
   /** How often to look for due rows when nothing wakes the worker. */
   pollMs?: number;
   random?: () => number;
+  /** Called once per delivery attempt, with the publisher's name (metrics). */
+  onDelivered?: (platform: string, result: DeliveryResult) => void;
 }
+
+/** How an attempt ended: `rate_limited` does not count as an attempt, `dead` is the last failed one. */
+export type DeliveryResult = 'sent' | 'failed' | 'rate_limited' | 'dead';
 
 export interface OutboxWorker {
   start(): void;
@@ -94,6 +99,7 @@ export function createOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
     try {
       await publisher.deliver(delivery, recorder);
       await markSent(ctx, entry.id);
+      options.onDelivered?.(publisher.name, 'sent');
     } catch (error) {
       const now = ctx.clock.now().getTime();
       const failure = error instanceof DeliveryFailure ? error : null;
@@ -103,8 +109,11 @@ export function createOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
       const dead = countsAsAttempt && attempts >= maxAttempts;
       const delay = failure?.retryAfterMs ?? backoff(attempts);
       const message = error instanceof Error ? error.message : String(error);
+      options.onDelivered?.(publisher.name, dead ? 'dead' : countsAsAttempt ? 'failed' : 'rate_limited');
       await markFailed(ctx, entry.id, { error: message, countsAsAttempt, retryAt: now + delay, dead });
-      if (dead) logger.error(`outbox row ${entry.id} (${entry.event} to ${entry.stream}) dead after ${attempts} attempts: ${message}`);
+      const fields = { outboxId: entry.id, stream: entry.stream, event: entry.event, attempts, retryInMs: dead ? null : delay, reason: message };
+      if (dead) logger.error(`outbox row ${entry.id} (${entry.event} to ${entry.stream}) dead after ${attempts} attempts: ${message}`, undefined, fields);
+      else logger.warn(`delivery of outbox row ${entry.id} failed; tried again later`, fields);
     } finally {
       readyAt.set(entry.stream, Date.now() + publisher.minIntervalMs(entry.stream));
     }

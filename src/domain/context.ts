@@ -21,7 +21,17 @@ export interface DomainContext {
   readonly userReports: UserReportSettings;
   /** Called after every commit of `write`; the outbox worker listens to deliver at once. */
   readonly afterCommit: Set<() => void>;
-  /** Process-local state: the demo period this process brought up to date, and recently used API keys. */
+  /** On whose behalf changes are made, for the audit trail: the base context acts as `system`. */
+  readonly acting: Acting;
+  /** The same context, acting for another actor (an API key, a chat user, a job) within a request. */
+  actingAs(acting: Acting): DomainContext;
+  /** Whether changes write audit rows (always, but in the benchmark's comparison run). */
+  readonly audited: boolean;
+  /**
+   * Process-local state, shared by every acting context of the server: caches kept
+   * elsewhere key on it (a WeakMap by `memo`), never on the context itself.
+   * The demo period this process brought up to date, and recently used API keys.
+   */
   readonly memo: {
     demoPeriod: number;
     /** By key: valid while the database's change marker holds `epoch`; `hash` spares hashing the key again. */
@@ -34,6 +44,17 @@ export interface DomainContextOptions {
   clock: Clock;
   publicUrl: string;
   userReports?: UserReportSettings;
+  /** Called with the number of units in each write transaction (metrics). */
+  onWriteBatch?: (size: number) => void;
+  /** False only to measure what the audit trail costs. */
+  audited?: boolean;
+}
+
+/** Who acts, and the request that carries it (the id the request's log line has). */
+export interface Acting {
+  /** `api_key:<key id>`, `slack:<team>/<user>`, `discord:<guild>/<user>`, `cli`, `job:<name>`, `page`, `system`. */
+  readonly actor: string;
+  readonly requestId: string | null;
 }
 
 export type Tx = Kysely<Database>;
@@ -44,8 +65,9 @@ export function createDomainContext(options: DomainContextOptions): DomainContex
     afterCommit: () => {
       for (const listener of afterCommit) listener();
     },
+    onBatch: options.onWriteBatch,
   });
-  return {
+  const base: DomainContext = {
     afterCommit,
     db: options.db,
     write: (unit) => writer.run(unit),
@@ -53,5 +75,13 @@ export function createDomainContext(options: DomainContextOptions): DomainContex
     publicUrl: options.publicUrl.replace(/\/+$/, ''),
     userReports: options.userReports ?? DEFAULT_USER_REPORTS,
     memo: { demoPeriod: Number.NaN, apiKeys: new Map() },
+    acting: { actor: 'system', requestId: null },
+    actingAs,
+    audited: options.audited ?? true,
   };
+  // Everything but `acting` is shared: the writer, the memo, the listeners.
+  function actingAs(acting: Acting): DomainContext {
+    return { ...base, acting };
+  }
+  return base;
 }

@@ -1,5 +1,6 @@
 import type { DomainContext } from './context.js';
 import { removeExpiredProbeHours } from './monitors/probe-hours.js';
+import { recordAudit } from './audit/audit-trail.js';
 
 export interface RetentionReport {
   incidents: number;
@@ -47,7 +48,16 @@ async function removeInBatches(
         .execute()
     ).map((r) => r.id);
     if (ids.length === 0) return removed;
-    await ctx.write((trx) => trx.deleteFrom(table).where('id', 'in', ids).execute());
+    await ctx.write(async (trx) => {
+      await trx.deleteFrom(table).where('id', 'in', ids).execute();
+      await recordAudit(ctx, trx, {
+        companyId: null,
+        action: `${table === 'incidents' ? 'incident' : 'monitor_incident'}.expire`,
+        targetType: table === 'incidents' ? 'incident' : 'monitor_incident',
+        targetId: ids.length === 1 ? ids[0]! : `${ids[0]}…${ids.at(-1)}`,
+        changes: { ids: { from: ids } },
+      });
+    });
     removed += ids.length;
     await new Promise((resolve) => setImmediate(resolve));
   }

@@ -213,6 +213,25 @@ export const board = named(
   }),
 );
 
+/** An entry of the audit trail (not in the spec: statusbot's own). */
+export const auditEvent = named(
+  'AuditEvent',
+  z.strictObject({
+    id: numericId,
+    type: z.literal('audit_event'),
+    attributes: z.strictObject({
+      occurred_at: timestamp,
+      actor: z.string().describe('`api_key:<key id>`, `slack:<team>/<user>`, `discord:<guild>/<user>`, `cli`, `job:<name>`, `page` (a status page visitor) or `system`'),
+      action: z.string().describe('`<target type>.<verb>`, e.g. `incident.update`, `api_key.revoke`'),
+      target: z.strictObject({ type: z.string(), id: z.string() }),
+      request_id: z.string().nullable().describe("The id of the request that made the change (its `X-Request-Id`); null for jobs and the CLI"),
+      changes: z
+        .record(z.string(), z.strictObject({ from: z.unknown().optional(), to: z.unknown().optional() }))
+        .describe('The fields changed: `from` the old value (absent for a creation), `to` the new one (absent for a removal)'),
+    }),
+  }),
+);
+
 const one = <S extends z.ZodType>(id: string, schema: S) => named(id, z.strictObject({ data: schema }));
 const list = <S extends z.ZodType>(id: string, schema: S) => named(id, z.strictObject({ data: z.array(schema) }));
 
@@ -226,6 +245,13 @@ export const monitorList = list('CustomMonitorList', monitor);
 export const monitorIncidentList = list('CustomMonitorIncidentList', listedMonitorIncident);
 export const boardDocument = one('BoardDocument', board);
 export const boardServiceDocument = one('BoardServiceDocument', boardService);
+export const auditEventList = named(
+  'AuditEventList',
+  z.strictObject({
+    data: z.array(auditEvent),
+    links: z.strictObject({ next: z.string().nullable().describe('The next (older) page, null on the last one') }),
+  }),
+);
 
 export type ServiceResource = z.infer<typeof service>;
 export type ServiceDetailResource = z.infer<typeof serviceDetail>;
@@ -237,6 +263,7 @@ export type UpdatedIncidentResource = z.infer<typeof updatedIncident>;
 export type MonitorIncidentResource = z.infer<typeof monitorIncident> | z.infer<typeof listedMonitorIncident>;
 export type MonitorResource = z.infer<typeof monitor>;
 export type BoardResource = z.infer<typeof board>;
+export type AuditEventResource = z.infer<typeof auditEvent>;
 
 /** Section 7: the statuses the API answers with, and the title each carries. */
 export const ERROR_TITLES = {

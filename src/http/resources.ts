@@ -1,9 +1,11 @@
+import type { AuditEvent } from '../domain/audit/audit-trail.js';
 import type { Board, BoardService } from '../domain/boards/board.js';
 import type { Incident, IncidentSummary } from '../domain/incidents/incident.js';
 import type { Monitor, MonitorIncident } from '../domain/monitors/monitor.js';
 import type { Service, ServiceDetail } from '../domain/services/service.js';
 import type { UserReport } from '../domain/vendors/user-reports.js';
 import type {
+  AuditEventResource,
   BoardResource,
   BoardServiceResource,
   IncidentResource,
@@ -169,5 +171,19 @@ export const boardResource = (b: Board): BoardResource => ({
     name: b.name,
     urlname: b.urlname,
     services: b.services.map((s) => ({ name: s.name, urlname: s.urlname, tags: s.tags })),
+  },
+});
+
+/** An audit event (statusbot's own, not in the spec). */
+export const auditEventResource = (e: AuditEvent): AuditEventResource => ({
+  id: String(e.id),
+  type: 'audit_event',
+  attributes: {
+    occurred_at: iso(e.at),
+    actor: e.actor,
+    action: e.action,
+    target: { type: e.targetType, id: e.targetId },
+    request_id: e.requestId,
+    changes: e.changes,
   },
 });

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { auditPageInput } from '../domain/audit/audit-input.js';
+import { listAuditEvents } from '../domain/audit/audit-trail.js';
 import { addServiceToBoard, getBoard, updateBoardService } from '../domain/boards/board-service.js';
 import type { Company } from '../domain/companies/company.js';
 import type { DomainContext } from '../domain/context.js';
@@ -19,6 +21,7 @@ import { parseInput } from '../domain/validation.js';
 import { userReportInput } from '../domain/vendors/user-report-input.js';
 import { reportProblem, reporters } from '../domain/vendors/user-reports.js';
 import {
+  auditEventList,
   boardDocument,
   boardServiceDocument,
   incidentDocument,
@@ -31,6 +34,7 @@ import {
   userReportDocument,
 } from './api-schemas.js';
 import {
+  auditEventResource,
   boardResource,
   boardServiceResource,
   incidentResource,
@@ -78,7 +82,7 @@ export interface Route {
 /** What the API description (openapi.ts) says of a route. */
 export interface RouteDoc {
   operationId: string;
-  tag: 'Services' | 'Incidents' | 'Custom monitors' | 'Boards';
+  tag: 'Services' | 'Incidents' | 'Custom monitors' | 'Boards' | 'Audit';
   summary: string;
   description?: string;
   /** A schema for each `:name` of the path. */
@@ -356,5 +360,24 @@ export const routes: readonly Route[] = [
           await updateBoardService(ctx, company, params.board_id ?? '', params.service_urlname ?? '', body),
         ),
       ),
+  },  {
+    method: 'GET',
+    path: '/audit_events',
+    doc: {
+      operationId: 'listAuditEvents',
+      tag: 'Audit',
+      summary: "List your company's audit trail",
+      description:
+        'Every change made to your company\'s data, from the API, Slack, Discord, the status pages, the CLI and jobs, newest first. ' +
+        'Follow `links.next` for older events.',
+      query: auditPageInput,
+      success: { status: 200, description: 'The events', schema: auditEventList },
+    },
+    handle: async ({ ctx, company, query }) => {
+      const { events, more } = await listAuditEvents(ctx, { company }, Object.fromEntries(query));
+      const limit = query.get('limit');
+      const next = more ? `/api/v2/audit_events?before=${events.at(-1)!.id}${limit ? `&limit=${encodeURIComponent(limit)}` : ''}` : null;
+      return { status: 200, body: { data: events.map(auditEventResource), links: { next } } };
+    },
   },
 ];

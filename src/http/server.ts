@@ -10,11 +10,18 @@ import { DomainError } from '../domain/errors.js';
 import { readEpoch } from '../domain/read-epoch.js';
 import { API_DOCS_PATH, createApiDocs } from './api-docs.js';
 import { HttpProblem, renderError } from './http-errors.js';
+import { METRICS_PATH } from './metrics-endpoint.js';
+import type { MetricsEndpoint } from './metrics-endpoint.js';
 import { buildOpenApiDocument } from './openapi.js';
 import { createPublicRouter } from './pages/public-router.js';
 import type { PublicRoute } from './pages/public-route.js';
 import { compilePath } from './path-pattern.js';
+import { createClientAddress } from './client-address.js';
+import type { ClientAddress } from './client-address.js';
 import { createRateLimiter } from './rate-limiter.js';
+import { ClientAbortedError, readBody } from './read-body.js';
+import { finishTrace, startTrace } from './request-trace.js';
+import type { FinishedRequest, RequestTrace } from './request-trace.js';
 import { routes } from './routes.js';
 import type { Reply, Route } from './routes.js';
 
@@ -28,11 +35,17 @@ export interface HttpServerOptions {
   logger: Logger;
   /** Requests per minute per API key. */
   rateLimitPerMinute: number;
+  /** Who sent a request, for limits by address (see http.trust_proxy); the socket's address by default. */
+  clientAddress?: ClientAddress;
   /** Answers /healthz with 200 once true. */
   ready: () => boolean;
   rawHandlers?: Record<string, RawHandler>;
   /** The public pages (status pages, tracker pages, feeds, subscriptions). */
   publicRoutes?: readonly PublicRoute[];
+  /** Called once per request, after its log line (metrics). */
+  onFinished?: (finished: FinishedRequest) => void;
+  /** Answers GET /metrics (Prometheus); without it, /metrics is not found. */
+  metrics?: MetricsEndpoint;
 }
 
 const compiled = routes.map((route) => ({ route, ...compilePath(route.path) }));
@@ -68,37 +81,6 @@ function match(path: string, method: string): { route: Route; params: Record<str
   }
   throw new HttpProblem('route_not_found', 'No such path');
 }
-
-const EMPTY = Buffer.alloc(0);
-
-function readBody(req: IncomingMessage): Promise<Buffer> {
-  const length = req.headers['content-length'];
-  // Without a length or chunked encoding there is no body (RFC 9112 §6.3); do not wait for one.
-  if (length === undefined && req.headers['transfer-encoding'] === undefined) return Promise.resolve(EMPTY);
-  const declared = Number(length ?? 0);
-  if (declared > MAX_BODY_BYTES) {
-    return Promise.reject(tooLarge());
-  }
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_BODY_BYTES) {
-        req.removeAllListeners('data');
-        req.pause();
-        reject(tooLarge());
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.on('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
-    req.on('error', reject);
-  });
-}
-
-const tooLarge = () =>
-  new HttpProblem('payload_too_large', `The body must not exceed ${MAX_BODY_BYTES} bytes`, { Connection: 'close' });
 
 const JSON_TYPE = /^application\/(?:[a-z0-9.+-]*\+)?json\s*(?:;|$)/i;
 
@@ -153,7 +135,8 @@ export function createHttpServer(options: HttpServerOptions): Server {
   const { ctx, logger } = options;
   const limiter = createRateLimiter(options.rateLimitPerMinute);
   const cache = new Map<string, { epoch: string; payload: Buffer }>();
-  const publicPages = createPublicRouter(ctx, options.publicRoutes ?? []);
+  const clientAddress = options.clientAddress ?? createClientAddress([]);
+  const publicPages = createPublicRouter(ctx, options.publicRoutes ?? [], clientAddress);
   const apiDocs = createApiDocs();
   let openApi: Buffer | undefined;
 
@@ -173,19 +156,23 @@ export function createHttpServer(options: HttpServerOptions): Server {
       const { company, keyId } = await authenticateKey(ctx, key);
       return { key, company, keyId };
     } catch (error) {
-      takeToken(`address:${req.socket.remoteAddress ?? 'unknown'}`);
+      takeToken(`address:${clientAddress(req)}`);
       throw error;
     }
   }
 
-  async function handleApi(req: IncomingMessage, path: string, query: URLSearchParams, res: ServerResponse) {
-    const raw = await readBody(req);
+  async function handleApi(req: IncomingMessage, path: string, query: URLSearchParams, res: ServerResponse, trace: RequestTrace) {
+    const raw = await readBody(req, MAX_BODY_BYTES);
     const { key, company, keyId } = await authenticated(req);
+    trace.companyId = company.id;
     takeToken(`key:${key}`);
     const { route, params } = match(path.slice(API_PREFIX.length) || '/', req.method ?? 'GET');
+    trace.route = `${API_PREFIX}${route.path}`;
     const body = route.method === 'POST' || route.method === 'PATCH' ? parseJsonBody(req, raw) : undefined;
     if (!route.cacheable) {
-      send(res, await route.handle({ ctx, company, keyId, params, query, body }));
+      // Changes are made on behalf of the key, within this request (the audit trail says both).
+      const acting = ctx.actingAs({ actor: `api_key:${keyId}`, requestId: trace.id });
+      send(res, await route.handle({ ctx: acting, company, keyId, params, query, body }));
       return;
     }
     // Taken before reading, so that a change made meanwhile makes the entry stale at once.
@@ -207,35 +194,47 @@ export function createHttpServer(options: HttpServerOptions): Server {
     sendJson(res, 200, payload);
   }
 
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  async function handle(req: IncomingMessage, res: ServerResponse, trace: RequestTrace): Promise<void> {
     const target = req.url ?? '/';
     const q = target.indexOf('?');
-    const path = q === -1 ? target : target.slice(0, q);
+    const path = trace.path;
     try {
       if (!path.startsWith('/')) throw new HttpProblem('bad_request', 'The request target must be a path, such as /api/v2/services');
       if (path === OPENAPI_PATH) {
         if (req.method !== 'GET' && req.method !== 'HEAD') {
           throw new HttpProblem('method_not_allowed', `${req.method} is not allowed here; use GET`, { Allow: 'GET' });
         }
+        trace.route = OPENAPI_PATH;
         openApi ??= Buffer.from(JSON.stringify(buildOpenApiDocument(routes)));
         sendJson(res, 200, openApi);
         return;
       }
       if (path === API_DOCS_PATH || path.startsWith(`${API_DOCS_PATH}/`)) {
+        trace.route = API_DOCS_PATH;
         apiDocs(req, res, path);
         return;
       }
       if (path === API_PREFIX || path.startsWith(`${API_PREFIX}/`)) {
-        await handleApi(req, path, new URLSearchParams(q === -1 ? '' : target.slice(q + 1)), res);
+        await handleApi(req, path, new URLSearchParams(q === -1 ? '' : target.slice(q + 1)), res, trace);
         return;
       }
-      if (await publicPages(req, res, path, new URLSearchParams(q === -1 ? '' : target.slice(q + 1)))) return;
+      if (await publicPages(req, res, path, new URLSearchParams(q === -1 ? '' : target.slice(q + 1)), trace)) return;
       const raw = options.rawHandlers?.[path];
       if (raw) {
-        await raw(req, res, await readBody(req));
+        trace.route = path;
+        await raw(req, res, await readBody(req, MAX_BODY_BYTES));
+        return;
+      }
+      if (path === METRICS_PATH && options.metrics) {
+        trace.route = path;
+        if (req.method !== 'GET' && req.method !== 'HEAD') {
+          throw new HttpProblem('method_not_allowed', `${req.method} is not allowed here; use GET`, { Allow: 'GET' });
+        }
+        await options.metrics(req, res);
         return;
       }
       if (path === '/healthz') {
+        trace.route = path;
         if (req.method !== 'GET' && req.method !== 'HEAD') {
           throw new HttpProblem('method_not_allowed', `${req.method} is not allowed here; use GET`, { Allow: 'GET' });
         }
@@ -249,17 +248,22 @@ export function createHttpServer(options: HttpServerOptions): Server {
       }
       throw new HttpProblem('route_not_found', 'No such path');
     } catch (error) {
+      // Nobody is left to answer; the request's line says it was aborted.
+      if (error instanceof ClientAbortedError) return void res.destroy();
       const rendered = renderError(error);
-      if (rendered.status === 503) logger.info(`${req.method} ${path}: the database cannot be reached`);
-      else if (rendered.status >= 500) logger.error(`${req.method} ${path} failed`, error);
+      const fields = { reqId: trace.id, method: trace.method, route: trace.route, path };
+      if (rendered.status === 503) logger.warn('the database cannot be reached', fields);
+      else if (rendered.status >= 500) logger.error('request failed', error, fields);
       if (!res.headersSent) send(res, rendered);
       else res.destroy();
     }
   }
 
   const server = createServer((req, res) => {
-    handle(req, res).catch((error: unknown) => {
-      logger.error(`${req.method} ${req.url} failed while answering`, error);
+    const trace = startTrace(req, res);
+    res.once('close', () => finishTrace(trace, res, logger, options.onFinished));
+    handle(req, res, trace).catch((error: unknown) => {
+      logger.error('request failed while answering', error, { reqId: trace.id, method: trace.method, route: trace.route });
       res.destroy();
     });
   });

@@ -21,7 +21,12 @@ export interface FeedPollerOptions {
   concurrency: number;
   blockPrivateTargets: boolean;
   userAgent: string;
+  /** Called once per read of a feed (metrics). */
+  onFetch?: (result: FeedFetchResult) => void;
 }
+
+/** `not_modified`: every document answered 304; `ok`: read whole (changed or not). */
+export type FeedFetchResult = 'ok' | 'not_modified' | 'failed';
 
 export interface FeedPoller {
   /** Starts reading every watched feed that is due, up to the concurrency, and returns without waiting. */
@@ -98,6 +103,7 @@ export function createFeedPoller(options: FeedPollerOptions): FeedPoller {
       const validators = Object.fromEntries(urls.map((url, i) => [url, answers[i]!.validator]));
       if (answers.every((a) => !a.changed)) {
         await recordFeedUnchanged(ctx, feed, { validators, intervalMs: options.intervalMs });
+        options.onFetch?.('not_modified');
         return;
       }
       // One document changed: the others are read whole again, since only whole reads make a snapshot.
@@ -108,11 +114,14 @@ export function createFeedPoller(options: FeedPollerOptions): FeedPoller {
       const fresh = Object.fromEntries(urls.map((url, i) => [url, answers[i]!.validator]));
       if (fingerprint === feed.fingerprint) {
         await recordFeedUnchanged(ctx, feed, { validators: fresh, intervalMs: options.intervalMs });
+        options.onFetch?.('ok');
         return;
       }
       const { changes, first } = await applyVendorSnapshot(ctx, feed, snapshot, { validators: fresh, fingerprint, intervalMs: options.intervalMs });
       if (!first && changes > 0) logger.info(`feed ${feed.urlname}: ${changes} incident changes`);
+      options.onFetch?.('ok');
     } catch (error) {
+      options.onFetch?.('failed');
       const known = error instanceof FeedHttpError || error instanceof FeedFormatError;
       const message = known ? error.message : `unexpected: ${error instanceof Error ? error.message : String(error)}`;
       if (!known) logger.error(`feed ${feed.urlname} could not be read`, error);

@@ -46,6 +46,8 @@ export interface MonitorProberOptions {
   flushMs?: number;
   /** A monotonic clock in milliseconds, for probe durations and the flush interval. */
   monotonicMs?: () => number;
+  /** Called once per probe with its duration and outcome (metrics). */
+  onProbe?: (durationMs: number, up: boolean) => void;
 }
 
 /** Spreads monitors over their interval so that they do not all fire in the same second. */
@@ -114,7 +116,9 @@ export function createMonitorProber(options: MonitorProberOptions): MonitorProbe
         const at = ctx.clock.now();
         const started = monotonicMs();
         const outcome = await client.probe({ url: m.url, probeType: m.probeType, keyword: m.keyword });
-        rollup.record(m.id, at, monotonicMs() - started, outcome.ok);
+        const durationMs = monotonicMs() - started;
+        rollup.record(m.id, at, durationMs, outcome.ok);
+        options.onProbe?.(durationMs, outcome.ok);
         const { state, change } = await recordProbe(ctx, m, outcome, region);
         m.status = state.status;
         m.consecutiveFailures = state.consecutiveFailures;

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
 import { createTask } from 'node-cron';
 import type { ScheduledTask } from 'node-cron';
 import { takeLease } from '../domain/jobs/leases.js';
@@ -11,6 +12,8 @@ export interface SchedulerOptions {
   disabled?: ReadonlySet<string>;
   /** How long a slot's lease holds; two processes never both run a slot within it. */
   leaseMs?: number;
+  /** Called once per run of a slot this process took (metrics). */
+  onRun?: (job: string, result: 'ok' | 'failed', durationMs: number) => void;
 }
 
 export interface Scheduler {
@@ -38,11 +41,19 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
   async function runSlot(job: Job, at: Date): Promise<boolean> {
     const run = (async () => {
       if (!(await takeLease(deps.ctx, `${job.name}@${at.toISOString()}`, holder, leaseMs))) return false;
+      const started = performance.now();
+      const fields = (result: 'ok' | 'failed') => ({ job: job.name, slot: at.toISOString(), result, durationMs: Math.round(performance.now() - started) });
       try {
-        const summary = await job.run(deps, at);
-        if (summary && job.name !== 'monitors' && job.name !== 'feeds') deps.logger.info(`job ${job.name}: ${summary}`);
+        const summary = await job.run(actingFor(job), at);
+        options.onRun?.(job.name, 'ok', performance.now() - started);
+        // Monitors and feeds run every few seconds: their runs are logged at debug, their findings by themselves.
+        const frequent = job.name === 'monitors' || job.name === 'feeds';
+        const line = summary ? `job ${job.name}: ${summary}` : `job ${job.name}`;
+        if (frequent) deps.logger.debug(line, fields('ok'));
+        else deps.logger.info(line, fields('ok'));
       } catch (error) {
-        deps.logger.error(`job ${job.name} failed`, error);
+        options.onRun?.(job.name, 'failed', performance.now() - started);
+        deps.logger.error(`job ${job.name} failed`, error, fields('failed'));
       }
       return true;
     })();
@@ -53,6 +64,9 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
       running.delete(run);
     }
   }
+
+  /** What a job changes, it changes as `job:<name>` (the audit trail says so). */
+  const actingFor = (job: Job): JobDeps => ({ ...deps, ctx: deps.ctx.actingAs({ actor: `job:${job.name}`, requestId: null }) });
 
   const jobNamed = (name: string): Job => {
     const job = jobs.find((j) => j.name === name);
@@ -97,7 +111,7 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
         return `probed ${deps.prober.stats.completed} monitors`;
       }
       if (job.name === 'feeds') return `read ${await deps.feeds.pollDue()} feeds`;
-      return job.run(deps, at);
+      return job.run(actingFor(job), at);
     },
   };
 }

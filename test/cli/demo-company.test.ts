@@ -109,7 +109,8 @@ async function seedBefore0009(db: Db): Promise<void> {
   const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
   const { error } = await migrator.migrateTo('0008_public_pages');
   if (error) throw error;
-  const ctx = createDomainContext({ db, clock: manualClock(T0), publicUrl: 'http://localhost:8080' });
+  // The schema of 0008 has no audit trail yet.
+  const ctx = createDomainContext({ db, clock: manualClock(T0), publicUrl: 'http://localhost:8080', audited: false });
   await applySetup(ctx, parseConfig('old.yml', OLD_DEMO).config.setup);
   const at = Date.parse(T0);
   const page = await db.selectFrom('status_pages').select('id').executeTakeFirstOrThrow();

@@ -133,3 +133,36 @@ describe.skipIf(TEST_ENGINE !== 'sqlite')('key commands on a database file that 
     }
   });
 });
+
+describe('statusbot audit list', () => {
+  it('shows the key made and revoked at the command line, by cli, and the API change by its key, newest first', async () => {
+    const created = await cli('key', 'create', '--company', 'Acme', '--label', 'deploy');
+    const id = /New API key (\d+)/.exec(created.stderr)![1]!;
+    const key = created.stdout.trim();
+    const incident = await fetch(`${server.url}/api/v2/incidents`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'x-request-id': 'deploy-42' },
+      body: JSON.stringify({ service_id: 1001, title: 'Deploy went wrong' }),
+    });
+    expect(incident.status).toBe(201);
+    expect((await cli('key', 'revoke', id)).code).toBe(0);
+    expect(await statusWith(server.url, key)).toBe(401);
+
+    const res = await cli('audit', 'list', '--company', 'Acme', '--limit', '3');
+    expect(res.code, res.stderr).toBe(0);
+    const lines = res.stdout.trim().split('\n').map((l) => l.split('\t'));
+    expect(lines.map(([, , company, actor, action, target, request]) => [company, actor, action, target, request])).toEqual([
+      ['Acme', 'cli', 'api_key.revoke', `api_key:${id}`, '-'],
+      ['Acme', `api_key:${id}`, 'incident.create', expect.stringMatching(/^incident:\d+$/), 'deploy-42'],
+      ['Acme', 'cli', 'api_key.create', `api_key:${id}`, '-'],
+    ]);
+    expect(JSON.parse(lines[2]![7]!)).toEqual({ label: { to: 'deploy' }, prefix: { to: key.slice(0, 8) } });
+    expect(res.stdout).not.toContain(key);
+    // More than three events: the way to the older ones.
+    expect(res.stderr).toBe(`older events: statusbot audit list --company Acme --before ${lines[2]![0]}\n`);
+
+    const wrong = await cli('audit', 'list', '--before', 'yesterday');
+    expect(wrong.code).toBe(1);
+    expect(wrong.stderr.trim().split('\n')).toEqual(['statusbot: before must be the id of an audit event, such as 1234']);
+  });
+});

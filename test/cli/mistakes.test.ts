@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import type { Server } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -98,6 +98,26 @@ describe.skipIf(TEST_ENGINE !== 'sqlite')('mistakes are answered by one line nam
     ]);
   });
 
+  it('LOG_LEVEL that is no level names the levels; a good one logs JSON lines, the demo key stays out of them', async () => {
+    const wrong = await cli(['serve', '--port', '0', '--db', dbPath], { LOG_LEVEL: 'loud' });
+    expect(wrong.code).toBe(1);
+    expect(oneLine(wrong.stderr)).toEqual(['statusbot: LOG_LEVEL must be one of trace, debug, info, warn, error, fatal, silent, not "loud"']);
+    expect(existsSync(dbPath)).toBe(false);
+
+    const s = startCli(['serve', '--port', String(await freePort()), '--db', dbPath], { cwd: dir, env: { LOG_LEVEL: 'debug' } });
+    running.push(s);
+    const key = (await until('the demo key', () => /^ {2}(sb_\S+)$/m.exec(s.out.stdout)?.[1]))!;
+    const started = await until('the start line', () =>
+      s.out.stdout
+        .split('\n')
+        .filter((l) => l.startsWith('{'))
+        .map((l) => JSON.parse(l) as { level: number; msg: string })
+        .find((r) => r.msg.startsWith('statusbot listening on http://0.0.0.0:')),
+    );
+    expect(started.level).toBe(30);
+    for (const line of s.out.stdout.split('\n').filter((l) => l.startsWith('{'))) expect(line).not.toContain(key);
+  });
+
   it('--host that is not an address of this machine, or no host at all, says so and how to choose', async () => {
     const port = String(await freePort());
     const foreign = await cli(['serve', '--port', port, '--host', '192.0.2.1', '--db', dbPath]);
@@ -128,8 +148,9 @@ describe.skipIf(TEST_ENGINE !== 'sqlite')('--host and HOST', () => {
     const port = await freePort();
     const s = startCli(['serve', '--port', String(port), '--host', '127.0.0.1', '--db', dbPath], { cwd: dir });
     running.push(s);
-    await until('listening', () => (s.out.stdout.includes('listening') ? true : undefined));
-    expect(s.out.stdout).toContain(`statusbot listening on http://127.0.0.1:${port} (database ${dbPath})\n`);
+    await until('the start line and the demo key', () => (s.out.stdout.includes('listening') && s.out.stdout.includes('curl') ? true : undefined));
+    // Not on a terminal, the start line is a JSON log record like every other.
+    expect(s.out.stdout).toContain(`"msg":"statusbot listening on http://127.0.0.1:${port} (database ${dbPath})"}\n`);
     expect(s.out.stdout).toContain(`curl -s -H "Authorization: Bearer `);
     expect(s.out.stdout).toContain(` http://127.0.0.1:${port}/api/v2/boards/`);
     expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
@@ -138,15 +159,15 @@ describe.skipIf(TEST_ENGINE !== 'sqlite')('--host and HOST', () => {
     const byEnv = startCli(['serve', '--db', dbPath], { cwd: dir, env: { HOST: '127.0.0.1', PORT: String(port) } });
     running.push(byEnv);
     await until('listening', () => (byEnv.out.stdout.includes('listening') ? true : undefined));
-    expect(byEnv.out.stdout).toContain(`statusbot listening on http://127.0.0.1:${port} (database ${dbPath})\n`);
+    expect(byEnv.out.stdout).toContain(`"msg":"statusbot listening on http://127.0.0.1:${port} (database ${dbPath})"}\n`);
   });
 
   it('by default every IPv4 address, which the start line says', async () => {
     const port = await freePort();
     const s = startCli(['serve', '--port', String(port), '--db', dbPath], { cwd: dir });
     running.push(s);
-    await until('listening', () => (s.out.stdout.includes('listening') ? true : undefined));
-    expect(s.out.stdout).toContain(`statusbot listening on http://0.0.0.0:${port} (every IPv4 address of this machine; database ${dbPath})\n`);
+    await until('the start line and the demo key', () => (s.out.stdout.includes('listening') && s.out.stdout.includes('curl') ? true : undefined));
+    expect(s.out.stdout).toContain(`"msg":"statusbot listening on http://0.0.0.0:${port} (every IPv4 address of this machine; database ${dbPath})"}\n`);
     // The curl line names an address that a browser or curl on this machine reaches.
     expect(s.out.stdout).toContain(` http://localhost:${port}/api/v2/boards/`);
   });

@@ -91,6 +91,9 @@ describe('parseConfig: the README example', () => {
       ingestion: { intervalMs: 60_000, timeoutMs: 10_000, concurrency: 50 },
       userReports: { threshold: 3, windowMs: 30 * 60_000, resolveAfterMs: 60 * 60_000 },
       disabledJobs: new Set(),
+      http: { trustProxy: [] },
+      chat: { rateLimit: { perMinute: 120, perAddressPerMinute: 600 } },
+      metrics: {},
     });
     expect(config.setup.companies[0]!.notify_on.length).toBeGreaterThan(0);
   });
@@ -488,6 +491,27 @@ jobs: { digests: { enabled: false } }
     const badCron = `${base}    discord: { guild_id: "1" }\n    channels:\n      - discord: "2"\n        boards: [{ board: b, schedule: "at nine" }]\n`;
     expect(failure(badCron)).toContain('schedule must be a cron expression');
     expect(failure(`jobs: { coffee: { enabled: false } }\n`)).toContain('jobs.coffee');
+  });
+
+  it('reads http.trust_proxy (addresses and CIDR ranges of both families) and names an entry that is neither', () => {
+    const { config } = parseConfig('test.yml', `${base}http: { trust_proxy: [127.0.0.1, 10.0.0.0/8, "::1", "fd00::/8"] }\n`);
+    expect(config.http).toEqual({ trustProxy: ['127.0.0.1', '10.0.0.0/8', '::1', 'fd00::/8'] });
+    const wrong = failure(`${base}http:\n  trust_proxy: [10.0.0.1, proxy.internal]\n`);
+    expect(wrong).toContain('test.yml:5:');
+    expect(wrong).toContain('http.trust_proxy[1] must be an IP address or a CIDR range');
+    expect(failure(`${base}http: { trust_proxy: [10.0.0.0/33] }\n`)).toContain('http.trust_proxy[0]');
+  });
+
+  it('reads chat.rate_limit, each key defaulting on its own, and refuses a limit below 1', () => {
+    expect(parseConfig('test.yml', `${base}chat: { rate_limit: { per_minute: 30 } }\n`).config.chat).toEqual({
+      rateLimit: { perMinute: 30, perAddressPerMinute: 600 },
+    });
+    expect(parseConfig('test.yml', `${base}chat: { rate_limit: { per_address_per_minute: 5000 } }\n`).config.chat.rateLimit).toEqual({
+      perMinute: 120,
+      perAddressPerMinute: 5000,
+    });
+    expect(failure(`${base}chat: { rate_limit: { per_minute: 0 } }\n`)).toContain('chat.rate_limit.per_minute');
+    expect(failure(`${base}chat: { ratelimit: { per_minute: 5 } }\n`)).toContain('chat');
   });
 
   it('takes Slack admins with or without a team id, and names a malformed user id', () => {

@@ -1,9 +1,11 @@
+import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/database.js';
 import type { Db } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { createWriter } from '../../src/db/writer.js';
-import { createTestDatabase } from '../helpers/test-database.js';
+import { lockServiceForChange } from '../../src/db/locks.js';
+import { createTestDatabase, TEST_ENGINE } from '../helpers/test-database.js';
 import type { TestDatabase } from '../helpers/test-database.js';
 
 let database: TestDatabase;
@@ -58,3 +60,91 @@ describe('createWriter', () => {
     expect(await writtenKeys()).toEqual(['after']);
   });
 });
+
+describe.skipIf(TEST_ENGINE !== 'postgres')('createWriter on PostgreSQL', () => {
+  // Two connections: one transaction at a time, so the units queued behind the first share the next.
+  let small: Db;
+  beforeEach(() => {
+    small = openDatabase({ path: database.path, poolSize: 2 });
+  });
+  afterEach(async () => {
+    await small.destroy();
+  });
+
+  // Companies, not `meta`: the other listening database hears of changes to them, as replicas do, and says so at once.
+  const insertCompany = (name: string) => (trx: Db) => trx.insertInto('companies').values({ name, plan: 'business', notify_on: '[]', created_at: 0 }).execute();
+  const companyNames = async () => (await db.selectFrom('companies').select('name').orderBy('name').execute()).map((r) => r.name);
+  const firstAlone = (writer: ReturnType<typeof createWriter>) => writer.run(insertCompany('first'));
+
+  it('runs the units of a shared transaction again, each alone, when one of them fails', async () => {
+    const writer = createWriter(small);
+    const results = await Promise.allSettled([
+      firstAlone(writer),
+      writer.run(insertCompany('a')),
+      writer.run(async (trx) => {
+        await insertCompany('b')(trx);
+        throw new Error('unit b fails after writing');
+      }),
+      writer.run(insertCompany('c')),
+      writer.run(insertCompany('a')),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled', 'rejected']);
+    expect(await companyNames()).toEqual(['a', 'c', 'first']);
+  });
+
+  it('runs a unit whose service another transaction holds in a later transaction, without holding up the others', async () => {
+    const { id: company } = await db.insertInto('companies').values({ name: 'Acme', plan: 'business', notify_on: '[]', created_at: 0 }).returning('id').executeTakeFirstOrThrow();
+    for (const id of [1, 2]) {
+      await db
+        .insertInto('services')
+        .values({ id, urlname: `s${id}`, name: `S${id}`, status_page_url: null, company_id: company, demo: null, feed_kind: null, feed_url: null, created_at: 0 })
+        .execute();
+    }
+    const holder = await db.startTransaction().execute();
+    await sql`select id from services where id = 2 for update`.execute(holder);
+    const writer = createWriter(small);
+    const done: string[] = [];
+    const unit = (service: number, name: string) => async (trx: Db) => {
+      await lockServiceForChange(trx, service);
+      await insertCompany(name)(trx);
+      done.push(name);
+    };
+    const first = firstAlone(writer);
+    const free = writer.run(unit(1, 'free'));
+    const held = writer.run(unit(2, 'held'));
+    await free;
+    expect(done).toEqual(['free']);
+    await holder.commit().execute();
+    await Promise.all([first, held]);
+    expect(done).toEqual(['free', 'held']);
+    expect(await companyNames()).toEqual(['Acme', 'first', 'free', 'held']);
+  });
+
+  it('runs a unit again when PostgreSQL undoes it to break a deadlock', async () => {
+    for (const name of ['A', 'B']) await insertCompany(name)(db);
+    const lock = (trx: Db, name: string) => sql`select id from companies where name = ${name} for update`.execute(trx);
+    const other = await db.startTransaction().execute();
+    await lock(other, 'A');
+    const writer = createWriter(small);
+    let attempts = 0;
+    const unit = writer.run(async (trx) => {
+      attempts++;
+      await lock(trx, 'B');
+      await lock(trx, 'A');
+      await insertCompany('C')(trx);
+      return attempts;
+    });
+    // The unit waits for A first, so its deadlock check comes first and undoes it; then `other` gets B.
+    const waiting = async () =>
+      Number(
+        (await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`.execute(db))
+          .rows[0]!.n,
+      );
+    while ((await waiting()) === 0) await new Promise((resolve) => setTimeout(resolve, 20));
+    await lock(other, 'B');
+    await other.commit().execute();
+    expect(await unit).toBe(2);
+    expect(await companyNames()).toEqual(['A', 'B', 'C']);
+  });
+});
+

@@ -14,6 +14,7 @@ import type { DiscordCall, FakeDiscord } from '../fakes/fake-discord.js';
 import { ACME_BOARD, ACME_KEY, FAST_DELIVERY, T0, startTestServer } from '../helpers/test-server.js';
 import type { TestServer } from '../helpers/test-server.js';
 import { discordEnv } from '../helpers/discord.js';
+import { quietLogger as quiet } from '../helpers/loggers.js';
 
 /** A new message for every digest that changed. */
 const DAILY = '301';
@@ -52,7 +53,6 @@ const MONDAY = new Date('2026-11-23T08:00:00Z');
 const TUESDAY = new Date('2026-11-24T08:00:00Z');
 const WEDNESDAY = new Date('2026-11-25T08:00:00Z');
 
-const quiet = { info: () => {}, error: (m: string, e?: unknown) => console.error(m, e) };
 
 let fake: FakeDiscord;
 let s: TestServer;

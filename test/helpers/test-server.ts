@@ -6,6 +6,8 @@ import { startServer } from '../../src/main.js';
 import type { RunningServer, StartOptions } from '../../src/main.js';
 import { apiDocumentCheck } from './api-document.js';
 import { createTestDatabase } from './test-database.js';
+import { quietLogger } from './loggers.js';
+import type { Logger } from '../../src/core/logger.js';
 
 export const T0 = '2026-11-22T10:02:00.000Z';
 
@@ -119,6 +121,8 @@ export interface TestServerOptions {
    * (test/helpers/api-document.ts) and throws on a mismatch; on by default.
    */
   checkApiDocument?: boolean;
+  /** Where the server logs (quiet but for errors by default). */
+  logger?: Logger;
 }
 
 const isApiPath = (path: string) => /^\/api\/v2(?:[/?]|$)/.test(path);
@@ -138,7 +142,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     host: '127.0.0.1',
     config,
     clock,
-    logger: { info: () => {}, error: (m, e) => console.error(m, e) },
+    logger: options.logger ?? quietLogger,
     env: options.env ?? {},
     delivery: options.delivery ?? { enabled: false },
     jobs: options.jobs ?? false,

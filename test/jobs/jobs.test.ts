@@ -12,8 +12,8 @@ import { emptyConfig } from '../../src/config/load-config.js';
 import { manualClock } from '../../src/domain/clock.js';
 import { ACME_BOARD, ACME_KEY, T0, startTestServer } from '../helpers/test-server.js';
 import type { TestServer } from '../helpers/test-server.js';
+import { silentLogger as quiet } from '../../src/core/pino-logger.js';
 
-const quiet = { info: () => {}, error: () => {} };
 const CONFIG = `
 public_url: http://status.test
 services:

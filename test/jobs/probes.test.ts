@@ -7,6 +7,7 @@ import { startFakeTarget } from '../fakes/fake-target.js';
 import type { FakeTarget } from '../fakes/fake-target.js';
 import { ACME_KEY, startTestServer } from '../helpers/test-server.js';
 import type { TestServer } from '../helpers/test-server.js';
+import { silentLogger } from '../../src/core/pino-logger.js';
 
 let target: FakeTarget;
 beforeAll(async () => {
@@ -108,7 +109,7 @@ companies:
 `,
     });
     const probes = client();
-    const prober = createMonitorProber({ ctx: s.ctx, client: probes, region: 'eu-west', logger: { info: () => {}, error: () => {} } });
+    const prober = createMonitorProber({ ctx: s.ctx, client: probes, region: 'eu-west', logger: silentLogger });
     const monitor = async () => (await s.api('GET', '/api/v2/custom_monitors')).body.data[0].attributes;
     const rows = () => s.ctx.db.selectFrom('outbox').select(['event', 'payload']).where('stream', '=', 'slack:T1:C-OPS').orderBy('id').execute();
 
@@ -167,7 +168,7 @@ companies:
 `,
     });
     const probes = client({ timeoutMs: 4_000 });
-    const prober = createMonitorProber({ ctx: s.ctx, client: probes, region: 'local', logger: { info: () => {}, error: () => {} } });
+    const prober = createMonitorProber({ ctx: s.ctx, client: probes, region: 'local', logger: silentLogger });
     try {
       const before = target.hits.filter((h) => h.path === '/fast').length;
       for (let i = 0; i < 4; i++) {
@@ -197,7 +198,7 @@ companies:
 `,
     });
     const probes = client();
-    const prober = createMonitorProber({ ctx: s.ctx, client: probes, region: 'local', logger: { info: () => {}, error: () => {} } });
+    const prober = createMonitorProber({ ctx: s.ctx, client: probes, region: 'local', logger: silentLogger });
     try {
       const start = Math.ceil(Date.now() / 60_000) * 60_000 + 60_000;
       const seen = new Map<string, number[]>();

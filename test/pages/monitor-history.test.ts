@@ -12,9 +12,9 @@ import { until } from '../helpers/chat.js';
 import { visibleText } from '../helpers/pages.js';
 import { ACME_KEY, GLOBEX_KEY, T0, startTestServer } from '../helpers/test-server.js';
 import type { TestServer } from '../helpers/test-server.js';
+import { quietLogger as quiet } from '../helpers/loggers.js';
 
 const SLOW_MS = 120;
-const quiet = { info: () => {}, error: (m: string, e?: unknown) => console.error(m, e) };
 
 const config = (target: string) => `
 public_url: http://status.test

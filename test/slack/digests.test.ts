@@ -13,6 +13,7 @@ import type { FakeSlack, SlackCall } from '../fakes/fake-slack.js';
 import { ACME_BOARD, FAST_DELIVERY, T0 } from '../helpers/test-server.js';
 import type { TestServer } from '../helpers/test-server.js';
 import { ACME_KEY, ACME_TEAM, startSlackServer } from '../helpers/slack.js';
+import { quietLogger as quiet } from '../helpers/loggers.js';
 
 /** A new message for every digest that changed. */
 const DAILY = 'CDIGEST';
@@ -51,7 +52,6 @@ const MONDAY = new Date('2026-11-23T08:00:00Z');
 const TUESDAY = new Date('2026-11-24T08:00:00Z');
 const WEDNESDAY = new Date('2026-11-25T08:00:00Z');
 
-const quiet = { info: () => {}, error: (m: string, e?: unknown) => console.error(m, e) };
 
 let fake: FakeSlack;
 let s: TestServer;

@@ -11,6 +11,7 @@ import type { FakeStatusPages } from '../fakes/fake-status-pages.js';
 import { ACME_TEAM, slackEnv } from '../helpers/slack.js';
 import { ACME_KEY, FAST_DELIVERY, T0, startTestServer } from '../helpers/test-server.js';
 import type { TestServer } from '../helpers/test-server.js';
+import { silentLogger } from '../../src/core/pino-logger.js';
 
 const CHANNEL = 'CVENDORS';
 /** The title of the captured critical incident, which the tests open again as a current one. */
@@ -271,7 +272,7 @@ describe('a Statuspage feed', () => {
     try {
       const ctx = createDomainContext({ db: other, clock: s.clock, publicUrl: 'http://status.test' });
       const loaded = parseConfig('test.yml', config(pages)).config;
-      const second = createJobDeps(ctx, loaded, { info: () => {}, error: () => {} });
+      const second = createJobDeps(ctx, loaded, silentLogger);
       await Promise.all([s.feeds.pollDue(), second.feeds.pollDue()]);
       await pollAfterInterval(s);
       await second.feeds.pollDue();

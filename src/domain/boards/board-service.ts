@@ -11,6 +11,7 @@ import { parseInput } from '../validation.js';
 import { BOARD_ID } from './board.js';
 import type { Board, BoardService } from './board.js';
 import { boardServiceInput } from './board-input.js';
+import { changesBetween, created, recordAudit } from '../audit/audit-trail.js';
 
 const boardOfCompany = prepared<'id' | 'company', Pick<Selectable<BoardsTable>, 'id' | 'name' | 'urlname'>>((db, p) =>
   db.selectFrom('boards').select(['id', 'name', 'urlname']).where('id', '=', p.id).where('company_id', '=', p.company),
@@ -75,6 +76,13 @@ export async function addServiceToBoard(
         created_at: ctx.clock.now().getTime(),
       })
       .execute();
+    await recordAudit(ctx, trx, {
+      companyId: company.id,
+      action: 'board_service.add',
+      targetType: 'board_service',
+      targetId: `${board.id}/${service.urlname}`,
+      changes: created({ tags }),
+    });
     return boardService(ctx, trx, service, tags);
   });
 }
@@ -100,6 +108,13 @@ export async function updateBoardService(
     if (!entry) throw notFound('service on this board');
     let tags = parseTags(entry.tags);
     if (input.tags !== undefined) {
+      await recordAudit(ctx, trx, {
+        companyId: company.id,
+        action: 'board_service.update',
+        targetType: 'board_service',
+        targetId: `${board.id}/${service.urlname}`,
+        changes: changesBetween({ tags }, { tags: input.tags }),
+      });
       tags = input.tags;
       await trx
         .updateTable('board_services')

@@ -4,6 +4,7 @@ import type { Company } from '../companies/company.js';
 import { parseNotifyOn } from '../companies/company.js';
 import type { DomainContext } from '../context.js';
 import type { ChatPlatform } from './chat.js';
+import { changesBetween, recordAudit } from '../audit/audit-trail.js';
 
 const companyOfWorkspace = prepared<'platform' | 'workspace', { id: number; name: string; plan: Company['plan']; notify_on: string }>(
   (db, p) =>
@@ -40,13 +41,26 @@ export async function linkWorkspace(
   const company = await authenticate(ctx, apiKey.trim());
   await authorize(company);
   const now = ctx.clock.now().getTime();
-  await ctx.write((trx) =>
-    trx
+  await ctx.write(async (trx) => {
+    const before = await trx
+      .selectFrom('chat_links')
+      .select('company_id')
+      .where('platform', '=', platform)
+      .where('workspace_id', '=', workspaceId)
+      .executeTakeFirst();
+    await trx
       .insertInto('chat_links')
       .values({ platform, workspace_id: workspaceId, company_id: company.id, created_at: now })
       .onConflict((oc) => oc.columns(['platform', 'workspace_id']).doUpdateSet({ company_id: company.id, created_at: now }))
-      .execute(),
-  );
+      .execute();
+    await recordAudit(ctx, trx, {
+      companyId: company.id,
+      action: 'chat_link.link',
+      targetType: 'chat_link',
+      targetId: `${platform}:${workspaceId}`,
+      changes: changesBetween(before ? { company_id: Number(before.company_id) } : {}, { company_id: company.id }),
+    });
+  });
   return company;
 }
 

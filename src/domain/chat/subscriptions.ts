@@ -8,6 +8,7 @@ import { parseInput } from '../validation.js';
 import type { ChannelRef, ChannelSubscription, SubscriptionKind } from './chat.js';
 import { subscriptionInput, unsubscriptionInput } from './subscription-input.js';
 import type { SubscriptionInput, UnsubscriptionInput } from './subscription-input.js';
+import { created, recordAudit, removed as gone } from '../audit/audit-trail.js';
 
 /** A board of the company, by id or urlname. */
 async function findCompanyBoard(db: Kysely<Database>, companyId: number, ref: string) {
@@ -126,7 +127,17 @@ export async function subscribeChannel(
 ): Promise<ChannelSubscription> {
   const input = parseInput(subscriptionInput, raw);
   const now = ctx.clock.now().getTime();
-  const key = await ctx.write((trx) => saveSubscription(trx, company.id, channel, input, now));
+  const key = await ctx.write(async (trx) => {
+    const saved = await saveSubscription(trx, company.id, channel, input, now);
+    await recordAudit(ctx, trx, {
+      companyId: company.id,
+      action: 'channel_subscription.subscribe',
+      targetType: 'channel_subscription',
+      targetId: `${channel.platform}:${channel.channelId}/${saved}`,
+      changes: created({ ...input }),
+    });
+    return saved;
+  });
   const subscriptions = await listChannelSubscriptions(ctx, company, channel);
   return subscriptions.find((s) => targetKeyOf(s) === key)!;
 }
@@ -140,15 +151,25 @@ export async function unsubscribeChannel(
 ): Promise<void> {
   const input = parseInput(unsubscriptionInput, raw);
   const target = await resolveTarget(ctx.db, company.id, input);
-  const removed = await ctx.write((trx) =>
-    trx
+  const removed = await ctx.write(async (trx) => {
+    const result = await trx
       .deleteFrom('channel_subscriptions')
       .where('company_id', '=', company.id)
       .where('platform', '=', channel.platform)
       .where('channel_id', '=', channel.channelId)
       .where('target_key', '=', target.key)
-      .executeTakeFirst(),
-  );
+      .executeTakeFirst();
+    if (Number(result.numDeletedRows) > 0) {
+      await recordAudit(ctx, trx, {
+        companyId: company.id,
+        action: 'channel_subscription.unsubscribe',
+        targetType: 'channel_subscription',
+        targetId: `${channel.platform}:${channel.channelId}/${target.key}`,
+        changes: gone({ target: target.key }),
+      });
+    }
+    return result;
+  });
   if (Number(removed.numDeletedRows) === 0) throw new DomainError('not_found', 'This channel does not follow that');
 }
 

@@ -7,6 +7,7 @@ import type { DomainContext } from '../context.js';
 import { DomainError, invalidInput } from '../errors.js';
 import type { Company } from './company.js';
 import { parseNotifyOn } from './company.js';
+import { created as createdFields, recordAudit } from '../audit/audit-trail.js';
 
 /** Keys are stored as SHA-256 hex digests; the plaintext exists only in the caller's hands. */
 export const hashApiKey = (key: string): string => createHash('sha256').update(key).digest('hex');
@@ -84,7 +85,8 @@ interface KeyUses {
   timer: NodeJS.Timeout | null;
   writing: Promise<void> | null;
 }
-const uses = new WeakMap<DomainContext, KeyUses>();
+// Keyed by the memo: every request's context (see DomainContext.actingAs) shares it.
+const uses = new WeakMap<DomainContext['memo'], KeyUses>();
 
 /**
  * Remembers that a key was used now. The API answers tens of thousands of
@@ -92,10 +94,10 @@ const uses = new WeakMap<DomainContext, KeyUses>();
  * not yet written, one transaction writes every key used meanwhile.
  */
 function noteUse(ctx: DomainContext, keyId: number): void {
-  let state = uses.get(ctx);
+  let state = uses.get(ctx.memo);
   if (!state) {
     state = { pending: new Map(), timer: null, writing: null };
-    uses.set(ctx, state);
+    uses.set(ctx.memo, state);
   }
   state.pending.set(keyId, ctx.clock.now().getTime());
   if (state.timer) return;
@@ -114,7 +116,7 @@ function noteUse(ctx: DomainContext, keyId: number): void {
  * lose the last minute. A database that is away (or closed) keeps them for the next.
  */
 export async function writeKeyUses(ctx: DomainContext): Promise<void> {
-  const state = uses.get(ctx);
+  const state = uses.get(ctx.memo);
   if (!state) return;
   // One write at a time; a call while one is under way waits for it (and writes what came since).
   while (state.writing) await state.writing;
@@ -140,7 +142,8 @@ export async function writeKeyUses(ctx: DomainContext): Promise<void> {
   if (state.writing === write) state.writing = null;
 }
 
-async function companyNamed(trx: Kysely<Database>, name: string): Promise<{ id: number; name: string }> {
+/** The company of this name; not_found naming the companies there are. */
+export async function companyNamed(trx: Kysely<Database>, name: string): Promise<{ id: number; name: string }> {
   const found = await trx.selectFrom('companies').select(['id', 'name']).where('name', '=', name).executeTakeFirst();
   if (found) return found;
   const names = (await trx.selectFrom('companies').select('name').orderBy('name').limit(20).execute()).map((c) => c.name);
@@ -177,6 +180,13 @@ export async function createApiKey(
       })
       .returning('id')
       .executeTakeFirstOrThrow();
+    await recordAudit(ctx, trx, {
+      companyId: company.id,
+      action: 'api_key.create',
+      targetType: 'api_key',
+      targetId: id,
+      changes: createdFields({ label: cleanLabel, prefix: key.slice(0, KEY_PREFIX_LENGTH) }),
+    });
     return { id, company: company.name };
   });
   return { key, label: cleanLabel, ...created };
@@ -243,6 +253,14 @@ export async function revokeApiKey(ctx: DomainContext, id: number): Promise<{ ke
     if (!before) throw new DomainError('not_found', `there is no API key ${id}`);
     if (before.revoked_at !== null) return { key: infoOf(before), alreadyRevoked: true };
     await trx.updateTable('api_keys').set({ revoked_at: now }).where('id', '=', id).execute();
+    const owner = await trx.selectFrom('api_keys').select('company_id').where('id', '=', id).executeTakeFirstOrThrow();
+    await recordAudit(ctx, trx, {
+      companyId: Number(owner.company_id),
+      action: 'api_key.revoke',
+      targetType: 'api_key',
+      targetId: id,
+      changes: { revoked_at: { from: null, to: new Date(now).toISOString() } },
+    });
     return { key: infoOf({ ...before, revoked_at: now }), alreadyRevoked: false };
   });
 }

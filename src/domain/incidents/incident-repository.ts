@@ -1,9 +1,10 @@
-import type { Kysely, Selectable } from 'kysely';
+import type { CompiledQuery, Kysely, Selectable } from 'kysely';
 import { prepared } from '../../db/prepared.js';
 import type { Database, IncidentUpdatesTable } from '../../db/schema.js';
 import type { DomainContext } from '../context.js';
 import { begunBy, incidentAt, updatesAt } from '../demo/demo-view.js';
 import { incidentPageUrl, linkedPages } from '../status-pages/status-pages.js';
+import type { LinkedPage } from '../status-pages/status-pages.js';
 import type { Incident, IncidentSummary } from './incident.js';
 import { incidentTrackerUrl } from './incident.js';
 
@@ -41,7 +42,7 @@ export async function findIncidentRow(db: Kysely<Database>, id: number, now: num
   return (await incidentById(db, { id, now }))[0];
 }
 
-const updatesOf = prepared<'incident', Pick<Selectable<IncidentUpdatesTable>, 'stage' | 'description' | 'created_at'>>((db, p) =>
+const updatesOf = prepared<'incident', StoredUpdate>((db, p) =>
   db
     .selectFrom('incident_updates')
     .select(['stage', 'description', 'created_at'])
@@ -78,22 +79,28 @@ export function toSummary(
   };
 }
 
+export type StoredUpdate = Pick<Selectable<IncidentUpdatesTable>, 'stage' | 'description' | 'created_at'>;
+
 /**
  * The full incident: its updates oldest first, and for a custom service the
  * addresses on its first linked status page.
  */
 export async function loadIncident(ctx: DomainContext, db: Kysely<Database>, row: IncidentRow): Promise<Incident> {
   const now = ctx.clock.now().getTime();
-  const updates = updatesAt(row, await updatesOf(db, { incident: row.id }), now);
+  const updates = await updatesOf(db, { incident: row.id });
+  const page = row.service_company_id === null ? undefined : (await linkedPages(db, row.service_id))[0];
+  return toIncident(ctx, row, updates, page, now);
+}
+
+/** `loadIncident` of what was read already: the stored row, its stored updates in order, the service's first linked page. */
+export function toIncident(ctx: DomainContext, row: IncidentRow, stored: readonly StoredUpdate[], page: LinkedPage | undefined, now: number): Incident {
+  const updates = updatesAt(row, stored, now);
   const summary = toSummary(row, now);
   let url = row.url;
   let serviceStatusUrl = row.service_status_page_url;
-  if (row.service_company_id !== null) {
-    const page = (await linkedPages(db, row.service_id))[0];
-    if (page) {
-      url ??= incidentPageUrl(page, row.id);
-      serviceStatusUrl = page.url;
-    }
+  if (row.service_company_id !== null && page) {
+    url ??= incidentPageUrl(page, row.id);
+    serviceStatusUrl = page.url;
   }
   return {
     ...summary,
@@ -104,3 +111,71 @@ export async function loadIncident(ctx: DomainContext, db: Kysely<Database>, row
     trackerUrl: incidentTrackerUrl(ctx.publicUrl, row.id),
   };
 }
+
+const insertIncident = prepared<'id' | 'service' | 'title' | 'status' | 'description' | 'resolved' | 'resolvedAt' | 'now', never>((db, p) =>
+  db.insertInto('incidents').values({
+    id: p.id,
+    service_id: p.service,
+    title: p.title,
+    status: p.status,
+    description: p.description,
+    resolved: p.resolved,
+    url: null,
+    severity_from_provider: null,
+    external_key: null,
+    created_at: p.now,
+    updated_at: p.now,
+    resolved_at: p.resolvedAt,
+  }),
+);
+
+const setState = prepared<'id' | 'title' | 'status' | 'resolved' | 'resolvedAt' | 'now', never>((db, p) =>
+  db
+    .updateTable('incidents')
+    .set({ title: p.title, status: p.status, resolved: p.resolved, resolved_at: p.resolvedAt, updated_at: p.now })
+    .where('id', '=', p.id),
+);
+
+const setStateAndDescription = prepared<'id' | 'title' | 'status' | 'resolved' | 'resolvedAt' | 'now' | 'description', never>((db, p) =>
+  db
+    .updateTable('incidents')
+    .set({ title: p.title, status: p.status, resolved: p.resolved, resolved_at: p.resolvedAt, updated_at: p.now, description: p.description })
+    .where('id', '=', p.id),
+);
+
+const insertUpdate = prepared<'incident' | 'stage' | 'description' | 'now', never>((db, p) =>
+  db
+    .insertInto('incident_updates')
+    .values({ incident_id: p.incident, stage: p.stage, description: p.description, created_at: p.now }),
+);
+
+const deleteIncident = prepared<'id', never>((db, p) => db.deleteFrom('incidents').where('id', '=', p.id));
+
+const stateOf = (row: IncidentRow) => ({
+  id: row.id,
+  title: row.title,
+  status: row.status,
+  resolved: row.resolved,
+  resolvedAt: row.resolved_at,
+  now: row.updated_at,
+});
+
+/*
+ * The statements that store an incident as `incidentRow` reads it, to run
+ * with the rest of its change (see runWrites).
+ */
+
+/** A company's new incident, with the id it was given (see readNewIncidentFacts). */
+export const insertIncidentRow = (db: Kysely<Database>, row: IncidentRow): CompiledQuery =>
+  insertIncident.bind(db, { ...stateOf(row), service: row.service_id, description: row.description });
+
+/** Its title, severity and resolution, and its description when `description` (a new update's). */
+export const updateIncidentRow = (db: Kysely<Database>, row: IncidentRow, options: { description: boolean }): CompiledQuery =>
+  options.description ? setStateAndDescription.bind(db, { ...stateOf(row), description: row.description }) : setState.bind(db, stateOf(row));
+
+export const insertUpdateRow = (db: Kysely<Database>, incidentId: number, update: StoredUpdate): CompiledQuery =>
+  insertUpdate.bind(db, { incident: incidentId, stage: update.stage, description: update.description, now: update.created_at });
+
+/** The incident and its timeline. */
+export const deleteIncidentRow = (db: Kysely<Database>, id: number): CompiledQuery => deleteIncident.bind(db, { id });
+

@@ -1,58 +1,34 @@
-import type { Kysely } from 'kysely';
-import { lockingRead } from '../../db/locks.js';
-import { prepared } from '../../db/prepared.js';
+import type { CompiledQuery, Kysely } from 'kysely';
+import { runWrites } from '../../db/prepared.js';
 import type { Database } from '../../db/schema.js';
 import type { Company } from '../companies/company.js';
 import type { DomainContext } from '../context.js';
 import { DomainError, forbidden, notFound } from '../errors.js';
-import { enqueueIncidentAnnouncements, enqueueStatusChange } from '../notifications/channel-outbox.js';
-import { enqueueIncidentNotifications } from '../notifications/outbox.js';
-import type { ServiceStatus } from '../services/service.js';
 import { assertMayReadIncidentsOf, findVisibleService, toService } from '../services/service-access.js';
-import { statusBeforeChange, statusOf } from '../services/service-status.js';
-import { publishServiceStatus } from '../status-pages/status-pages.js';
 import { parseInput } from '../validation.js';
+import { auditWrite, changesBetween, created, removed } from '../audit/audit-trail.js';
 import type { Incident, IncidentEvent, IncidentSummary } from './incident.js';
+import { readChangedIncidentFacts, readNewIncidentFacts, writeChange } from './incident-change.js';
+import type { ChangeFacts, ChangedIncidentFacts } from './incident-change.js';
 import { createIncidentInput, updateIncidentInput } from './incident-input.js';
-import { findIncidentRow, incidentRow, loadIncident, toSummary } from './incident-repository.js';
-import type { IncidentRow } from './incident-repository.js';
+import {
+  deleteIncidentRow,
+  findIncidentRow,
+  incidentRow,
+  insertIncidentRow,
+  insertUpdateRow,
+  loadIncident,
+  toIncident,
+  toSummary,
+  updateIncidentRow,
+} from './incident-repository.js';
+import type { IncidentRow, StoredUpdate } from './incident-repository.js';
 import { applyUpdate, opening } from './incident-rules.js';
-import type { Transition } from './incident-rules.js';
+import { changesNothingCached } from '../../db/writer.js';
 
 const DAY_MS = 86_400_000;
 /** Lists cover incidents created in the last 30 days, plus any still unresolved. */
 export const HISTORY_WINDOW_MS = 30 * DAY_MS;
-
-/** The company's service, locked for the change (see lockServiceForChange). */
-const ownedServiceForChange = prepared<'id' | 'company', { id: number }>((db, p) =>
-  lockingRead(db, db.selectFrom('services').select('id').where('id', '=', p.id).where('company_id', '=', p.company)),
-);
-
-const insertIncident = prepared<'service' | 'title' | 'status' | 'description' | 'resolved' | 'now' | 'resolvedAt', { id: number }>(
-  (db, p) =>
-    db
-      .insertInto('incidents')
-      .values({
-        service_id: p.service,
-        title: p.title,
-        status: p.status,
-        description: p.description,
-        resolved: p.resolved,
-        url: null,
-        severity_from_provider: null,
-        external_key: null,
-        created_at: p.now,
-        updated_at: p.now,
-        resolved_at: p.resolvedAt,
-      })
-      .returning('id'),
-);
-
-const insertUpdate = prepared<'incident' | 'stage' | 'description' | 'now', never>((db, p) =>
-  db
-    .insertInto('incident_updates')
-    .values({ incident_id: p.incident, stage: p.stage, description: p.description, created_at: p.now }),
-);
 
 /** An incident the company may read: its own custom services', or a catalog service's its plan shows. */
 export async function getIncident(ctx: DomainContext, company: Company, id: number): Promise<Incident> {
@@ -85,25 +61,55 @@ export async function listServiceIncidents(
 export async function createIncident(ctx: DomainContext, company: Company, raw: unknown): Promise<Incident> {
   const input = parseInput(createIncidentInput, raw);
   return ctx.write(async (trx) => {
-    const [service] = await ownedServiceForChange(trx, { id: input.service_id, company: company.id });
-    if (!service) {
+    const now = ctx.clock.now().getTime();
+    const facts = await readNewIncidentFacts(trx, input.service_id, company, now);
+    if (!facts) {
       throw new DomainError('invalid_input', 'service_id must be the id of a custom service of your company', [
         { path: ['service_id'], message: 'service_id must be the id of a custom service of your company' },
       ]);
     }
-    const now = ctx.clock.now().getTime();
-    const before = await statusOf(trx, service.id, now);
+    const { service, id } = facts;
     const transition = opening(input, now);
-    const [inserted] = await insertIncident(trx, {
-      service: service.id,
+    const update = transition.update!;
+    // The incident as it reads back once written.
+    const row: IncidentRow = {
+      id,
+      url: null,
       title: transition.next.title,
-      status: transition.next.status,
       description: input.description,
+      status: transition.next.status,
       resolved: transition.next.resolved ? 1 : 0,
-      now,
-      resolvedAt: transition.next.resolvedAt,
+      created_at: now,
+      resolved_at: transition.next.resolvedAt,
+      updated_at: now,
+      service_id: service.id,
+      user_generated: 0,
+      severity_from_provider: null,
+      components: '[]',
+      service_name: service.name,
+      service_urlname: service.urlname,
+      service_company_id: company.id,
+      service_status_page_url: service.status_page_url,
+    };
+    const stored = { stage: update.stage, description: update.description, created_at: now };
+    const writes = [insertIncidentRow(trx, row), insertUpdateRow(trx, id, stored)];
+    const audit = auditWrite(ctx, trx, {
+      companyId: company.id,
+      action: 'incident.create',
+      targetType: 'incident',
+      targetId: id,
+      changes: created({ service_id: service.id, ...auditedState(transition.next), description: input.description }),
     });
-    return record(ctx, trx, company, inserted!.id, transition, before, now);
+    if (audit) writes.push(audit);
+    return announced(ctx, trx, company, facts, writes, {
+      event: 'created',
+      row,
+      updates: [stored],
+      before: null,
+      updatePosted: true,
+      exact: wellFormed(input.title) && wellFormed(input.description),
+      now,
+    });
   });
 }
 
@@ -112,29 +118,55 @@ export async function updateIncident(ctx: DomainContext, company: Company, id: n
   const input = parseInput(updateIncidentInput, raw);
   return ctx.write(async (trx) => {
     const now = ctx.clock.now().getTime();
-    const row = await findOwnedIncidentRow(trx, company, id, now);
+    const facts = await ownedIncidentFacts(trx, company, id, now);
+    const { row: stored } = facts;
     const current = {
-      title: row.title,
-      status: row.status,
-      resolved: row.resolved === 1,
-      resolvedAt: row.resolved_at,
+      title: stored.title,
+      status: stored.status,
+      resolved: stored.resolved === 1,
+      resolvedAt: stored.resolved_at,
     };
     const transition = applyUpdate(current, input, now);
-    if (transition.event === null) return loadIncident(ctx, trx, row);
-    const before = await statusBeforeChange(trx, row.service_id, now);
-    await trx
-      .updateTable('incidents')
-      .set({
-        title: transition.next.title,
-        status: transition.next.status,
-        resolved: transition.next.resolved ? 1 : 0,
-        resolved_at: transition.next.resolvedAt,
-        updated_at: now,
-        ...(transition.update ? { description: transition.update.description } : {}),
-      })
-      .where('id', '=', row.id)
-      .execute();
-    return record(ctx, trx, company, row.id, transition, before, now);
+    if (transition.event === null) {
+      changesNothingCached(trx);
+      return toIncident(ctx, stored, facts.updates, facts.page, now);
+    }
+    const row: IncidentRow = {
+      ...stored,
+      title: transition.next.title,
+      status: transition.next.status,
+      resolved: transition.next.resolved ? 1 : 0,
+      resolved_at: transition.next.resolvedAt,
+      updated_at: now,
+      ...(transition.update ? { description: transition.update.description } : {}),
+    };
+    const writes = [updateIncidentRow(trx, row, { description: transition.update !== null })];
+    const updates = [...facts.updates];
+    if (transition.update) {
+      const posted = { stage: transition.update.stage, description: transition.update.description, created_at: now };
+      writes.push(insertUpdateRow(trx, row.id, posted));
+      updates.push(posted);
+    }
+    const audit = auditWrite(ctx, trx, {
+      companyId: company.id,
+      action: 'incident.update',
+      targetType: 'incident',
+      targetId: row.id,
+      changes: {
+        ...changesBetween(auditedState(current), auditedState(transition.next)),
+        ...(transition.update ? { update: { to: { stage: transition.update.stage, description: transition.update.description } } } : {}),
+      },
+    });
+    if (audit) writes.push(audit);
+    return announced(ctx, trx, company, facts, writes, {
+      event: transition.event,
+      row,
+      updates,
+      before: stored,
+      updatePosted: transition.update !== null,
+      exact: wellFormed(input.title ?? '') && wellFormed(input.description ?? ''),
+      now,
+    });
   });
 }
 
@@ -142,66 +174,68 @@ export async function updateIncident(ctx: DomainContext, company: Company, id: n
 export async function deleteIncident(ctx: DomainContext, company: Company, id: number): Promise<void> {
   await ctx.write(async (trx) => {
     const now = ctx.clock.now().getTime();
-    const row = await findOwnedIncidentRow(trx, company, id, now);
-    const last = await loadIncident(ctx, trx, row);
-    const before = await statusBeforeChange(trx, row.service_id, now);
-    await trx.deleteFrom('incidents').where('id', '=', row.id).execute();
-    await announce(ctx, trx, company, { event: 'deleted', incident: last, updatePosted: false, before, now });
+    const facts = await ownedIncidentFacts(trx, company, id, now);
+    const { row } = facts;
+    const last = toIncident(ctx, row, facts.updates, facts.page, now);
+    const writes = [deleteIncidentRow(trx, row.id)];
+    const audit = auditWrite(ctx, trx, {
+      companyId: company.id,
+      action: 'incident.delete',
+      targetType: 'incident',
+      targetId: row.id,
+      changes: removed({ service_id: row.service_id, title: row.title, status: row.status, resolved: row.resolved === 1 }),
+    });
+    if (audit) writes.push(audit);
+    await writeChange(ctx, trx, company, facts, writes, { event: 'deleted', incident: last, before: row, after: null, updatePosted: false, now });
   });
 }
 
-/** Appends the transition's update, then shows the result on status pages and queues notifications. */
-async function record(
-  ctx: DomainContext,
-  trx: Kysely<Database>,
-  company: Company,
-  id: number,
-  transition: Transition,
-  before: ServiceStatus,
-  now: number,
-): Promise<Incident> {
-  if (transition.update) {
-    await insertUpdate(trx, { incident: id, stage: transition.update.stage, description: transition.update.description, now });
-  }
-  const incident = await loadIncident(ctx, trx, await existingIncidentRow(trx, id, now));
-  if (transition.event) {
-    await announce(ctx, trx, company, { event: transition.event, incident, updatePosted: transition.update !== null, before, now });
-  }
-  return incident;
-}
+/** The fields of an incident's state that its audit rows show. */
+const auditedState = (state: { title: string; status: string; resolved: boolean }) => ({
+  title: state.title,
+  status: state.status,
+  resolved: state.resolved,
+});
 
 /**
- * Everything a change of an incident causes, in its transaction: the
- * service's status on its status pages, the subscribers' notifications, the
- * announcement in every channel following the company's incidents, and a
- * status-change message where the service's status moved.
+ * Text that reads back as it was written. A lone surrogate does not: the
+ * engines store it as the replacement character, each in its own way.
  */
-async function announce(
+const wellFormed = (text: string): boolean => !/[\ud800-\udfff]/.test(text) || Buffer.from(text, 'utf8').toString('utf8') === text;
+
+/**
+ * Writes the change of an incident with all it causes (see writeChange), and
+ * returns the incident as it now reads: made from what was written, or
+ * (`exact` false) read back, as its text may not read back as sent.
+ */
+async function announced(
   ctx: DomainContext,
   trx: Kysely<Database>,
   company: Company,
-  change: { event: IncidentEvent; incident: Incident; updatePosted: boolean; before: ServiceStatus; now: number },
-): Promise<void> {
-  const { event, incident, now } = change;
-  const serviceStatus = await statusOf(trx, incident.serviceId, now);
-  await publishServiceStatus(trx, incident.serviceId, serviceStatus, now);
-  await enqueueIncidentNotifications(trx, { company, event, incident, serviceStatus, now });
-  await enqueueIncidentAnnouncements(trx, {
-    companyId: company.id,
-    event,
-    incident,
-    update: change.updatePosted,
-    publicUrl: ctx.publicUrl,
-    now,
-  });
-  await enqueueStatusChange(trx, {
-    service: { id: incident.serviceId, name: incident.serviceName, urlname: incident.serviceUrlname },
-    publicUrl: ctx.publicUrl,
-    from: change.before,
-    to: serviceStatus,
-    cause: incident.title,
-    now,
-  });
+  facts: ChangeFacts,
+  writes: CompiledQuery[],
+  change: {
+    event: IncidentEvent;
+    /** The incident as stored after the change, and its updates. */
+    row: IncidentRow;
+    updates: StoredUpdate[];
+    /** As stored before; null for a new one. */
+    before: IncidentRow | null;
+    updatePosted: boolean;
+    exact: boolean;
+    now: number;
+  },
+): Promise<Incident> {
+  const { row, now } = change;
+  let incident = toIncident(ctx, row, change.updates, facts.page, now);
+  if (!change.exact) {
+    await runWrites(trx, writes);
+    writes = [];
+    incident = await loadIncident(ctx, trx, await existingIncidentRow(trx, row.id, now));
+  }
+  const { event, updatePosted } = change;
+  await writeChange(ctx, trx, company, facts, writes, { event, incident, before: change.before, after: row, updatePosted, now });
+  return incident;
 }
 
 async function existingIncidentRow(db: Kysely<Database>, id: number, now: number): Promise<IncidentRow> {
@@ -210,12 +244,16 @@ async function existingIncidentRow(db: Kysely<Database>, id: number, now: number
   return row;
 }
 
-/** Changes are for incidents on the company's own custom services; catalog incidents are read-only. */
-async function findOwnedIncidentRow(db: Kysely<Database>, company: Company, id: number, now: number): Promise<IncidentRow> {
-  const row = await existingIncidentRow(db, id, now);
-  if (row.service_company_id === null) throw forbidden('Incidents of third-party services cannot be changed');
-  if (row.service_company_id !== company.id) throw notFound('incident');
-  return row;
+/**
+ * An incident of the company's own custom services, locked for a change, with
+ * what the change is told from; catalog incidents are read-only.
+ */
+async function ownedIncidentFacts(trx: Kysely<Database>, company: Company, id: number, now: number): Promise<ChangedIncidentFacts> {
+  const facts = await readChangedIncidentFacts(trx, id, company, now);
+  if (!facts) throw notFound('incident');
+  if (facts.row.service_company_id === null) throw forbidden('Incidents of third-party services cannot be changed');
+  if (facts.row.service_company_id !== company.id) throw notFound('incident');
+  return facts;
 }
 
 const serviceOf = (row: IncidentRow) => ({

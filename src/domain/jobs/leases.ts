@@ -1,3 +1,4 @@
+import { changesNothingCached } from '../../db/writer.js';
 import type { DomainContext } from '../context.js';
 
 /**
@@ -7,8 +8,10 @@ import type { DomainContext } from '../context.js';
  */
 export async function takeLease(ctx: DomainContext, slot: string, holder: string, ttlMs: number): Promise<boolean> {
   const now = ctx.clock.now().getTime();
-  const taken = await ctx.write((trx) =>
-    trx
+  const taken = await ctx.write((trx) => {
+    // Leases are no reader's data: replicas need not hear of them.
+    changesNothingCached(trx);
+    return trx
       .insertInto('job_leases')
       .values({ slot, holder, expires_at: now + ttlMs })
       .onConflict((oc) =>
@@ -18,14 +21,17 @@ export async function takeLease(ctx: DomainContext, slot: string, holder: string
           .where((eb) => eb.or([eb('job_leases.expires_at', '<', now), eb('job_leases.holder', '=', holder)])),
       )
       .returning('slot')
-      .executeTakeFirst(),
-  );
+      .executeTakeFirst();
+  });
   return taken !== undefined;
 }
 
 /** Forgets leases that ended more than a day ago. */
 export async function pruneLeases(ctx: DomainContext): Promise<number> {
   const before = ctx.clock.now().getTime() - 86_400_000;
-  const result = await ctx.write((trx) => trx.deleteFrom('job_leases').where('expires_at', '<', before).executeTakeFirst());
+  const result = await ctx.write((trx) => {
+    changesNothingCached(trx);
+    return trx.deleteFrom('job_leases').where('expires_at', '<', before).executeTakeFirst();
+  });
   return Number(result.numDeletedRows);
 }

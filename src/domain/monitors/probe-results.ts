@@ -6,6 +6,7 @@ import { channelStream } from '../chat/chat.js';
 import type { DomainContext } from '../context.js';
 import type { MonitorAnnouncement } from '../notifications/announcement.js';
 import { enqueue } from '../notifications/enqueue.js';
+import { recordAudit } from '../audit/audit-trail.js';
 
 /**
  * Takes the probes that are due, where several processes share one database
@@ -89,6 +90,15 @@ export async function recordProbe(
         .where('resolved', '=', 0)
         .execute();
       await announce(trx, monitor, { change, description: `Up again in ${region}`, region, now });
+    }
+    if (change) {
+      await recordAudit(ctx, trx, {
+        companyId: monitor.companyId,
+        action: change === 'down' ? 'custom_monitor.down' : 'custom_monitor.recover',
+        targetType: 'custom_monitor',
+        targetId: monitor.id,
+        changes: { status: { from: current.status, to: status }, ...(change === 'down' && !outcome.ok ? { reason: { to: outcome.reason } } : {}) },
+      });
     }
     await trx
       .updateTable('custom_monitors')

@@ -1,4 +1,4 @@
-import type { Kysely, Selectable } from 'kysely';
+import type { Expression, Kysely, Selectable } from 'kysely';
 import { prepared } from '../../db/prepared.js';
 import type { ChannelSubscriptionsTable, Database } from '../../db/schema.js';
 import type { ChannelRef } from '../chat/chat.js';
@@ -7,31 +7,36 @@ import type { Incident, IncidentEvent } from '../incidents/incident.js';
 import type { ServiceStatus } from '../services/service.js';
 import { serviceTrackerUrl } from '../services/service.js';
 import type { IncidentAnnouncement, StatusChangeAnnouncement } from './announcement.js';
-import { enqueue } from './enqueue.js';
+import { enqueueAll } from './enqueue.js';
+import type { OutboxRow } from './enqueue.js';
 
-type ChannelRow = Pick<Selectable<ChannelSubscriptionsTable>, 'platform' | 'workspace_id' | 'channel_id'>;
+export type ChannelRow = Pick<Selectable<ChannelSubscriptionsTable>, 'platform' | 'workspace_id' | 'channel_id'>;
+/** A channel following a service: of any company that follows it. */
+export type ServiceChannelRow = ChannelRow & Pick<Selectable<ChannelSubscriptionsTable>, 'company_id'>;
 
-const channelsFollowingIncidents = prepared<'company', ChannelRow>((db, p) =>
+/** The channels following the company's incidents; order by `id`. */
+export const channelsFollowingIncidentsQuery = (db: Kysely<Database>, company: number | Expression<number>) =>
   db
     .selectFrom('channel_subscriptions')
-    .select(['platform', 'workspace_id', 'channel_id'])
-    .where('company_id', '=', p.company)
-    .where('kind', '=', 'incidents')
-    .orderBy('id'),
-);
+    .select(['channel_subscriptions.id', 'platform', 'workspace_id', 'channel_id'])
+    .where('channel_subscriptions.company_id', '=', company)
+    .where('kind', '=', 'incidents');
 
-const channelsFollowingService = prepared<'service', ChannelRow & Pick<Selectable<ChannelSubscriptionsTable>, 'company_id'>>((db, p) =>
+/** The channels following a service; order by `id`. */
+export const channelsFollowingServiceQuery = (db: Kysely<Database>, service: number | Expression<number>) =>
   db
     .selectFrom('channel_subscriptions')
-    .select(['platform', 'workspace_id', 'channel_id', 'company_id'])
+    .select(['channel_subscriptions.id', 'platform', 'workspace_id', 'channel_id', 'channel_subscriptions.company_id'])
     .where('kind', '=', 'service')
-    .where('service_id', '=', p.service)
-    .orderBy('id'),
+    .where('channel_subscriptions.service_id', '=', service);
+
+const channelsFollowingService = prepared<'service', ServiceChannelRow>((db, p) =>
+  channelsFollowingServiceQuery(db, p.service).orderBy('channel_subscriptions.id'),
 );
 
 const toChannel = (r: ChannelRow): ChannelRef => ({ platform: r.platform, workspaceId: r.workspace_id, channelId: r.channel_id });
 
-interface IncidentChange {
+export interface IncidentChange {
   event: IncidentEvent;
   incident: Incident;
   /** Whether the change posted an update (shown as a reply under the incident's message). */
@@ -73,29 +78,23 @@ function incidentAnnouncement(channel: ChannelRef, change: IncidentChange, sourc
   };
 }
 
-async function enqueueTo(
-  trx: Kysely<Database>,
-  channels: readonly (ChannelRow & { company_id: number })[],
+/** One announcement per channel, of an incident's change. */
+export function incidentAnnouncementRows(
+  channels: readonly ServiceChannelRow[],
   change: IncidentChange,
   source: IncidentAnnouncement['source'],
-): Promise<void> {
-  for (const row of channels) {
+): OutboxRow[] {
+  return channels.map((row) => {
     const channel = toChannel(row);
-    await enqueue(trx, {
+    return {
       companyId: row.company_id,
       subscriberId: null,
       stream: channelStream(channel),
       event: `incident.${change.event}`,
       payload: incidentAnnouncement(channel, change, source),
       now: change.now,
-    });
-  }
-}
-
-/** One announcement per channel following the company's incidents; in the transaction of the change. */
-export async function enqueueIncidentAnnouncements(trx: Kysely<Database>, args: IncidentChange & { companyId: number }): Promise<void> {
-  const channels = await channelsFollowingIncidents(trx, { company: args.companyId });
-  await enqueueTo(trx, channels.map((c) => ({ ...c, company_id: args.companyId })), args, 'company');
+    };
+  });
 }
 
 /**
@@ -107,24 +106,22 @@ export async function enqueueServiceIncidentAnnouncements(
   args: IncidentChange & { source: 'vendor' | 'users' },
 ): Promise<void> {
   const channels = await channelsFollowingService(trx, { service: args.incident.serviceId });
-  await enqueueTo(trx, channels, args, args.source);
+  await enqueueAll(trx, incidentAnnouncementRows(channels, args, args.source));
 }
 
-/** When a service's status changed: one message to every channel following the service. */
-export async function enqueueStatusChange(
-  trx: Kysely<Database>,
-  args: {
-    service: { id: number; name: string; urlname: string };
-    publicUrl: string;
-    from: ServiceStatus;
-    to: ServiceStatus;
-    cause: string | null;
-    now: number;
-  },
-): Promise<void> {
-  if (args.from === args.to) return;
-  const channels = await channelsFollowingService(trx, { service: args.service.id });
-  for (const row of channels) {
+export interface StatusChange {
+  service: { id: number; name: string; urlname: string };
+  publicUrl: string;
+  from: ServiceStatus;
+  to: ServiceStatus;
+  cause: string | null;
+  now: number;
+}
+
+/** When a service's status changed: one message to every channel following the service; none when it did not. */
+export function statusChangeRows(channels: readonly ServiceChannelRow[], args: StatusChange): OutboxRow[] {
+  if (args.from === args.to) return [];
+  return channels.map((row) => {
     const channel = toChannel(row);
     const announcement: StatusChangeAnnouncement = {
       kind: 'status_change',
@@ -135,13 +132,20 @@ export async function enqueueStatusChange(
       at: new Date(args.now).toISOString(),
       cause: args.cause,
     };
-    await enqueue(trx, {
+    return {
       companyId: row.company_id,
       subscriberId: null,
       stream: channelStream(channel),
       event: 'service.status_changed',
       payload: announcement,
       now: args.now,
-    });
-  }
+    };
+  });
+}
+
+/** When a service's status changed: one message to every channel following the service. */
+export async function enqueueStatusChange(trx: Kysely<Database>, args: StatusChange): Promise<void> {
+  if (args.from === args.to) return;
+  const channels = await channelsFollowingService(trx, { service: args.service.id });
+  await enqueueAll(trx, statusChangeRows(channels, args));
 }

@@ -1,7 +1,7 @@
-import type { Kysely } from 'kysely';
-import { prepared } from '../../db/prepared.js';
+import type { Expression, Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { enqueue } from './enqueue.js';
+import type { OutboxRow } from './enqueue.js';
 import type { IncidentNotification } from './outbox.js';
 
 /**
@@ -32,10 +32,10 @@ export type EmailPayload = IncidentNotification | EmailConfirmation;
 
 type PageRef = IncidentNotification['status_page'];
 
-const confirmedSubscribersOfService = prepared<
-  'service' | 'company',
-  { id: number; services: string | null; page_id: number; page_name: string; page_url: string }
->((db, p) =>
+export type EmailSubscriberRow = { id: number; services: string | null; page_id: number; page_name: string; page_url: string };
+
+/** The confirmed email subscribers of the company's pages that show a service; order by `id`. */
+export const confirmedSubscribersQuery = (db: Kysely<Database>, service: number | Expression<number>, company: number | Expression<number>) =>
   db
     .selectFrom('email_subscribers')
     .innerJoin('status_pages', 'status_pages.id', 'email_subscribers.status_page_id')
@@ -47,11 +47,9 @@ const confirmedSubscribersOfService = prepared<
       'status_pages.name as page_name',
       'status_pages.url as page_url',
     ])
-    .where('status_page_services.service_id', '=', p.service)
-    .where('status_pages.company_id', '=', p.company)
-    .where('email_subscribers.state', '=', 'confirmed')
-    .orderBy('email_subscribers.id'),
-);
+    .where('status_page_services.service_id', '=', service)
+    .where('status_pages.company_id', '=', company)
+    .where('email_subscribers.state', '=', 'confirmed');
 
 /** Whether a subscriber's choice of services (JSON list of ids, null for all) takes in this one. */
 function follows(services: string | null, serviceId: number): boolean {
@@ -62,23 +60,20 @@ function follows(services: string | null, serviceId: number): boolean {
 
 /**
  * One mail per confirmed email subscriber of every page of the company that
- * shows the incident's service, unless the subscriber chose other services.
- * Runs inside the transaction of the change (the caller checked the company's
- * `notify_on`).
+ * shows the incident's service, unless the subscriber chose other services
+ * (the caller checked the company's `notify_on`).
  */
-export async function enqueueEmailNotifications(
-  trx: Kysely<Database>,
+export function emailNotificationRows(
+  subscribers: readonly EmailSubscriberRow[],
   args: { companyId: number; serviceId: number; notificationFor: (page: PageRef) => IncidentNotification; now: number },
-): Promise<number> {
-  const subscribers = await confirmedSubscribersOfService(trx, { service: args.serviceId, company: args.companyId });
-  let queued = 0;
+): OutboxRow[] {
+  const rows: OutboxRow[] = [];
   for (const s of subscribers) {
     if (!follows(s.services, args.serviceId)) continue;
     const payload: EmailPayload = args.notificationFor({ id: s.page_id, name: s.page_name, url: s.page_url });
-    await enqueue(trx, { companyId: args.companyId, subscriberId: null, stream: emailStream(s.id), event: payload.event, payload, now: args.now });
-    queued++;
+    rows.push({ companyId: args.companyId, subscriberId: null, stream: emailStream(s.id), event: payload.event, payload, now: args.now });
   }
-  return queued;
+  return rows;
 }
 
 /** Queues the mail that asks an address to confirm its subscription. */

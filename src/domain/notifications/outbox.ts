@@ -1,7 +1,7 @@
-import type { Kysely } from 'kysely';
-import { prepared } from '../../db/prepared.js';
-import { enqueueEmailNotifications } from './email-notifications.js';
-import { enqueue } from './enqueue.js';
+import type { Expression, Kysely } from 'kysely';
+import { emailNotificationRows } from './email-notifications.js';
+import type { EmailSubscriberRow } from './email-notifications.js';
+import type { OutboxRow } from './enqueue.js';
 import type { Database } from '../../db/schema.js';
 import type { Company } from '../companies/company.js';
 import type { Incident, IncidentEvent } from '../incidents/incident.js';
@@ -28,34 +28,31 @@ export interface IncidentNotification {
   };
 }
 
-const subscribersOfService = prepared<
-  'service' | 'company',
-  { id: number; page_id: number; page_name: string; page_url: string }
->((db, p) =>
+export type SubscriberRow = { id: number; page_id: number; page_name: string; page_url: string };
+
+/** The webhook subscribers of the company's pages that show a service; order by `id`. */
+export const subscribersOfServiceQuery = (db: Kysely<Database>, service: number | Expression<number>, company: number | Expression<number>) =>
   db
     .selectFrom('subscribers')
     .innerJoin('status_pages', 'status_pages.id', 'subscribers.status_page_id')
     .innerJoin('status_page_services', 'status_page_services.status_page_id', 'status_pages.id')
     .select(['subscribers.id', 'status_pages.id as page_id', 'status_pages.name as page_name', 'status_pages.url as page_url'])
-    .where('status_page_services.service_id', '=', p.service)
-    .where('status_pages.company_id', '=', p.company)
-    .orderBy('subscribers.id'),
-);
+    .where('status_page_services.service_id', '=', service)
+    .where('status_pages.company_id', '=', company);
 
 export const subscriberStream = (subscriberId: number): string => `subscriber:${subscriberId}`;
 
 /**
- * One pending outbox row per subscriber (webhook, or confirmed email address)
- * of every status page showing the incident's service, when the company's
- * settings ask for this event.
- * Runs inside the transaction that made the change, so both commit or neither.
+ * One outbox row per subscriber (webhook, then confirmed email address) of
+ * every status page of the company showing the incident's service, when the
+ * company's settings ask for this event.
  */
-export async function enqueueIncidentNotifications(
-  trx: Kysely<Database>,
+export function incidentNotificationRows(
+  subscribers: { webhooks: readonly SubscriberRow[]; emails: readonly EmailSubscriberRow[] },
   args: { company: Company; event: IncidentEvent; incident: Incident; serviceStatus: ServiceStatus; now: number },
-): Promise<number> {
+): OutboxRow[] {
   const { company, event, incident, serviceStatus, now } = args;
-  if (!company.notifyOn.includes(event)) return 0;
+  if (!company.notifyOn.includes(event)) return [];
 
   const latest = incident.updates.at(-1);
   const occurredAt = new Date(now).toISOString();
@@ -78,12 +75,10 @@ export async function enqueueIncidentNotifications(
       resolved_at: incident.resolvedAt?.toISOString() ?? null,
     },
   });
-  const subscribers = await subscribersOfService(trx, { service: incident.serviceId, company: company.id });
-  const rows = subscribers.map((s) => {
+  const rows: OutboxRow[] = subscribers.webhooks.map((s) => {
     const payload = notificationFor({ id: s.page_id, name: s.page_name, url: s.page_url });
     return { companyId: company.id, subscriberId: s.id, stream: subscriberStream(s.id), event: payload.event, payload, now };
   });
-  for (const row of rows) await enqueue(trx, row);
-  const mailed = await enqueueEmailNotifications(trx, { companyId: company.id, serviceId: incident.serviceId, notificationFor, now });
-  return rows.length + mailed;
+  rows.push(...emailNotificationRows(subscribers.emails, { companyId: company.id, serviceId: incident.serviceId, notificationFor, now }));
+  return rows;
 }

@@ -1,7 +1,6 @@
-import type { Kysely } from 'kysely';
-import { lockServiceForChange } from '../../db/locks.js';
+import type { Expression, ExpressionBuilder, Kysely, Selectable, SqlBool } from 'kysely';
 import { prepared } from '../../db/prepared.js';
-import type { Database } from '../../db/schema.js';
+import type { Database, IncidentsTable } from '../../db/schema.js';
 import { openAt } from '../demo/demo-view.js';
 import type { ServiceStatus } from './service.js';
 
@@ -52,60 +51,113 @@ export async function statusesOf(
   return statuses;
 }
 
-// Each `exists` is one seek on the (service_id, resolved, status) index, however many incidents are open.
-const statusFlags = prepared<'service' | 'now', { maintenance: number; indicator: ServiceStatus | null; major: number; minor: number }>((db, p) =>
-  db.selectNoFrom((eb) => [
-    eb.selectFrom('vendor_feeds').select('indicator').where('service_id', '=', p.service).as('indicator'),
+/** What a service's status is made of; from PostgreSQL `exists` gives booleans, from SQLite 0 and 1. */
+export interface StatusFacts {
+  indicator: ServiceStatus | null;
+  maintenance: number | boolean;
+  major: number | boolean;
+  minor: number | boolean;
+}
+
+/**
+ * The facts of the service of the row in scope (`services.id`), as columns,
+ * but for one incident (`exceptIncident`, null for none; see `statusWith`).
+ * Each `exists` is one seek on the (service_id, resolved, status) index,
+ * however many incidents are open.
+ */
+export function statusFactColumns(eb: ExpressionBuilder<Database, 'services'>, now: number, exceptIncident: number | null) {
+  const openIncidents = (status: 'major' | 'minor') =>
+    eb
+      .selectFrom('incidents')
+      .select('incidents.id')
+      .whereRef('incidents.service_id', '=', 'services.id')
+      .where('incidents.user_generated', '=', 0)
+      .where(openAt(now))
+      .where('incidents.status', '=', status)
+      .where('incidents.id', 'is distinct from', exceptIncident);
+  return [
+    eb.selectFrom('vendor_feeds').select('vendor_feeds.indicator').whereRef('vendor_feeds.service_id', '=', 'services.id').as('indicator'),
     eb
       .exists(
         eb
           .selectFrom('maintenance_windows')
-          .select('id')
-          .where('service_id', '=', p.service)
-          .where('starts_at', '<=', p.now)
-          .where('ends_at', '>', p.now),
+          .select('maintenance_windows.id')
+          .whereRef('maintenance_windows.service_id', '=', 'services.id')
+          .where('maintenance_windows.starts_at', '<=', now)
+          .where('maintenance_windows.ends_at', '>', now),
       )
       .as('maintenance'),
-    eb
-      .exists(
-        eb
-          .selectFrom('incidents')
-          .select('id')
-          .where('service_id', '=', p.service)
-          .where('user_generated', '=', 0)
-          .where(openAt(p.now))
-          .where('status', '=', 'major'),
-      )
-      .as('major'),
-    eb
-      .exists(
-        eb
-          .selectFrom('incidents')
-          .select('id')
-          .where('service_id', '=', p.service)
-          .where('user_generated', '=', 0)
-          .where(openAt(p.now))
-          .where('status', '=', 'minor'),
-      )
-      .as('minor'),
-  ]),
-);
-
-export async function statusOf(db: Kysely<Database>, serviceId: number, now: number): Promise<ServiceStatus> {
-  const [flags] = await statusFlags(db, { service: serviceId, now });
-  if (flags?.maintenance) return 'maintenance';
-  if (flags?.indicator) return flags.indicator;
-  if (flags?.major) return 'major';
-  if (flags?.minor) return 'minor';
-  return 'ok';
+    eb.exists(openIncidents('major')).as('major'),
+    eb.exists(openIncidents('minor')).as('minor'),
+  ] as const;
 }
 
 /**
- * The status before a change of the service's incidents or feed, read under
- * the service's lock: changes of one service run one after the other, so each
- * tells of a status move once, from what the one before it left.
+ * Whether the service's facts are these (PostgreSQL: `exists` reads as a
+ * boolean): a write made under this condition holds to what was read before
+ * the service's lock was taken, or is not made (see incident-change.ts). The
+ * facts are read as columns, as by `statusFactColumns`, and compared outside
+ * (`offset 0` keeps them there): each `exists` then stops at the first row.
  */
-export async function statusBeforeChange(trx: Kysely<Database>, serviceId: number, now: number): Promise<ServiceStatus> {
-  await lockServiceForChange(trx, serviceId);
-  return statusOf(trx, serviceId, now);
+export function statusFactsAre(
+  eb: ExpressionBuilder<Database, never>,
+  service: number,
+  now: number,
+  exceptIncident: number | null,
+  facts: Record<keyof StatusFacts, unknown>,
+): Expression<SqlBool> {
+  const read = eb
+    .selectFrom('services')
+    .select((se) => statusFactColumns(se, now, exceptIncident))
+    .where('services.id', '=', service)
+    .offset(0)
+    .as('f');
+  return eb.exists(
+    eb
+      .selectFrom(read)
+      .select('f.maintenance')
+      .where('f.indicator', 'is not distinct from', facts.indicator as ServiceStatus | null)
+      .where('f.maintenance', '=', facts.maintenance as boolean)
+      .where('f.major', '=', facts.major as boolean)
+      .where('f.minor', '=', facts.minor as boolean),
+  );
+}
+
+const statusFacts = prepared<'service' | 'now' | 'except', StatusFacts>((db, p) =>
+  db
+    .selectFrom('services')
+    .select((eb) => statusFactColumns(eb, p.now, p.except))
+    .where('services.id', '=', p.service),
+);
+
+/** The service's facts but for one incident (see `statusWith`). */
+export async function statusFactsOf(db: Kysely<Database>, serviceId: number, now: number, exceptIncident: number | null): Promise<StatusFacts | undefined> {
+  return (await statusFacts(db, { service: serviceId, now, except: exceptIncident }))[0];
+}
+
+/** An incident as the status of its service counts it. */
+export type CountedIncident = Pick<Selectable<IncidentsTable>, 'status' | 'resolved' | 'resolved_at' | 'created_at' | 'user_generated'>;
+
+/** Whether the incident makes its service's status at `now`: open (see openAt), and not opened from user reports. */
+const counts = (incident: CountedIncident, now: number): boolean =>
+  incident.user_generated === 0 &&
+  incident.resolved === 0 &&
+  (incident.resolved_at === null || (incident.created_at <= now && incident.resolved_at > now));
+
+/**
+ * The status the facts make, with one more incident as it stands (or none):
+ * facts read without an incident and that incident before and after its
+ * change give the status before and after, from one read.
+ */
+export function statusWith(facts: StatusFacts | undefined, incident: CountedIncident | null, now: number): ServiceStatus {
+  if (facts?.maintenance) return 'maintenance';
+  if (facts?.indicator) return facts.indicator;
+  const also = incident && counts(incident, now) ? incident.status : null;
+  if (facts?.major || also === 'major') return 'major';
+  if (facts?.minor || also === 'minor') return 'minor';
+  return 'ok';
+}
+
+export async function statusOf(db: Kysely<Database>, serviceId: number, now: number): Promise<ServiceStatus> {
+  return statusWith(await statusFactsOf(db, serviceId, now, null), null, now);
 }

@@ -1,6 +1,8 @@
+import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { afterGivenIds } from '../../db/database.js';
 import type { Database } from '../../db/schema.js';
+import { recordAudit } from '../audit/audit-trail.js';
 import { hashApiKey } from '../companies/api-keys.js';
 import type { DomainContext } from '../context.js';
 import { DEMO_SERVICES } from '../demo/demo-services.js';
@@ -53,11 +55,47 @@ export async function applySetup(ctx: DomainContext, setup: Setup): Promise<Appl
     }
     for (const [i, company] of setup.companies.entries()) {
       await applyCompanyResources(trx, companyIds[i]!, company, now, ['companies', i], ctx.publicUrl);
+      await auditApply(ctx, trx, companyIds[i]!, company);
     }
   });
   // Plans and settings may have changed: authenticate afresh.
   ctx.memo.apiKeys.clear();
   return { companies: setup.companies.length, services: setup.services.length + DEMO_SERVICES.length };
+}
+
+/**
+ * One audit row per company whose declaration differs from the one applied
+ * last (starts apply the same config again and again): what it declares, by
+ * count, and a digest of the declaration (keys included, never shown).
+ */
+async function auditApply(ctx: DomainContext, trx: Kysely<Database>, companyId: number, spec: CompanySpec): Promise<void> {
+  if (!ctx.audited) return;
+  const digest = createHash('sha256').update(JSON.stringify(spec)).digest('hex');
+  const last = await trx
+    .selectFrom('audit_events')
+    .select('changes')
+    .where('company_id', '=', companyId)
+    .where('action', '=', 'config.apply')
+    .orderBy('id', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  const lastDigest = last ? (JSON.parse(last.changes) as { digest?: { to?: string } }).digest?.to : undefined;
+  if (lastDigest === digest) return;
+  await recordAudit(ctx, trx, {
+    companyId,
+    action: 'config.apply',
+    targetType: 'company',
+    targetId: companyId,
+    changes: {
+      digest: { ...(lastDigest ? { from: lastDigest } : {}), to: digest },
+      plan: { to: spec.plan },
+      api_keys: { to: spec.api_keys.length },
+      custom_services: { to: spec.custom_services.length },
+      custom_monitors: { to: spec.custom_monitors.length },
+      boards: { to: spec.boards.length },
+      status_pages: { to: spec.status_pages.length },
+    },
+  });
 }
 
 const isCustomService = async (trx: Kysely<Database>, urlname: string): Promise<boolean> =>

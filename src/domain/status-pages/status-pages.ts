@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import type { CompiledQuery, Expression, Kysely } from 'kysely';
 import { prepared } from '../../db/prepared.js';
 import type { Database } from '../../db/schema.js';
 import type { ServiceStatus } from '../services/service.js';
@@ -11,15 +11,16 @@ export interface LinkedPage {
   url: string;
 }
 
-/** The status pages that show a service, oldest first; the first one is the service's public page. */
-const pagesOfService = prepared<'service', LinkedPage>((db, p) =>
+/** The status pages that show a service; order by `id` (the first one is the service's public page). */
+export const linkedPagesQuery = (db: Kysely<Database>, service: number | Expression<number>) =>
   db
     .selectFrom('status_page_services')
     .innerJoin('status_pages', 'status_pages.id', 'status_page_services.status_page_id')
     .select(['status_pages.id', 'status_pages.name', 'status_pages.slug', 'status_pages.url'])
-    .where('status_page_services.service_id', '=', p.service)
-    .orderBy('status_pages.id'),
-);
+    .where('status_page_services.service_id', '=', service);
+
+/** The status pages that show a service, oldest first; the first one is the service's public page. */
+const pagesOfService = prepared<'service', LinkedPage>((db, p) => linkedPagesQuery(db, p.service).orderBy('status_pages.id'));
 
 export async function linkedPages(db: Kysely<Database>, serviceId: number): Promise<LinkedPage[]> {
   return pagesOfService(db, { service: serviceId });
@@ -29,15 +30,9 @@ const setServiceStatus = prepared<'service' | 'status' | 'now', never>((db, p) =
   db.updateTable('status_page_services').set({ status: p.status, updated_at: p.now }).where('service_id', '=', p.service),
 );
 
-/** Shows a service's new status on every page that links it. Call inside the transaction that changed it. */
-export async function publishServiceStatus(
-  trx: Kysely<Database>,
-  serviceId: number,
-  status: ServiceStatus,
-  now: number,
-): Promise<void> {
-  await setServiceStatus(trx, { service: serviceId, status, now });
-}
+/** Shows a service's new status on every page that links it: a statement for the transaction that changed it (see runWrites). */
+export const serviceStatusWrite = (db: Kysely<Database>, serviceId: number, status: ServiceStatus, now: number): CompiledQuery =>
+  setServiceStatus.bind(db, { service: serviceId, status, now });
 
 export const incidentPageUrl = (page: LinkedPage, incidentId: number): string =>
   `${page.url.replace(/\/+$/, '')}/incidents/${incidentId}`;

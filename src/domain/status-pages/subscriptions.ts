@@ -8,6 +8,7 @@ import type { PublicPage } from './page-directory.js';
 import { verifyPageToken } from './page-tokens.js';
 import type { TokenPurpose } from './page-tokens.js';
 import { emailSubscriptionInput } from './subscription-input.js';
+import { created, recordAudit, removed } from '../audit/audit-trail.js';
 
 /** Where the subscription pages are, under a page's address (its `url`, or `base` when served). */
 export const SUBSCRIPTION_PATHS = {
@@ -81,6 +82,13 @@ export async function subscribe(ctx: DomainContext, page: PublicPage, raw: { ema
         .execute();
       existing = await find();
       if (!existing) return;
+      await recordAudit(ctx, trx, {
+        companyId: page.companyId,
+        action: 'email_subscriber.sign_up',
+        targetType: 'email_subscriber',
+        targetId: existing.id,
+        changes: created({ status_page_id: page.id, state: 'pending', services: services === null ? null : JSON.parse(services) }),
+      });
     } else if (existing.state === 'pending') {
       await trx.updateTable('email_subscribers').set({ services }).where('id', '=', existing.id).execute();
     }
@@ -126,14 +134,22 @@ export async function confirmSubscription(ctx: DomainContext, page: PublicPage, 
   if (found.state !== 'found') return found;
   if (found.pending) {
     const now = ctx.clock.now().getTime();
-    await ctx.write((trx) =>
-      trx
+    await ctx.write(async (trx) => {
+      const result = await trx
         .updateTable('email_subscribers')
         .set({ state: 'confirmed', confirmed_at: now })
         .where('id', '=', found.id)
         .where('state', '=', 'pending')
-        .execute(),
-    );
+        .executeTakeFirst();
+      if (Number(result.numUpdatedRows) === 0) return;
+      await recordAudit(ctx, trx, {
+        companyId: page.companyId,
+        action: 'email_subscriber.confirm',
+        targetType: 'email_subscriber',
+        targetId: found.id,
+        changes: { state: { from: 'pending', to: 'confirmed' } },
+      });
+    });
   }
   return { state: 'done', email: found.email };
 }
@@ -153,7 +169,15 @@ export async function unsubscribe(ctx: DomainContext, page: PublicPage, token: s
   if (found.state !== 'found') return found;
   await ctx.write(async (trx) => {
     await trx.deleteFrom('outbox').where('stream', '=', emailStream(found.id)).where('state', '=', 'pending').execute();
-    await trx.deleteFrom('email_subscribers').where('id', '=', found.id).execute();
+    const result = await trx.deleteFrom('email_subscribers').where('id', '=', found.id).executeTakeFirst();
+    if (Number(result.numDeletedRows) === 0) return;
+    await recordAudit(ctx, trx, {
+      companyId: page.companyId,
+      action: 'email_subscriber.unsubscribe',
+      targetType: 'email_subscriber',
+      targetId: found.id,
+      changes: removed({ status_page_id: page.id, state: found.pending ? 'pending' : 'confirmed' }),
+    });
   });
   return { state: 'done', email: found.email };
 }

@@ -10,6 +10,7 @@ import type { Service } from '../services/service.js';
 import { assertMayReadIncidentsOf, findVisibleService } from '../services/service-access.js';
 import { parseInput } from '../validation.js';
 import { userReportInput } from './user-report-input.js';
+import { created, recordAudit } from '../audit/audit-trail.js';
 
 /** When user reports open an incident on a service, and when that incident resolves. */
 export interface UserReportSettings {
@@ -72,6 +73,15 @@ export async function reportProblem(ctx: DomainContext, company: Company, urlnam
         .values({ service_id: service.id, reporter, component: input.component || null, description: input.description ?? '', created_at: now })
         .returning(['id', 'created_at'])
         .executeTakeFirstOrThrow());
+    if (!earlier) {
+      await recordAudit(ctx, trx, {
+        companyId: company.id,
+        action: 'user_report.create',
+        targetType: 'user_report',
+        targetId: report.id,
+        changes: created({ service: service.urlname, component: input.component || null, description: input.description ?? '' }),
+      });
+    }
     const tally = await tallySince(trx, service.id, since);
     await reflect(ctx, trx, service, { now, since, ended, tally });
     return { id: report.id, service, createdAt: new Date(report.created_at), reporters: tally.reporters, minutes: minutesBetween(since, now) };
@@ -227,6 +237,13 @@ async function reflect(
 async function resolve(ctx: DomainContext, trx: Kysely<Database>, id: number, description: string, now: number): Promise<void> {
   await trx.updateTable('incidents').set({ resolved: 1, resolved_at: now, updated_at: now, description }).where('id', '=', id).execute();
   await trx.insertInto('incident_updates').values({ incident_id: id, stage: 'resolved', description, created_at: now }).execute();
+  await recordAudit(ctx, trx, {
+    companyId: null,
+    action: 'incident.resolve',
+    targetType: 'incident',
+    targetId: id,
+    changes: { resolved: { from: false, to: true }, update: { to: { stage: 'resolved', description } } },
+  });
   await announce(ctx, trx, id, 'resolved', now);
 }
 

@@ -5,8 +5,11 @@ import { isDatabaseUnavailable } from '../../db/database.js';
 import { DomainError } from '../../domain/errors.js';
 import { readEpoch } from '../../domain/read-epoch.js';
 import { pageHosts } from '../../domain/status-pages/page-directory.js';
+import type { ClientAddress } from '../client-address.js';
 import { HttpProblem } from '../http-errors.js';
 import { compilePath } from '../path-pattern.js';
+import { readBody } from '../read-body.js';
+import type { RequestTrace } from '../request-trace.js';
 import type { PublicReply, PublicRequest, PublicRoute } from './public-route.js';
 import { errorReply } from './replies.js';
 import { STYLESHEET } from './render/stylesheet.js';
@@ -36,23 +39,7 @@ interface Rendered {
 const etagOf = (body: Buffer): string => `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
 
 function readForm(req: IncomingMessage): Promise<Buffer> {
-  if (req.method !== 'POST') return Promise.resolve(Buffer.alloc(0));
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_FORM_BYTES) {
-        req.removeAllListeners('data');
-        req.pause();
-        reject(new HttpProblem('payload_too_large', `The form must not exceed ${MAX_FORM_BYTES} bytes`, { Connection: 'close' }));
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.on('end', () => resolve(Buffer.concat(chunks)));
-    req.on('error', reject);
-  });
+  return req.method === 'POST' ? readBody(req, MAX_FORM_BYTES, 'The form') : Promise.resolve(Buffer.alloc(0));
 }
 
 /**
@@ -62,7 +49,7 @@ function readForm(req: IncomingMessage): Promise<Buffer> {
  * the client has it). Returns false for paths it does not know, so that the
  * caller goes on with its own.
  */
-export function createPublicRouter(ctx: DomainContext, routes: readonly PublicRoute[]) {
+export function createPublicRouter(ctx: DomainContext, routes: readonly PublicRoute[], clientAddress: ClientAddress) {
   const compiled = routes.map((route) => ({ route, ...compilePath(route.path) }));
   const rendered = new Map<string, Rendered>();
   const stylesheet = prepare(
@@ -121,8 +108,15 @@ export function createPublicRouter(ctx: DomainContext, routes: readonly PublicRo
     res.end(req.method === 'HEAD' ? undefined : entry.body);
   }
 
-  return async function handle(req: IncomingMessage, res: ServerResponse, rawPath: string, query: URLSearchParams): Promise<boolean> {
+  return async function handle(
+    req: IncomingMessage,
+    res: ServerResponse,
+    rawPath: string,
+    query: URLSearchParams,
+    trace?: RequestTrace,
+  ): Promise<boolean> {
     if (rawPath.startsWith('/assets/statusbot.css')) {
+      if (trace) trace.route = '/assets/statusbot.css';
       send(req, res, stylesheet);
       return true;
     }
@@ -132,6 +126,7 @@ export function createPublicRouter(ctx: DomainContext, routes: readonly PublicRo
     if (candidates.length === 0) return false;
     const method = req.method === 'HEAD' ? 'GET' : req.method;
     const hit = candidates.find((c) => c.route.method === method);
+    if (trace) trace.route = (hit ?? candidates[0]!).route.path;
     try {
       if (!hit) {
         const allow = [...new Set(candidates.map((c) => c.route.method))].join(', ');
@@ -140,13 +135,14 @@ export function createPublicRouter(ctx: DomainContext, routes: readonly PublicRo
       }
       const slug = hit.params.slug;
       const request = async (): Promise<PublicRequest> => ({
-        ctx,
+        // Changes made from a public page (sign-ups, confirmations) are the page's visitors'.
+        ctx: ctx.actingAs({ actor: 'page', requestId: trace?.id ?? null }),
         method: req.method as PublicRequest['method'],
         params: hit.params,
         query,
         headers: req.headers,
         body: await readForm(req),
-        clientAddress: req.socket.remoteAddress ?? 'unknown',
+        clientAddress: clientAddress(req),
         base: base ?? (slug !== undefined ? `/status/${encodeURIComponent(slug)}` : ''),
       });
       if (!hit.route.cacheable) {

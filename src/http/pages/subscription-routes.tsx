@@ -14,11 +14,12 @@ import { errorReply } from './replies.js';
 /** Sign-ups per client address and minute: each may send a mail, so a script must not turn a page into a mail cannon. */
 export const SUBSCRIBE_PER_MINUTE = 10;
 
-// One limiter per server (its context), not per process: test servers and their clocks stay apart.
-const limiters = new WeakMap<DomainContext, RateLimiter>();
+// One limiter per server (its context's memo, which every request's context shares), not per process:
+// test servers and their clocks stay apart.
+const limiters = new WeakMap<DomainContext['memo'], RateLimiter>();
 const limiterOf = (ctx: DomainContext): RateLimiter => {
-  let limiter = limiters.get(ctx);
-  if (!limiter) limiters.set(ctx, (limiter = createRateLimiter(SUBSCRIBE_PER_MINUTE)));
+  let limiter = limiters.get(ctx.memo);
+  if (!limiter) limiters.set(ctx.memo, (limiter = createRateLimiter(SUBSCRIBE_PER_MINUTE)));
   return limiter;
 };
 

@@ -1,0 +1,41 @@
+import type { IncomingMessage } from 'node:http';
+import { HttpProblem } from './http-errors.js';
+
+/** The client went away before its body arrived: nobody is left to answer, and nothing failed on our side. */
+export class ClientAbortedError extends Error {
+  constructor() {
+    super('the client closed the connection before its request body arrived');
+    this.name = 'ClientAbortedError';
+  }
+}
+
+const EMPTY = Buffer.alloc(0);
+
+/** The request body, up to `maxBytes` (413 beyond, also when the length announced is larger). */
+export function readBody(req: IncomingMessage, maxBytes: number, what = 'The body'): Promise<Buffer> {
+  const length = req.headers['content-length'];
+  // Without a length or chunked encoding there is no body (RFC 9112 §6.3); do not wait for one.
+  if (length === undefined && req.headers['transfer-encoding'] === undefined) return Promise.resolve(EMPTY);
+  const tooLarge = () => new HttpProblem('payload_too_large', `${what} must not exceed ${maxBytes} bytes`, { Connection: 'close' });
+  if (Number(length ?? 0) > maxBytes) return Promise.reject(tooLarge());
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > maxBytes) {
+        req.removeAllListeners('data');
+        req.pause();
+        reject(tooLarge());
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
+    // A client that disconnects mid-body ends the stream with an `aborted` error, or only closes it.
+    req.on('error', (error) => reject(req.complete ? error : new ClientAbortedError()));
+    req.on('close', () => {
+      if (!req.complete) reject(new ClientAbortedError());
+    });
+  });
+}

@@ -1,0 +1,85 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { performance } from 'node:perf_hooks';
+import type { Logger } from '../core/logger.js';
+
+/** What is known of a request while it is answered; the parts that answer it fill in the route and the company. */
+export interface RequestTrace {
+  /** From the client's `X-Request-Id` when it is a sensible one, else made here; echoed in the answer. */
+  readonly id: string;
+  readonly method: string;
+  /** Without the query, which may hold tokens. */
+  readonly path: string;
+  readonly startedAt: number;
+  /** The route pattern matched (`/api/v2/incidents/:id`), so that ids do not spread one route over many series. */
+  route: string;
+  companyId: number | null;
+}
+
+/** One line and one observation per request, once its answer is sent or the client left. */
+export interface FinishedRequest {
+  id: string;
+  method: string;
+  route: string;
+  path: string;
+  /** 499 when the client closed the connection before the answer was complete. */
+  status: number;
+  durationMs: number;
+  companyId: number | null;
+  aborted: boolean;
+}
+
+/** Routes nobody matched share one name. */
+export const UNMATCHED_ROUTE = '(unmatched)';
+
+const SENSIBLE_ID = /^[A-Za-z0-9._:@/+=-]{1,128}$/;
+/** The method as a label: anything else a client invents is one value. */
+const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+
+export function startTrace(req: IncomingMessage, res: ServerResponse): RequestTrace {
+  const given = req.headers['x-request-id'];
+  const id = typeof given === 'string' && SENSIBLE_ID.test(given) ? given : randomUUID();
+  res.setHeader('X-Request-Id', id);
+  const target = req.url ?? '/';
+  const q = target.indexOf('?');
+  return {
+    id,
+    method: METHODS.has(req.method ?? '') ? req.method! : 'OTHER',
+    path: q === -1 ? target : target.slice(0, q),
+    startedAt: performance.now(),
+    route: UNMATCHED_ROUTE,
+    companyId: null,
+  };
+}
+
+/** Logs the request once it is over (at debug when the client left early) and hands it to `observe`. */
+export function finishTrace(
+  trace: RequestTrace,
+  res: ServerResponse,
+  logger: Logger,
+  observe?: (finished: FinishedRequest) => void,
+): void {
+  const aborted = !res.writableFinished;
+  const finished: FinishedRequest = {
+    id: trace.id,
+    method: trace.method,
+    route: trace.route,
+    path: trace.path,
+    status: aborted ? 499 : res.statusCode,
+    durationMs: Math.round((performance.now() - trace.startedAt) * 1000) / 1000,
+    companyId: trace.companyId,
+    aborted,
+  };
+  const fields = {
+    reqId: finished.id,
+    method: finished.method,
+    route: finished.route,
+    path: finished.path,
+    status: finished.status,
+    durationMs: finished.durationMs,
+    companyId: finished.companyId,
+  };
+  if (aborted) logger.debug('request aborted by the client', fields);
+  else logger.info('request', fields);
+  observe?.(finished);
+}

@@ -1,0 +1,122 @@
+import type { ExpressionBuilder } from 'kysely';
+import { sql } from 'kysely';
+import { Gauge } from 'prom-client';
+import type { Registry } from 'prom-client';
+import type { Logger } from '../core/logger.js';
+import type { Db } from '../db/database.js';
+import type { Database } from '../db/schema.js';
+import { CHAT_PLATFORMS } from '../domain/chat/chat.js';
+import { EMAIL_STREAM_PREFIX } from '../domain/notifications/email-notifications.js';
+import { watched } from '../domain/vendors/vendor-feeds.js';
+
+export interface DatabaseGaugesOptions {
+  registry: Registry;
+  db: Db;
+  now: () => Date;
+  logger: Logger;
+}
+
+/**
+ * Destinations by the start of their streams' names. Webhook streams are
+ * named after their subscriber (`subscriber:{id}`); the kind says `webhook`,
+ * as the publisher does in statusbot_deliveries_total.
+ */
+const DESTINATIONS = [
+  { kind: 'webhook', prefix: 'subscriber:' },
+  { kind: 'email', prefix: EMAIL_STREAM_PREFIX },
+  ...CHAT_PLATFORMS.map((platform) => ({ kind: platform, prefix: `${platform}:` })),
+] as const;
+const OTHER_KIND = 'other';
+
+function kindOf(eb: ExpressionBuilder<Database, 'outbox'>) {
+  const [first, ...rest] = DESTINATIONS;
+  let kind = eb.case().when('stream', 'like', `${first.prefix}%`).then(sql.lit<string>(first.kind));
+  for (const d of rest) kind = kind.when('stream', 'like', `${d.prefix}%`).then(sql.lit<string>(d.kind));
+  return kind.else(sql.lit<string>(OTHER_KIND)).end();
+}
+
+/**
+ * Gauges read from the database at scrape time, so that every replica
+ * reports what the database holds, not what it happens to have seen. A
+ * failed read leaves the gauge empty for that scrape rather than failing the
+ * whole scrape (the process metrics are still worth having).
+ */
+export function registerDatabaseGauges(options: DatabaseGaugesOptions): void {
+  const { registry, db, now, logger } = options;
+
+  function gauge<L extends string>(name: string, help: string, labelNames: readonly L[], read: (g: Gauge<L>) => Promise<void>): Gauge<L> {
+    return new Gauge<L>({
+      name,
+      help,
+      labelNames,
+      registers: [registry],
+      async collect() {
+        this.reset();
+        try {
+          await read(this);
+        } catch (error) {
+          logger.warn(`metric ${name} could not be read from the database`, { reason: error instanceof Error ? error.message : String(error) });
+        }
+      },
+    });
+  }
+
+  // Both outbox gauges come from one query per scrape: the first collect starts it, the second shares it.
+  let outboxRead: Promise<Map<string, { pending: number; oldest: number }>> | null = null;
+  const outbox = () =>
+    (outboxRead ??= readOutbox().finally(() => {
+      outboxRead = null;
+    }));
+  async function readOutbox() {
+    const rows = await db
+      .selectFrom((eb) => eb.selectFrom('outbox').select((o) => [kindOf(o).as('kind'), 'created_at']).where('state', '=', 'pending').as('p'))
+      .select((eb) => ['p.kind', eb.fn.countAll<number>().as('pending'), eb.fn.min('p.created_at').as('oldest')])
+      .groupBy('p.kind')
+      .execute();
+    const byKind = new Map<string, { pending: number; oldest: number }>(DESTINATIONS.map((d) => [d.kind, { pending: 0, oldest: Number.NaN }]));
+    for (const r of rows) byKind.set(r.kind, { pending: Number(r.pending), oldest: Number(r.oldest) });
+    return byKind;
+  }
+
+  gauge('statusbot_outbox_pending', 'Outbox rows waiting for delivery, by destination kind.', ['kind'], async (g) => {
+    for (const [kind, { pending }] of await outbox()) g.set({ kind }, pending);
+  });
+  gauge(
+    'statusbot_outbox_oldest_pending_age_seconds',
+    'Age of the oldest outbox row waiting for delivery, by destination kind; 0 when none waits.',
+    ['kind'],
+    async (g) => {
+      const at = now().getTime();
+      for (const [kind, { pending, oldest }] of await outbox()) g.set({ kind }, pending > 0 ? Math.max(0, (at - oldest) / 1000) : 0);
+    },
+  );
+
+  gauge('statusbot_monitors_down', 'Custom monitors whose status is down.', [], async (g) => {
+    const row = await db
+      .selectFrom('custom_monitors')
+      .select((eb) => eb.fn.countAll<number>().as('down'))
+      .where('status', '=', 'down')
+      .executeTakeFirstOrThrow();
+    g.set(Number(row.down));
+  });
+
+  gauge(
+    'statusbot_feed_staleness_seconds',
+    "Seconds since each watched vendor feed was last read successfully; +Inf when it never was.",
+    ['feed'],
+    async (g) => {
+      const at = now().getTime();
+      const rows = await db
+        .selectFrom('vendor_feeds')
+        .innerJoin('services', 'services.id', 'vendor_feeds.service_id')
+        .select(['services.urlname', 'vendor_feeds.last_checked_at'])
+        .where('services.feed_kind', 'is not', null)
+        .where('services.feed_url', 'is not', null)
+        .where(watched)
+        .execute();
+      for (const r of rows) {
+        g.set({ feed: r.urlname }, r.last_checked_at === null ? Number.POSITIVE_INFINITY : Math.max(0, (at - Number(r.last_checked_at)) / 1000));
+      }
+    },
+  );
+}
