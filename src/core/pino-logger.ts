@@ -1,6 +1,8 @@
 import { pino } from 'pino';
 import type { DestinationStream, Logger as Pino } from 'pino';
 import pretty from 'pino-pretty';
+import { createLineBuffer } from './line-buffer.js';
+import type { LineBuffer } from './line-buffer.js';
 import type { LogFields, Logger } from './logger.js';
 
 export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
@@ -27,9 +29,11 @@ function redactFields<T>(value: T, depth = 0): T {
     return (copy ?? value) as T;
   }
   let copy: Record<string, unknown> | null = null;
-  for (const [field, item] of Object.entries(value as Record<string, unknown>)) {
-    const clean = SECRET_FIELDS.has(field.toLowerCase()) ? REDACTED : redactFields(item, depth + 1);
-    if (clean !== item) (copy ??= { ...(value as Record<string, unknown>) })[field] = clean;
+  const record = value as Record<string, unknown>;
+  for (const field in record) {
+    const item = record[field];
+    const clean = SECRET_FIELDS.has(field.toLowerCase()) ? REDACTED : typeof item === 'object' ? redactFields(item, depth + 1) : item;
+    if (clean !== item) (copy ??= { ...record })[field] = clean;
   }
   return (copy ?? value) as T;
 }
@@ -47,7 +51,11 @@ const SECRET_TEXT: [RegExp, string][] = [
   [/(\/\/[^:/@\s]+:)[^@\s/]+@/g, '$1[redacted]@'],
 ];
 
+/** Cheap test first: most messages hold none of the shapes above. */
+const MAY_HOLD_SECRET = /sb_|bearer|bot\s|xox|\.[A-Za-z0-9_-]{6}\.|\/\/[^\s]*@/i;
+
 export function scrubSecrets(text: string): string {
+  if (!MAY_HOLD_SECRET.test(text)) return text;
   let out = text;
   for (const [pattern, replacement] of SECRET_TEXT) out = out.replace(pattern, replacement);
   return out;
@@ -66,20 +74,12 @@ function serializeError(error: unknown): unknown {
   };
 }
 
-/**
- * Lines are written in chunks of this size (a write per request line cost
- * about a fifth of a cached read); at most this much of the log is lost if
- * the process is killed. Flushed every half second and when the process exits.
- */
-const BUFFER_BYTES = 4096;
-const FLUSH_MS = 500;
-
 export interface LoggerOptions {
   /** LOG_LEVEL; `info` when not given. */
   level?: LogLevel;
-  /** Where records go (default: stdout, written asynchronously). */
+  /** Where records go (default: stdout, in batches: see line-buffer.ts). */
   destination?: DestinationStream;
-  /** A file to append records to instead, written asynchronously. */
+  /** A file to append records to instead, in batches. */
   file?: string;
   /** Human-readable lines instead of JSON (default: when stdout is a terminal). */
   pretty?: boolean;
@@ -100,16 +100,7 @@ export function createLogger(options: LoggerOptions = {}): Logger {
   const toStdout = options.destination === undefined && options.file === undefined;
   const readable = options.pretty ?? (toStdout && process.stdout.isTTY === true);
   const buffered =
-    options.destination === undefined && !readable
-      ? pino.destination({ dest: options.file ?? 1, sync: false, mkdir: options.file !== undefined, minLength: BUFFER_BYTES })
-      : null;
-  if (buffered) {
-    // A quiet server's lines (the start line, an error) are written within half a second all the same.
-    const timer = setInterval(() => {
-      if (!(buffered as unknown as { destroyed: boolean }).destroyed) buffered.flush(() => {});
-    }, FLUSH_MS);
-    timer.unref();
-  }
+    options.destination === undefined && !readable ? createLineBuffer(options.file === undefined ? { stdout: true } : { file: options.file }) : null;
   const destination =
     options.destination ??
     buffered ??
@@ -132,7 +123,35 @@ export function createLogger(options: LoggerOptions = {}): Logger {
     destination,
   );
   const logger = wrap(root);
-  return { ...logger, flush: () => root.flush() };
+  const info = buffered ? flatLines(root, buffered, logger.info) : logger.info;
+  return { ...logger, info, flush: () => buffered?.flush() };
+}
+
+const INFO = 30;
+
+/**
+ * `info` for a record whose fields are all flat values (a request's line, a
+ * job's): the same JSON line pino writes, built directly into the buffer.
+ * pino's general path cost about 6 µs a line in a busy server, a quarter of a
+ * cached API read; this costs under 1 µs. Anything else takes pino's path.
+ */
+function flatLines(root: Pino, out: LineBuffer, slow: Logger['info']): Logger['info'] {
+  return (message, fields) => {
+    if (!fields || !root.isLevelEnabled('info')) return slow(message, fields);
+    let line = `{"level":${INFO},"time":${Date.now()}`;
+    for (const field in fields) {
+      const value = fields[field];
+      let text: string;
+      if (SECRET_FIELDS.has(field.toLowerCase())) text = `"${REDACTED}"`;
+      else if (typeof value === 'string') text = JSON.stringify(value);
+      else if (typeof value === 'number') text = Number.isFinite(value) ? String(value) : 'null';
+      else if (typeof value === 'boolean' || value === null) text = String(value);
+      else if (value === undefined) continue;
+      else return slow(message, fields);
+      line += `,${JSON.stringify(field)}:${text}`;
+    }
+    out.write(`${line},"msg":${JSON.stringify(scrubSecrets(message))}}\n`);
+  };
 }
 
 function wrap(p: Pino): Logger {
