@@ -15,4 +15,6 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('changes', 'text', (c) => c.notNull())
     .execute();
   await db.schema.createIndex('audit_events_company').on('audit_events').columns(['company_id', 'id']).execute();
+  // A start finds the config last applied to each company by this, not by walking the company's whole trail.
+  await db.schema.createIndex('audit_events_company_action').on('audit_events').columns(['company_id', 'action', 'id']).execute();
 }
