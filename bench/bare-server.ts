@@ -40,6 +40,9 @@ process.on('message', (message: ParentMessage) => {
     reply({ type: 'body-set', bytes: body.length });
   } else if (message.type === 'rss') {
     reply({ type: 'rss', maxRssKb: process.resourceUsage().maxRSS, rssKb: Math.round(process.memoryUsage.rss() / 1024) });
+  } else if (message.type === 'cpu') {
+    const used = process.cpuUsage();
+    reply({ type: 'cpu', micros: used.user + used.system });
   } else if (message.type === 'stop') {
     server.close(() => process.exit(0));
     server.closeIdleConnections();

@@ -40,6 +40,9 @@ const server = await startServer({
 process.on('message', (message: ParentMessage) => {
   if (message.type === 'rss') {
     reply({ type: 'rss', maxRssKb: process.resourceUsage().maxRSS, rssKb: Math.round(process.memoryUsage.rss() / 1024) });
+  } else if (message.type === 'cpu') {
+    const used = process.cpuUsage();
+    reply({ type: 'cpu', micros: used.user + used.system });
   } else if (message.type === 'stop') {
     void server.close().then(() => {
       rmSync(logFile, { force: true });

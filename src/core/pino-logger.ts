@@ -136,19 +136,30 @@ const INFO = 30;
  * cached API read; this costs under 1 µs. Anything else takes pino's path.
  */
 function flatLines(root: Pino, out: LineBuffer, slow: Logger['info']): Logger['info'] {
+  // Each field name's `,"name":` once, or null for a secret field: a line looks at each name once, not at its lower case.
+  const keys = new Map<string, string | null>();
+  const keyOf = (field: string): string | null => {
+    let key = keys.get(field);
+    if (key === undefined) {
+      key = SECRET_FIELDS.has(field.toLowerCase()) ? null : `,${JSON.stringify(field)}:`;
+      if (keys.size < 1000) keys.set(field, key);
+    }
+    return key;
+  };
   return (message, fields) => {
     if (!fields || !root.isLevelEnabled('info')) return slow(message, fields);
     let line = `{"level":${INFO},"time":${Date.now()}`;
     for (const field in fields) {
       const value = fields[field];
-      let text: string;
-      if (SECRET_FIELDS.has(field.toLowerCase())) text = `"${REDACTED}"`;
-      else if (typeof value === 'string') text = JSON.stringify(value);
-      else if (typeof value === 'number') text = Number.isFinite(value) ? String(value) : 'null';
-      else if (typeof value === 'boolean' || value === null) text = String(value);
-      else if (value === undefined) continue;
-      else return slow(message, fields);
-      line += `,${JSON.stringify(field)}:${text}`;
+      const key = keyOf(field);
+      if (key === null) {
+        line += `,${JSON.stringify(field)}:"${REDACTED}"`;
+        continue;
+      }
+      if (typeof value === 'string') line += key + JSON.stringify(value);
+      else if (typeof value === 'number') line += key + (Number.isFinite(value) ? String(value) : 'null');
+      else if (typeof value === 'boolean' || value === null) line += key + String(value);
+      else if (value !== undefined) return slow(message, fields);
     }
     out.write(`${line},"msg":${JSON.stringify(scrubSecrets(message))}}\n`);
   };

@@ -1,10 +1,12 @@
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Logger } from '../core/logger.js';
 import type { Db } from '../db/database.js';
 import type { DeliveryResult } from '../delivery/outbox-worker.js';
 import type { FinishedRequest } from '../http/request-trace.js';
 import type { FeedFetchResult } from '../jobs/feed-poller.js';
 import { registerDatabaseGauges } from './database-gauges.js';
+import { SeriesHistogram } from './series-histogram.js';
+import type { HistogramSeries } from './series-histogram.js';
 
 export interface MetricsOptions {
   /** Read at scrape time for the outbox, monitor and feed gauges. */
@@ -24,8 +26,6 @@ export interface Metrics {
   writeBatch(size: number): void;
 }
 
-type Observer = ReturnType<Histogram<string>['labels']>;
-
 /**
  * A registry per server, never prom-client's global one: several servers run
  * in one test process, and each must report only its own work. The hooks are
@@ -37,7 +37,7 @@ export function createMetrics(options: MetricsOptions): Metrics {
   registerDatabaseGauges({ registry, db: options.db, now: options.now, logger: options.logger });
   const registers = [registry];
 
-  const requestDuration = new Histogram({
+  const requestDuration = new SeriesHistogram({
     name: 'statusbot_http_request_duration_seconds',
     help: 'HTTP requests by route pattern, method and status (499: the client left before the answer was complete).',
     labelNames: ['route', 'method', 'status'],
@@ -50,7 +50,7 @@ export function createMetrics(options: MetricsOptions): Metrics {
     labelNames: ['platform', 'result'],
     registers,
   });
-  const probeDuration = new Histogram({
+  const probeDuration = new SeriesHistogram({
     name: 'statusbot_probe_duration_seconds',
     help: 'Duration of monitor probes.',
     buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
@@ -64,14 +64,14 @@ export function createMetrics(options: MetricsOptions): Metrics {
     registers,
   });
   const jobRuns = new Counter({ name: 'statusbot_job_runs_total', help: 'Job runs by job and result (ok, failed).', labelNames: ['job', 'result'], registers });
-  const jobDuration = new Histogram({
+  const jobDuration = new SeriesHistogram({
     name: 'statusbot_job_duration_seconds',
     help: 'Duration of job runs, by job.',
     labelNames: ['job'],
     buckets: [0.005, 0.025, 0.1, 0.5, 1, 5, 15, 60, 300],
     registers,
   });
-  const writeBatches = new Histogram({
+  const writeBatches = new SeriesHistogram({
     name: 'statusbot_writer_batch_size',
     help: 'Units of writing committed together in one transaction (group commit).',
     buckets: [1, 2, 4, 8, 16, 32, 64],
@@ -82,8 +82,8 @@ export function createMetrics(options: MetricsOptions): Metrics {
   for (const result of ['ok', 'not_modified', 'failed'] satisfies FeedFetchResult[]) feedFetches.inc({ result }, 0);
 
   // Route, method and status are bounded sets (route patterns, not paths): each series' observer is kept, so that a request allocates no labels.
-  const observers = new Map<string, Map<string, Map<number, Observer>>>();
-  function requestObserver(route: string, method: string, status: number): Observer {
+  const observers = new Map<string, Map<string, Map<number, HistogramSeries>>>();
+  function requestSeries(route: string, method: string, status: number): HistogramSeries {
     let byMethod = observers.get(route);
     if (!byMethod) observers.set(route, (byMethod = new Map()));
     let byStatus = byMethod.get(method);
@@ -95,7 +95,7 @@ export function createMetrics(options: MetricsOptions): Metrics {
 
   return {
     registry,
-    requestFinished: (finished) => requestObserver(finished.route, finished.method, finished.status).observe(finished.durationMs / 1000),
+    requestFinished: (finished) => requestSeries(finished.route, finished.method, finished.status).observe(finished.durationMs / 1000),
     delivered: (platform, result) => deliveries.inc({ platform, result }),
     probed: (durationMs, up) => {
       probeDuration.observe(durationMs / 1000);
@@ -104,7 +104,7 @@ export function createMetrics(options: MetricsOptions): Metrics {
     feedFetched: (result) => feedFetches.inc({ result }),
     jobRan: (job, result, durationMs) => {
       jobRuns.inc({ job, result });
-      jobDuration.observe({ job }, durationMs / 1000);
+      jobDuration.labels(job).observe(durationMs / 1000);
     },
     writeBatch: (size) => writeBatches.observe(size),
   };
