@@ -31,7 +31,7 @@
  */
 import { fork } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -235,6 +235,8 @@ interface Run {
   rps: number;
   /** CPU time the measured servers spent per answered request, in µs (steadier than req/s on a shared machine). */
   cpuUs: number;
+  /** CPU time PostgreSQL's processes spent per answered request, in µs, when it runs on this machine. */
+  dbCpuUs: number;
   p50: number;
   p99: number;
   requests: number;
@@ -284,6 +286,7 @@ async function load(ports: readonly number[], e: Endpoint, seconds: number): Pro
   return {
     rps: results.reduce((n, r) => n + r['2xx'] / r.duration, 0),
     cpuUs: NaN,
+    dbCpuUs: NaN,
     p50: percentile(sorted, 50),
     p99: percentile(sorted, 99),
     requests: sum('2xx'),
@@ -297,7 +300,7 @@ async function load(ports: readonly number[], e: Endpoint, seconds: number): Pro
 function meanOf(runs: Run[]): Run {
   const mean = (k: keyof Run) => runs.reduce((n, r) => n + r[k], 0) / runs.length;
   const sum = (k: keyof Run) => runs.reduce((n, r) => n + r[k], 0);
-  return { rps: mean('rps'), cpuUs: mean('cpuUs'), p50: mean('p50'), p99: mean('p99'), requests: sum('requests'), non2xx: sum('non2xx'), errors: sum('errors'), timeouts: sum('timeouts') };
+  return { rps: mean('rps'), cpuUs: mean('cpuUs'), dbCpuUs: mean('dbCpuUs'), p50: mean('p50'), p99: mean('p99'), requests: sum('requests'), non2xx: sum('non2xx'), errors: sum('errors'), timeouts: sum('timeouts') };
 }
 
 /** CPU time the servers have used so far, in µs. */
@@ -306,14 +309,53 @@ async function cpuOf(servers: readonly Child[]): Promise<number> {
   return used.reduce((n, u) => n + u.micros, 0);
 }
 
-async function measure(servers: readonly Child[], e: Endpoint): Promise<Run> {
+/**
+ * CPU time all `postgres` processes of this machine have used so far, in µs
+ * (from /proc; null elsewhere): what the database spends on the requests,
+ * when it runs here. A backend whose connection closed is gone from /proc;
+ * its time is counted in its parent's (the postmaster's) time of children.
+ */
+function postgresCpu(): number | null {
+  try {
+    let ticks = 0;
+    for (const pid of readdirSync('/proc')) {
+      if (!/^\d+$/.test(pid)) continue;
+      let stat: string;
+      try {
+        stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      } catch {
+        continue; // gone meanwhile
+      }
+      const close = stat.lastIndexOf(')');
+      if (stat.slice(stat.indexOf('(') + 1, close) !== 'postgres') continue;
+      const fields = stat.slice(close + 2).split(' ');
+      ticks += Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]); // utime, stime, cutime, cstime
+    }
+    return (ticks / CLOCK_TICKS) * 1e6;
+  } catch {
+    return null;
+  }
+}
+/** Linux's USER_HZ, the unit of /proc's CPU times. */
+const CLOCK_TICKS = 100;
+
+async function measure(servers: readonly Child[], e: Endpoint, database?: 'postgres'): Promise<Run> {
   const ports = servers.map((s) => s.port);
   if (WARMUP_SECONDS > 0) await load(ports, e, WARMUP_SECONDS);
   const before = await cpuOf(servers);
+  const dbBefore = database ? postgresCpu() : null;
   const run = await load(ports, e, SECONDS);
   const answered = run.requests + run.non2xx;
-  const out = { ...run, cpuUs: answered > 0 ? ((await cpuOf(servers)) - before) / answered : NaN };
-  if (VERBOSE) console.error(`\n  ${servers.map((s) => s.name).join(', ')}: ${f(out.rps)} req/s, ${f(out.cpuUs, 1)} µs CPU a request`);
+  const dbAfter = dbBefore === null ? null : postgresCpu();
+  const out = {
+    ...run,
+    cpuUs: answered > 0 ? ((await cpuOf(servers)) - before) / answered : NaN,
+    dbCpuUs: dbBefore !== null && dbAfter !== null && answered > 0 ? (dbAfter - dbBefore) / answered : NaN,
+  };
+  if (VERBOSE) {
+    const db = Number.isFinite(out.dbCpuUs) ? `, PostgreSQL ${f(out.dbCpuUs, 1)} µs` : '';
+    console.error(`\n  ${servers.map((s) => s.name).join(', ')}: ${f(out.rps)} req/s, ${f(out.cpuUs, 1)} µs CPU a request${db}`);
+  }
   return out;
 }
 
@@ -469,6 +511,7 @@ async function main(): Promise<number> {
         replicas.push(await startChild(`statusbot ${engine.label} #${i + 1}`, 'server-entry.js', [engine.db, configPath], execArgv));
       }
       const incidentId = await seed(replicas[0]!.port);
+      const onPostgres = engine.db.startsWith('postgres') ? ('postgres' as const) : undefined;
       // With one replica, a twin with observing off, on a database of its own seeded alike.
       let quiet =
         engine.replicas === 1 && engine.twinDb
@@ -490,7 +533,7 @@ async function main(): Promise<number> {
         const real = await probe(replicas[0]!.port, e);
         if (real.status !== e.status) throw new Error(`${e.label} answered ${real.status}, not ${e.status}: ${real.text}`);
         process.stdout.write(`${engine.label}: ${e.label} (${real.bytes} B body): statusbot…`);
-        const sb = await measure(replicas, e);
+        const sb = await measure(replicas, e, onPostgres);
         const rss = await ask(replicas[0]!, { type: 'rss' }, 'rss');
         // On, off, off, on, in fresh processes each round: the machine's drift over the runs weighs on both alike, and so
         // does the speed a process keeps over its whole life, which differed by up to 40% between identical processes here.
@@ -504,12 +547,12 @@ async function main(): Promise<number> {
               await Promise.all([stopChild(replicas[0]!), stopChild(quiet)]);
               replicas[0] = await startChild(`statusbot ${engine.label} #1`, 'server-entry.js', [engine.db, configPath], execArgv);
               quiet = await startChild(`statusbot ${engine.label}, observing off`, 'server-entry.js', [engine.twinDb!, configPath], execArgv, { BENCH_OBSERVING: 'off' });
-              on.push(await measure(replicas, e));
+              on.push(await measure(replicas, e, onPostgres));
             }
             process.stdout.write(' observing off…');
-            off.push(await measure([quiet], e), await measure([quiet], e));
+            off.push(await measure([quiet], e, onPostgres), await measure([quiet], e, onPostgres));
             process.stdout.write(' on again…');
-            on.push(await measure(replicas, e));
+            on.push(await measure(replicas, e, onPostgres));
           }
           observing = { on: meanOf(on), off: meanOf(off), rounds: OBSERVING_ROUNDS };
         }
@@ -579,7 +622,7 @@ async function main(): Promise<number> {
     console.log(
       '\n' +
         table([
-          ['engine', 'endpoint', 'bytes', 'req/s', 'p50 ms', 'p99 ms', 'cpu µs/req', 'bare req/s', 'bare p50', 'bare p99', 'bare cpu µs', 'ratio', 'peak RSS MB'],
+          ['engine', 'endpoint', 'bytes', 'req/s', 'p50 ms', 'p99 ms', 'cpu µs/req', 'PG cpu µs/req', 'bare req/s', 'bare p50', 'bare p99', 'bare cpu µs', 'ratio', 'peak RSS MB'],
           ...results.map((r) => [
             r.engine,
             r.endpoint,
@@ -588,6 +631,7 @@ async function main(): Promise<number> {
             f(r.statusbot.p50, 2),
             f(r.statusbot.p99, 2),
             f(r.statusbot.cpuUs, 1),
+            f(r.statusbot.dbCpuUs, 1),
             f(r.bare.rps),
             f(r.bare.p50, 2),
             f(r.bare.p99, 2),

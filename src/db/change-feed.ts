@@ -5,6 +5,12 @@ import pg from 'pg';
 export const CHANGES_CHANNEL = 'statusbot_changes';
 /** The channel replicas say on which changes they have seen: `<replica> <xid> <xid> …`. */
 export const SEEN_CHANNEL = 'statusbot_seen';
+/**
+ * Prefix of the notification a commit that changed API keys or companies
+ * sends too (`k<xid>`, before its plain one): what authenticated keys are
+ * remembered under (see `keysMarker`) moves only then, not at every commit.
+ */
+export const KEYS_CHANGED_PREFIX = 'k';
 /** How a replica's listening connection names itself, so writers can tell which replicas must see a change. */
 export const LISTENER_NAME_PREFIX = 'statusbot-changes ';
 
@@ -35,6 +41,7 @@ interface Waiter {
 export class ChangeFeed {
   readonly replica = randomUUID();
   #generation = 0;
+  #keysGeneration = 0;
   #uncached = 0;
   #client: pg.Client | null = null;
   #listening = false;
@@ -43,6 +50,7 @@ export class ChangeFeed {
   #reconnect: NodeJS.Timeout | null = null;
   #unsaid = new Set<string>();
   #saying = false;
+  #sayScheduled = false;
   readonly #waiters = new Map<string, Waiter>();
   readonly #own = new Set<string>();
 
@@ -58,6 +66,21 @@ export class ChangeFeed {
   /** Changes whenever any replica may have committed since the last call that returned the same value. */
   marker(): string {
     return this.#listening ? `g${this.#generation}` : `u${++this.#uncached}`;
+  }
+
+  /**
+   * Changes whenever any replica may have committed a change to API keys or
+   * companies since the last call that returned the same value: what an
+   * authenticated key is remembered under. Other commits (an incident
+   * created) leave it alone, so a key is not looked up again at every write.
+   */
+  keysMarker(): string {
+    return this.#listening ? `k${this.#keysGeneration}` : `u${++this.#uncached}`;
+  }
+
+  /** This process committed a change to API keys or companies: its own next request must look its key up again. */
+  keysChanged(): void {
+    this.#keysGeneration++;
   }
 
   /** This process committed `xid`: its own next read must not use what was cached before (its notification, when it comes, moves nothing more). */
@@ -126,6 +149,7 @@ export class ChangeFeed {
       if (this.#closed || this.#client !== client) return;
       this.#attempt = 0;
       this.#generation++;
+      this.#keysGeneration++;
       this.#listening = true;
     } catch {
       this.#lost(client);
@@ -145,10 +169,12 @@ export class ChangeFeed {
 
   #heard(channel: string, payload: string): void {
     if (channel === CHANGES_CHANNEL) {
+      // Sent before the commit's plain notification, so heard before this replica says it saw the commit.
+      if (payload.startsWith(KEYS_CHANGED_PREFIX)) return void this.#keysGeneration++;
       if (this.#own.delete(payload)) return;
       this.#generation++;
       this.#unsaid.add(payload);
-      this.#say();
+      this.#sayLater();
       return;
     }
     if (channel !== SEEN_CHANNEL || this.#waiters.size === 0) return;
@@ -158,6 +184,19 @@ export class ChangeFeed {
       const waiter = this.#waiters.get(xid);
       if (waiter?.pending.delete(replica) && waiter.pending.size === 0) waiter.done();
     }
+  }
+
+  /**
+   * Says what was seen once the notifications that arrived together are all
+   * heard (a commit's `k` one among them), in one notification for all.
+   */
+  #sayLater(): void {
+    if (this.#sayScheduled) return;
+    this.#sayScheduled = true;
+    setImmediate(() => {
+      this.#sayScheduled = false;
+      this.#say();
+    });
   }
 
   /** Says which changes this replica saw: one notification at a time, carrying all heard meanwhile. */

@@ -4,7 +4,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { CompiledQuery, Kysely, PostgresAdapter, PostgresDialect, SqliteDialect, SqliteDriver, sql } from 'kysely';
 import pg from 'pg';
 import type { DatabaseConnection, Driver, SqliteDatabase, SqliteStatement } from 'kysely';
-import { CHANGES_CHANNEL, ChangeFeed } from './change-feed.js';
+import { CHANGES_CHANNEL, ChangeFeed, KEYS_CHANGED_PREFIX } from './change-feed.js';
 import type { Database } from './schema.js';
 
 export type Db = Kysely<Database>;
@@ -85,6 +85,19 @@ export function changeMarker(db: Db): string | Promise<string> {
 }
 
 /**
+ * A value that changes whenever API keys or companies may have changed: what
+ * authenticated keys are remembered under. PostgreSQL: moved only by such
+ * commits, of any replica (see ChangeFeed.keysMarker), so that writes under
+ * load do not make every request look its key up again. SQLite: as
+ * `changeMarker` (a lookup there costs little, and a commit of another
+ * process, `statusbot key revoke`, says nothing of what it changed).
+ */
+export function keysMarker(db: Db): string | Promise<string> {
+  const feed = feeds.get(db);
+  return feed ? feed.keysMarker() : changeMarker(db);
+}
+
+/**
  * After rows were written with ids the config gives: the next generated id
  * comes after them. SQLite's autoincrement sees given ids by itself;
  * PostgreSQL's identity sequence does not, and is moved on here.
@@ -103,6 +116,10 @@ export const engineOf = (db: Kysely<unknown> | Db): 'postgres' | 'sqlite' => (db
 pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
 
 const TRIGGER = 'statusbot_note_change';
+/** Named to fire before TRIGGER (triggers on one event fire in the order of their names): its notification comes first. */
+const KEYS_TRIGGER = 'statusbot_keys_change';
+/** The tables whose rows an authenticated key is remembered with. */
+const KEY_TABLES = ['api_keys', 'companies'];
 
 /**
  * PostgreSQL's counterpart of SQLite's total_changes and data_version: every
@@ -122,6 +139,17 @@ export async function noteChangesOnPostgres(db: Db): Promise<void> {
         perform pg_notify(${sql.lit(CHANGES_CHANNEL)}, txid_current()::text);
         return null;
       end $$`.execute(trx);
+    await sql`
+      create or replace function ${sql.raw(KEYS_TRIGGER)}() returns trigger language plpgsql as $$
+      begin
+        perform pg_notify(${sql.lit(CHANGES_CHANNEL)}, ${sql.lit(KEYS_CHANGED_PREFIX)} || txid_current()::text);
+        return null;
+      end $$`.execute(trx);
+    for (const table of KEY_TABLES) {
+      await sql`drop trigger if exists ${sql.raw(KEYS_TRIGGER)} on ${sql.table(table)}`.execute(trx);
+      await sql`create trigger ${sql.raw(KEYS_TRIGGER)} after insert or update or delete or truncate on ${sql.table(table)}
+        for each statement execute function ${sql.raw(KEYS_TRIGGER)}()`.execute(trx);
+    }
     const { rows } = await sql<{ table_name: string; noted: boolean; counted: boolean }>`
       select t.table_name,
         exists (select 1 from information_schema.triggers g where g.event_object_table = t.table_name
@@ -241,14 +269,41 @@ function preparedNameOf(text: string): string | null {
   return name;
 }
 
+/** What a statement means for what authenticated keys are remembered under (see `keysMarker`). */
+type KeysEffect = 'none' | /** writes API keys or companies */ 'writes' | 'begin' | 'commit' | 'rollback';
+const keysEffects = new Map<string, KeysEffect>();
+const KEY_WRITE = new RegExp(`\\b(insert\\s+into|update|delete\\s+from|truncate(\\s+table)?)\\s+"?(${KEY_TABLES.join('|')})"?([\\s(;]|$)`, 'i');
+
+function keysEffectOf(text: string): KeysEffect {
+  let effect = keysEffects.get(text);
+  if (effect === undefined) {
+    if (/^\s*(begin|start\s+transaction)\b/i.test(text)) effect = 'begin';
+    else if (/^\s*(commit|end)\s*;?\s*$/i.test(text)) effect = 'commit';
+    else if (/^\s*rollback\s*;?\s*$/i.test(text)) effect = 'rollback';
+    else effect = KEY_WRITE.test(text) ? 'writes' : 'none';
+    if (keysEffects.size < PREPARED_LIMIT * 2) keysEffects.set(text, effect);
+  }
+  return effect;
+}
+
 /**
  * A pg client that runs kysely's parameterized statements as named, prepared
  * ones (see preparedNameOf). A connection that breaks while in use (a server
  * restart) fails its queries; the client's own `error` event then must not end
  * the process (the pool listens only to idle clients), and the pool drops the
  * client when it comes back.
+ *
+ * It also tells the change feed, once a commit is done, that it changed API
+ * keys or companies: this process's next request must look its key up again
+ * even before the commit's notification comes back to it (other replicas
+ * hear that notification before the writer answers).
  */
 class PreparingClient extends pg.Client {
+  /** Set by the pool's client class (see openPostgres). */
+  protected feed: ChangeFeed | null = null;
+  #inTransaction = false;
+  #keysWritten = false;
+
   constructor(config?: string | pg.ClientConfig) {
     super(config);
     this.on('error', () => undefined);
@@ -259,7 +314,38 @@ class PreparingClient extends pg.Client {
     const [text, values] = args;
     const name = typeof text === 'string' && Array.isArray(values) ? preparedNameOf(text) : null;
     const run = super.query as (...a: unknown[]) => never;
-    return name ? run.call(this, { name, text, values }) : run.apply(this, args);
+    const result = name ? run.call(this, { name, text, values }) : run.apply(this, args);
+    if (typeof text !== 'string' || !this.feed) return result;
+    switch (keysEffectOf(text)) {
+      case 'none':
+        return result;
+      case 'begin':
+        this.#inTransaction = true;
+        this.#keysWritten = false;
+        return result;
+      case 'rollback':
+        this.#inTransaction = false;
+        this.#keysWritten = false;
+        return result;
+      case 'writes':
+        if (this.#inTransaction) {
+          this.#keysWritten = true;
+          return result;
+        }
+        return this.#thenKeysChanged(result);
+      case 'commit': {
+        const written = this.#keysWritten;
+        this.#inTransaction = false;
+        this.#keysWritten = false;
+        return written ? this.#thenKeysChanged(result) : result;
+      }
+    }
+  }
+
+  /** Once the statement is done (or failed: it may have committed all the same), before its caller goes on. */
+  #thenKeysChanged(result: never): never {
+    const feed = this.feed!;
+    return (result as Promise<unknown>).finally(() => feed.keysChanged()) as never;
   }
 }
 
@@ -289,7 +375,10 @@ export const changeFeedOf = (db: Db): ChangeFeed | null => feeds.get(db) ?? null
 function openPostgres(url: string, poolSize: number): Db {
   // A request waits at most 5 s for a connection: while the server is down, requests fail fast with 503.
   const feed = new ChangeFeed(url);
-  const pool = new FeedClosingPool(feed, { connectionString: url, max: poolSize, connectionTimeoutMillis: 5_000, Client: PreparingClient });
+  const Client = class extends PreparingClient {
+    protected override feed = feed;
+  };
+  const pool = new FeedClosingPool(feed, { connectionString: url, max: poolSize, connectionTimeoutMillis: 5_000, Client });
   // An idle connection that breaks (a restart of the server) is replaced by the pool; it must not end the process.
   pool.on('error', () => undefined);
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });

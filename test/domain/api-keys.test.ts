@@ -42,6 +42,35 @@ describe('a revoked API key', () => {
     await expect(linkWorkspace(b.ctx, 'slack', 'T-NEW', key)).rejects.toMatchObject({ code: 'unauthorized' });
   });
 
+  it('is refused by the only server at once, before the news of its own revocation could come back to it', async () => {
+    const a = await server();
+    const { key, id } = await createApiKey(a.ctx, 'Acme', 'deploy');
+    for (let i = 0; i < 3; i++) {
+      const created = await a.api('POST', '/api/v2/incidents', { key, body: { service_id: 1001, title: `Slow logins ${i}`, description: 'x' } });
+      expect(created.status).toBe(201);
+    }
+    // No request in between: the revocation's commit and the next request follow each other at once.
+    const [, status] = await Promise.all([revokeApiKey(a.ctx, id), Promise.resolve()]).then(async () => [null, await statusWith(a, key)] as const);
+    expect(status).toBe(401);
+  });
+
+  it('is refused at once after writes that left keys alone, on the server that revoked it and on the other', async () => {
+    const a = await server();
+    const b = await server(a.dbPath);
+    const { key, id } = await createApiKey(a.ctx, 'Acme', 'deploy');
+    // Writes with the key on both servers: each remembers the key across commits that change no key.
+    for (const s of [a, b, a, b]) {
+      const created = await s.api('POST', '/api/v2/incidents', { key, body: { service_id: 1001, title: 'Slow logins', description: 'Looking.' } });
+      expect(created.status).toBe(201);
+    }
+    await revokeApiKey(b.ctx, id);
+    expect(await statusWith(b, key)).toBe(401);
+    expect(await statusWith(a, key)).toBe(401);
+    const refused = await a.api('POST', '/api/v2/incidents', { key, body: { service_id: 1001, title: 'Again', description: 'x' } });
+    expect(refused.status).toBe(401);
+    expect(await statusWith(a, ACME_KEY)).toBe(200);
+  });
+
   it('revoked from another process (a command on the same database) is refused by every server at once', async () => {
     const a = await server();
     const b = await server(a.dbPath);

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Kysely, Selectable } from 'kysely';
-import { changeMarker } from '../../db/database.js';
+import { keysMarker } from '../../db/database.js';
 import { prepared } from '../../db/prepared.js';
 import type { CompaniesTable, Database } from '../../db/schema.js';
 import type { DomainContext } from '../context.js';
@@ -52,13 +52,14 @@ export async function authenticate(ctx: DomainContext, key: string): Promise<Com
 
 /**
  * The company an API key acts for, and the key's id (who the key is, without the key).
- * A key found once is remembered while the database does not change: any commit
- * (a revocation among them, from any process) makes the next request ask again.
+ * A key found once is remembered while keys and companies do not change: such
+ * a commit (a revocation among them, from any process) makes the next request
+ * ask again.
  */
 export async function authenticateKey(ctx: DomainContext, key: string): Promise<{ company: Company; keyId: number }> {
   if (key.length === 0 || key.length > 512) throw unauthorized();
   // Taken before reading, so that a revocation committed meanwhile makes the entry stale at once.
-  const epoch = await changeMarker(ctx.db);
+  const epoch = await keysMarker(ctx.db);
   const memo = ctx.memo.apiKeys.get(key);
   if (memo && memo.epoch === epoch) {
     noteUse(ctx, memo.keyId);

@@ -1,0 +1,81 @@
+import { sql } from 'kysely';
+import type { Kysely } from 'kysely';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { changeMarker, changeFeedOf, keysMarker, openDatabase } from '../../src/db/database.js';
+import type { Db } from '../../src/db/database.js';
+import { migrateToLatest } from '../../src/db/migrate.js';
+import type { Database } from '../../src/db/schema.js';
+import { createWriter } from '../../src/db/writer.js';
+import { until } from '../helpers/chat.js';
+import { createTestDatabase, TEST_ENGINE } from '../helpers/test-database.js';
+import type { TestDatabase } from '../helpers/test-database.js';
+
+let database: TestDatabase | undefined;
+const opened: Db[] = [];
+afterEach(async () => {
+  for (const db of opened.splice(0)) await db.destroy();
+  await database?.drop();
+  database = undefined;
+});
+
+/** A process of its own on the test database (made, with a company, by the first). */
+async function process(): Promise<Db> {
+  const first = database === undefined;
+  database ??= await createTestDatabase();
+  const db = openDatabase({ path: database.path });
+  opened.push(db);
+  await migrateToLatest(db);
+  await until(() => changeFeedOf(db)?.listening ?? true);
+  if (first) await sql`insert into companies (id, name, plan, notify_on, created_at) values (1, 'Acme', 'business', '[]', 0)`.execute(db);
+  return db;
+}
+
+const twoProcessesOnOneDatabase = async (): Promise<[Db, Db]> => [await process(), await process()];
+
+const addKey = (id: number) => (db: Kysely<Database>) =>
+  sql`insert into api_keys (id, company_id, key_hash, label, created_at) values (${id}, 1, ${`hash-${id}`}, 'k', 0)`.execute(db);
+
+describe('what authenticated keys are remembered under', () => {
+  it('has moved once a commit that changed API keys is done, in the process that made it and in every other', async () => {
+    const a = await process();
+    const alone = await keysMarker(a);
+    // PostgreSQL: moved by the commit itself, not only by its notification, which may come back after the writer answered.
+    const told = TEST_ENGINE === 'postgres' ? vi.spyOn(changeFeedOf(a)!, 'keysChanged') : null;
+    await createWriter(a).run(async (trx) => void (await addKey(1)(trx)));
+    expect(told?.mock.calls.length ?? 1).toBe(1);
+    expect(await keysMarker(a)).not.toBe(alone);
+    await createWriter(a).run(async (trx) => void (await sql`insert into chat_admins (company_id, platform, user_id) values (1, 'slack', 'U9')`.execute(trx)));
+    await sql`update api_keys set label = 'deploy' where id = 1`.execute(a);
+    expect(told?.mock.calls.length ?? 2).toBe(2);
+
+    const b = await process();
+    const before = [await keysMarker(a), await keysMarker(b)];
+    await createWriter(a).run(async (trx) => void (await addKey(2)(trx)));
+    expect(await keysMarker(a)).not.toBe(before[0]);
+    await until(async () => (await keysMarker(b)) !== before[1]);
+
+    const marked = await keysMarker(b);
+    await sql`update companies set plan = 'free' where id = 1`.execute(a);
+    await until(async () => (await keysMarker(b)) !== marked);
+  });
+
+  it.skipIf(TEST_ENGINE !== 'postgres')('stays put on PostgreSQL through commits that leave keys and companies alone, from any process', async () => {
+    const [a, b] = await twoProcessesOnOneDatabase();
+    const admin = (user: string) => (db: Kysely<Database>) =>
+      sql`insert into chat_admins (company_id, platform, user_id) values (1, 'slack', ${user})`.execute(db);
+    // Once b has heard a commit made after the company's, it has heard the company's too (notifications come in order).
+    const heard = await changeMarker(b);
+    await admin('U0')(a);
+    await until(async () => (await changeMarker(b)) !== heard);
+    const keys = [await keysMarker(a), await keysMarker(b)];
+
+    const changes = [await changeMarker(a), await changeMarker(b)];
+    await createWriter(a).run(async (trx) => void (await admin('U1')(trx)));
+    await createWriter(b).run(async (trx) => void (await admin('U2')(trx)));
+    await admin('U3')(a);
+    // Every process has heard of the commits (their read caches moved on), and yet keys are still remembered.
+    await until(async () => (await changeMarker(a)) !== changes[0] && (await changeMarker(b)) !== changes[1]);
+    await until(async () => (await sql<{ n: number }>`select count(*)::int as n from chat_admins`.execute(b)).rows[0]!.n === 4);
+    expect([await keysMarker(a), await keysMarker(b)]).toEqual(keys);
+  });
+});
