@@ -142,8 +142,8 @@ export class ChangeFeed {
     client.on('notification', (n) => this.#heard(n.channel, n.payload ?? ''));
     try {
       await client.connect();
-      await client.query(`listen ${CHANGES_CHANNEL}`);
-      await client.query(`listen ${SEEN_CHANNEL}`);
+      // What this connection says (that it saw a change) need not be on disk before it is heard: no commit here waits for a disk sync.
+      await client.query(`listen ${CHANGES_CHANNEL}; listen ${SEEN_CHANNEL}; set synchronous_commit = off`);
       // Named only once listening: a writer that sees the name waits for this replica's word, which now comes.
       await client.query('select set_config($1, $2, false)', ['application_name', LISTENER_NAME_PREFIX + this.replica]);
       if (this.#closed || this.#client !== client) return;
