@@ -122,9 +122,16 @@ const KEYS_TRIGGER = 'statusbot_keys_change';
 const KEY_TABLES = ['api_keys', 'companies'];
 
 /**
+ * Tables no read shows (nothing a replica caches comes from them): writing
+ * them moves no replica's caches. A unit that writes only these says so with
+ * `changesNothingCached`, so that its writer does not wait for replicas that
+ * will never hear of it.
+ */
+const UNNOTED_TABLES = ['meta', 'job_leases', 'seen_chat_requests', 'kysely_migration', 'kysely_migration_lock'];
+
+/**
  * PostgreSQL's counterpart of SQLite's total_changes and data_version: every
- * statement that writes a table (but `meta` and the job leases, which no read
- * shows) notifies CHANGES_CHANNEL with its transaction's id, delivered to
+ * statement that writes a table (but those of UNNOTED_TABLES) notifies CHANGES_CHANNEL with its transaction's id, delivered to
  * every replica's ChangeFeed when the transaction commits (several
  * notifications of one transaction are delivered as one). Applied at every
  * start, after the migrations, for every table they created.
@@ -145,8 +152,11 @@ export async function noteChangesOnPostgres(db: Db): Promise<void> {
         perform pg_notify(${sql.lit(CHANGES_CHANNEL)}, ${sql.lit(KEYS_CHANGED_PREFIX)} || txid_current()::text);
         return null;
       end $$`.execute(trx);
-    for (const table of KEY_TABLES) {
-      await sql`drop trigger if exists ${sql.raw(KEYS_TRIGGER)} on ${sql.table(table)}`.execute(trx);
+    // Only where missing: a trigger made anew would take its table's lock while other replicas serve.
+    const { rows: keyed } = await sql<{ table: string }>`
+      select c.relname as "table" from pg_trigger t join pg_class c on c.oid = t.tgrelid
+      where t.tgname = ${KEYS_TRIGGER} and c.relnamespace = to_regnamespace(current_schema())`.execute(trx);
+    for (const table of KEY_TABLES.filter((t) => !keyed.some((k) => k.table === t))) {
       await sql`create trigger ${sql.raw(KEYS_TRIGGER)} after insert or update or delete or truncate on ${sql.table(table)}
         for each statement execute function ${sql.raw(KEYS_TRIGGER)}()`.execute(trx);
     }
@@ -157,12 +167,13 @@ export async function noteChangesOnPostgres(db: Db): Promise<void> {
         exists (select 1 from information_schema.triggers g where g.event_object_table = t.table_name
                 and g.event_object_schema = t.table_schema and g.trigger_name = 'statusbot_count_change') as counted
       from information_schema.tables t
-      where t.table_schema = current_schema() and t.table_type = 'BASE TABLE'
-        and t.table_name not in ('meta', 'job_leases', 'kysely_migration', 'kysely_migration_lock')`.execute(trx);
+      where t.table_schema = current_schema() and t.table_type = 'BASE TABLE'`.execute(trx);
     for (const { table_name: table, noted, counted } of rows) {
       // Databases made before replicas listened kept a counter row instead.
       if (counted) await sql`drop trigger statusbot_count_change on ${sql.table(table)}`.execute(trx);
-      if (noted) continue;
+      const wanted = !UNNOTED_TABLES.includes(table);
+      if (noted && !wanted) await sql`drop trigger ${sql.raw(TRIGGER)} on ${sql.table(table)}`.execute(trx);
+      if (noted || !wanted) continue;
       await sql`create trigger ${sql.raw(TRIGGER)} after insert or update or delete or truncate on ${sql.table(table)}
         for each statement execute function ${sql.raw(TRIGGER)}()`.execute(trx);
     }
@@ -345,7 +356,13 @@ class PreparingClient extends pg.Client {
   /** Once the statement is done (or failed: it may have committed all the same), before its caller goes on. */
   #thenKeysChanged(result: never): never {
     const feed = this.feed!;
-    return (result as Promise<unknown>).finally(() => feed.keysChanged()) as never;
+    const pending = result as Promise<unknown> | undefined;
+    // Called with a callback (kysely never does), pg returns nothing to wait for: tell at once.
+    if (typeof pending?.finally !== 'function') {
+      feed.keysChanged();
+      return result;
+    }
+    return pending.finally(() => feed.keysChanged()) as never;
   }
 }
 

@@ -1,3 +1,4 @@
+import { changesNothingCached } from '../../db/writer.js';
 import type { DomainContext } from '../context.js';
 import type { ChatPlatform } from './chat.js';
 
@@ -12,11 +13,14 @@ export interface SeenRequest {
 /**
  * Notes a signed request as taken; true the first time, false when any
  * process on this database took it before (a replay). The unique key decides,
- * so two replicas receiving the same request at once cannot both go on.
+ * so two replicas receiving the same request at once cannot both go on,
+ * whatever their caches hold (no read shows these rows).
  * With `forgetBefore`, the platform's rows that expired before it go first.
  */
 export async function takeSignedRequest(ctx: DomainContext, seen: SeenRequest, forgetBefore: number | null = null): Promise<boolean> {
   const inserted = await ctx.write(async (trx) => {
+    // No read shows these rows: no replica needs to hear of them before the request goes on.
+    changesNothingCached(trx);
     if (forgetBefore !== null) {
       await trx.deleteFrom('seen_chat_requests').where('platform', '=', seen.platform).where('expires_at', '<', forgetBefore).execute();
     }

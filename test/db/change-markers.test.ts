@@ -6,6 +6,9 @@ import type { Db } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import type { Database } from '../../src/db/schema.js';
 import { createWriter } from '../../src/db/writer.js';
+import { takeSignedRequest } from '../../src/domain/chat/seen-requests.js';
+import { systemClock } from '../../src/domain/clock.js';
+import { createDomainContext } from '../../src/domain/context.js';
 import { until } from '../helpers/chat.js';
 import { createTestDatabase, TEST_ENGINE } from '../helpers/test-database.js';
 import type { TestDatabase } from '../helpers/test-database.js';
@@ -77,5 +80,28 @@ describe('what authenticated keys are remembered under', () => {
     await until(async () => (await changeMarker(a)) !== changes[0] && (await changeMarker(b)) !== changes[1]);
     await until(async () => (await sql<{ n: number }>`select count(*)::int as n from chat_admins`.execute(b)).rows[0]!.n === 4);
     expect([await keysMarker(a), await keysMarker(b)]).toEqual(keys);
+  });
+});
+
+describe('what cached reads are compared with', () => {
+  it.skipIf(TEST_ENGINE !== 'postgres')('does not move on PostgreSQL for a chat request taken, which no read shows', async () => {
+    const [a, b] = await twoProcessesOnOneDatabase();
+    const ctx = createDomainContext({ db: a, clock: systemClock, publicUrl: 'http://localhost:8080' });
+    const heard = await changeMarker(b);
+    await sql`insert into chat_admins (company_id, platform, user_id) values (1, 'slack', 'U0')`.execute(a);
+    await until(async () => (await changeMarker(b)) !== heard);
+    const marker = await changeMarker(b);
+
+    const seen = { platform: 'slack' as const, digest: 'd1', expiresAt: Date.now() + 300_000 };
+    expect(await takeSignedRequest(ctx, seen)).toBe(true);
+    expect(await takeSignedRequest(ctx, seen)).toBe(false);
+    // A later commit that b must hear: once heard, the requests taken before it would have been heard too.
+    await sql`insert into chat_admins (company_id, platform, user_id) values (1, 'slack', 'U1')`.execute(a);
+    await until(async () => (await changeMarker(b)) !== marker);
+    // One step (`g<n>` to `g<n+1>`): that commit's, none for the requests taken.
+    const generation = (m: string) => Number(/^g(\d+)$/.exec(m)![1]);
+    expect(generation(await changeMarker(b))).toBe(generation(marker) + 1);
+    const { rows } = await sql<{ n: number }>`select count(*)::int as n from seen_chat_requests`.execute(b);
+    expect(rows[0]!.n).toBe(1);
   });
 });
