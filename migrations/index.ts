@@ -10,6 +10,7 @@ import * as m0008 from './0008_public_pages.js';
 import * as m0009 from './0009_api_key_management.js';
 import * as m0010 from './0010_audit_events.js';
 import * as m0011 from './0011_seen_chat_requests.js';
+import * as m0012 from './0012_audit_config_index.js';
 
 /** Every migration, by name; the Migrator applies them in name order. Add new ones here. */
 export const migrations: Record<string, Migration> = {
@@ -24,4 +25,5 @@ export const migrations: Record<string, Migration> = {
   '0009_api_key_management': m0009,
   '0010_audit_events': m0010,
   '0011_seen_chat_requests': m0011,
+  '0012_audit_config_index': m0012,
 };

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
+import { sql } from 'kysely';
 import { afterGivenIds } from '../../db/database.js';
 import type { Database } from '../../db/schema.js';
 import { recordAudit } from '../audit/audit-trail.js';
@@ -75,7 +76,8 @@ async function auditApply(ctx: DomainContext, trx: Kysely<Database>, companyId: 
     .selectFrom('audit_events')
     .select('changes')
     .where('company_id', '=', companyId)
-    .where('action', '=', 'config.apply')
+    // A literal, so that the planners can use the index of these rows only (audit_events_config_applied).
+    .where('action', '=', sql.lit('config.apply'))
     .orderBy('id', 'desc')
     .limit(1)
     .executeTakeFirst();
