@@ -140,37 +140,27 @@ export async function noteChangesOnPostgres(db: Db): Promise<void> {
   await db.transaction().execute(async (trx) => {
     // Replicas starting together take turns.
     await sql`select pg_advisory_xact_lock(hashtext(${TRIGGER}))`.execute(trx);
+    // One function for both triggers: the keys trigger passes the prefix of its notification (see KEYS_CHANGED_PREFIX).
     await sql`
       create or replace function ${sql.raw(TRIGGER)}() returns trigger language plpgsql as $$
       begin
-        perform pg_notify(${sql.lit(CHANGES_CHANNEL)}, txid_current()::text);
+        perform pg_notify(${sql.lit(CHANGES_CHANNEL)}, coalesce(TG_ARGV[0], '') || txid_current()::text);
         return null;
       end $$`.execute(trx);
-    await sql`
-      create or replace function ${sql.raw(KEYS_TRIGGER)}() returns trigger language plpgsql as $$
-      begin
-        perform pg_notify(${sql.lit(CHANGES_CHANNEL)}, ${sql.lit(KEYS_CHANGED_PREFIX)} || txid_current()::text);
-        return null;
-      end $$`.execute(trx);
-    // Only where missing: a trigger made anew would take its table's lock while other replicas serve.
-    const { rows: keyed } = await sql<{ table: string }>`
-      select c.relname as "table" from pg_trigger t join pg_class c on c.oid = t.tgrelid
-      where t.tgname = ${KEYS_TRIGGER} and c.relnamespace = to_regnamespace(current_schema())`.execute(trx);
-    for (const table of KEY_TABLES.filter((t) => !keyed.some((k) => k.table === t))) {
-      await sql`create trigger ${sql.raw(KEYS_TRIGGER)} after insert or update or delete or truncate on ${sql.table(table)}
-        for each statement execute function ${sql.raw(KEYS_TRIGGER)}()`.execute(trx);
-    }
-    const { rows } = await sql<{ table_name: string; noted: boolean; counted: boolean }>`
-      select t.table_name,
-        exists (select 1 from information_schema.triggers g where g.event_object_table = t.table_name
-                and g.event_object_schema = t.table_schema and g.trigger_name = ${TRIGGER}) as noted,
-        exists (select 1 from information_schema.triggers g where g.event_object_table = t.table_name
-                and g.event_object_schema = t.table_schema and g.trigger_name = 'statusbot_count_change') as counted
+    const exists = (trigger: string) => sql<boolean>`exists (select 1 from information_schema.triggers g
+      where g.event_object_table = t.table_name and g.event_object_schema = t.table_schema and g.trigger_name = ${trigger})`;
+    const { rows } = await sql<{ table_name: string; noted: boolean; keyed: boolean; counted: boolean }>`
+      select t.table_name, ${exists(TRIGGER)} as noted, ${exists(KEYS_TRIGGER)} as keyed, ${exists('statusbot_count_change')} as counted
       from information_schema.tables t
       where t.table_schema = current_schema() and t.table_type = 'BASE TABLE'`.execute(trx);
-    for (const { table_name: table, noted, counted } of rows) {
+    // Triggers are made only where missing: one made anew would take its table's lock while other replicas serve.
+    for (const { table_name: table, noted, keyed, counted } of rows) {
       // Databases made before replicas listened kept a counter row instead.
       if (counted) await sql`drop trigger statusbot_count_change on ${sql.table(table)}`.execute(trx);
+      if (!keyed && KEY_TABLES.includes(table)) {
+        await sql`create trigger ${sql.raw(KEYS_TRIGGER)} after insert or update or delete or truncate on ${sql.table(table)}
+          for each statement execute function ${sql.raw(TRIGGER)}(${sql.lit(KEYS_CHANGED_PREFIX)})`.execute(trx);
+      }
       const wanted = !UNNOTED_TABLES.includes(table);
       if (noted && !wanted) await sql`drop trigger ${sql.raw(TRIGGER)} on ${sql.table(table)}`.execute(trx);
       if (noted || !wanted) continue;
