@@ -4,6 +4,8 @@ export type ParentMessage =
   /** CPU time the child has used so far (user and system). */
   | { type: 'cpu' }
   | { type: 'stop' }
+  /** statusbot only: logs, metrics and the audit trail on or off from now. */
+  | { type: 'observing'; on: boolean }
   /** Bare server only: answer every request with this status and a JSON body of exactly `bytes` bytes. */
   | { type: 'body'; status: number; bytes: number };
 
@@ -11,4 +13,5 @@ export type ChildReply =
   | { type: 'ready'; port: number }
   | { type: 'rss'; maxRssKb: number; rssKb: number }
   | { type: 'cpu'; micros: number }
+  | { type: 'observing'; on: boolean }
   | { type: 'body-set'; bytes: number };

@@ -13,20 +13,23 @@
  *   BENCH_WARMUP_SECONDS  warm-up seconds before each measured run (default 2)
  *   BENCH_CONNECTIONS     concurrent connections (default 10)
  *   BENCH_CPU_PROF        a directory: run the statusbot child with --cpu-prof into it
- *   BENCH_OBSERVING_ROUNDS  rounds of on, off, off, on for the cost of observing, each in fresh processes (default 3)
+ *   BENCH_OBSERVING_ROUNDS  rounds measuring the cost of observing, each in a fresh process (default 3)
+ *   BENCH_OBSERVING_SEGMENTS  seconds of each such round, observing on and off in turn (default 16)
  *   BENCH_VERBOSE=1       print each measured run's req/s and CPU per request
  *   BENCH_ONLY            run only the endpoints whose label contains this text (e.g. "POST")
  *   BENCH_ENGINES         `sqlite,postgres` (default): also PostgreSQL, with one replica and with two
  *   BENCH_POSTGRES_URL    the server the PostgreSQL runs create their databases on (default postgres://postgres@127.0.0.1:5432/test)
  *
  * With one replica, `GET /api/v2/incidents/:id` and `POST /api/v2/incidents`
- * are also measured on a second statusbot started with logs, metrics and the
- * audit trail off (on its own fresh database, seeded alike), right after the
- * first, in the order on, off, off, on, in fresh processes each round; of
- * each side, the process that spent the least CPU per request is compared:
- * what observing costs, against the target of under 10%. The cost is judged
- * on the CPU time each server spends per request, which on a shared 2-core
- * machine holds steadier than req/s (both are shown).
+ * are also measured with logs, metrics and the audit trail turned off and on
+ * again every second in the same process under one unbroken load (on, off,
+ * off, on, …), in a fresh process each round: what observing costs, against
+ * the target of under 10%. Identical processes here differ by up to 40% for
+ * their whole life, and one process's speed drifts from one 10 s run to the
+ * next, so the two sides are compared within one process, second by second;
+ * the round whose cost is the median is reported. The cost is judged on the CPU time
+ * the server spends per request, which on a shared 2-core machine holds
+ * steadier than req/s (both are shown).
  * The measured servers log every request as JSON lines into a file, as in
  * production.
  */
@@ -47,6 +50,9 @@ const CONNECTIONS = positive('BENCH_CONNECTIONS', 10);
 const CPU_PROF_DIR = process.env.BENCH_CPU_PROF ? resolve(process.env.BENCH_CPU_PROF) : null;
 const ONLY = process.env.BENCH_ONLY ?? '';
 const OBSERVING_ROUNDS = positive('BENCH_OBSERVING_ROUNDS', 3);
+/** Seconds on (or off) at a time while observing is turned on and off under one load; 4 × 4 of them a round. */
+const OBSERVING_SEGMENT_SECONDS = 1;
+const OBSERVING_SEGMENTS = positive('BENCH_OBSERVING_SEGMENTS', 16);
 const VERBOSE = process.env.BENCH_VERBOSE === '1';
 
 const API_KEY = 'bench-key-0123456789';
@@ -297,6 +303,91 @@ async function load(ports: readonly number[], e: Endpoint, seconds: number): Pro
   };
 }
 
+/**
+ * One process's server under one unbroken load, with logs, metrics and the
+ * audit trail turned on and off every OBSERVING_SEGMENT_SECONDS in the order
+ * on, off, off, on, …: the CPU time and the answers of each side, summed over
+ * its segments. A warm-up runs both sides first.
+ */
+async function alternate(server: Child, e: Endpoint, database?: 'postgres'): Promise<{ on: Run; off: Run }> {
+  interface Side {
+    ms: number;
+    cpu: number;
+    db: number;
+    answered: number;
+    latencies: number[];
+  }
+  const side = (): Side => ({ ms: 0, cpu: 0, db: 0, answered: 0, latencies: [] });
+  const sides = { on: side(), off: side() };
+  let counting: Side | null = null;
+  let sent = 0;
+  const segments = OBSERVING_SEGMENTS;
+  const instance = autocannon({
+    url: `http://127.0.0.1:${server.port}${e.path}`,
+    method: e.method,
+    headers: headersFor(e),
+    ...(e.body ? { body: e.body } : {}),
+    ...(e.bodies ? { requests: [{ setupRequest: (req: object) => ({ ...req, body: e.bodies![sent++ % e.bodies!.length] }) }] } : {}),
+    connections: CONNECTIONS,
+    // Longer than needed: stopped once the last segment ends.
+    duration: WARMUP_SECONDS + segments * OBSERVING_SEGMENT_SECONDS + 60,
+    timeout: 10,
+  });
+  instance.on('response', (_client: unknown, status: number, _bytes: number, ms: number) => {
+    if (!counting) return;
+    counting.answered++;
+    if (status >= 200 && status < 300) counting.latencies.push(ms);
+  });
+  const sleep = (ms: number) => new Promise((ok) => setTimeout(ok, ms));
+  const turn = (on: boolean) => ask(server, { type: 'observing', on }, 'observing');
+  for (const on of [true, false]) {
+    await turn(on);
+    await sleep((WARMUP_SECONDS * 1000) / 2);
+  }
+  for (let i = 0; i < segments; i++) {
+    const on = i % 4 === 0 || i % 4 === 3;
+    await turn(on);
+    const into = on ? sides.on : sides.off;
+    const cpu = (await ask(server, { type: 'cpu' }, 'cpu')).micros;
+    const db = database ? postgresCpu() : null;
+    const started = performance.now();
+    counting = into;
+    await sleep(OBSERVING_SEGMENT_SECONDS * 1000);
+    counting = null;
+    into.ms += performance.now() - started;
+    into.cpu += (await ask(server, { type: 'cpu' }, 'cpu')).micros - cpu;
+    const dbAfter = db === null ? null : postgresCpu();
+    into.db += db === null || dbAfter === null ? NaN : dbAfter - db;
+  }
+  await turn(true);
+  instance.stop();
+  const result = await instance;
+  if (result.errors > 0 || result.timeouts > 0 || result.non2xx > 0) {
+    throw new Error(`${e.label} with observing turned on and off: ${result.non2xx} non-2xx, ${result.errors} errors, ${result.timeouts} timeouts`);
+  }
+  const runOf = (s: Side): Run => {
+    const sorted = Float64Array.from(s.latencies).sort();
+    return {
+      rps: s.latencies.length / (s.ms / 1000),
+      cpuUs: s.cpu / s.answered,
+      dbCpuUs: s.db / s.answered,
+      p50: percentile(sorted, 50),
+      p99: percentile(sorted, 99),
+      requests: s.latencies.length,
+      non2xx: s.answered - s.latencies.length,
+      errors: 0,
+      timeouts: 0,
+    };
+  };
+  const out = { on: runOf(sides.on), off: runOf(sides.off) };
+  if (VERBOSE) {
+    for (const [name, r] of Object.entries(out)) {
+      console.error(`\n  ${server.name} (observing ${name}, ${segments / 2} s): ${f(r.rps)} req/s, ${f(r.cpuUs, 1)} µs CPU a request`);
+    }
+  }
+  return out;
+}
+
 /** The mean of runs of the same endpoint (p99 too: an estimate, for the report). */
 function meanOf(runs: Run[]): Run {
   const mean = (k: keyof Run) => runs.reduce((n, r) => n + r[k], 0) / runs.length;
@@ -340,9 +431,18 @@ function postgresCpu(): number | null {
 /** Linux's USER_HZ, the unit of /proc's CPU times. */
 const CLOCK_TICKS = 100;
 
+/** What observing costs in one process: both sides of the round whose cost is the median, and every round's cost (CPU per request). */
+interface Observing {
+  on: Run;
+  off: Run;
+  rounds: number;
+  costs: number[];
+}
+
 async function measure(servers: readonly Child[], e: Endpoint, database?: 'postgres'): Promise<Run> {
   const ports = servers.map((s) => s.port);
   if (WARMUP_SECONDS > 0) await load(ports, e, WARMUP_SECONDS);
+  const batchesBefore = VERBOSE && e.method === 'POST' ? await writerBatches(ports) : null;
   const before = await cpuOf(servers);
   const dbBefore = database ? postgresCpu() : null;
   const run = await load(ports, e, SECONDS);
@@ -355,9 +455,25 @@ async function measure(servers: readonly Child[], e: Endpoint, database?: 'postg
   };
   if (VERBOSE) {
     const db = Number.isFinite(out.dbCpuUs) ? `, PostgreSQL ${f(out.dbCpuUs, 1)} µs` : '';
-    console.error(`\n  ${servers.map((s) => s.name).join(', ')}: ${f(out.rps)} req/s, ${f(out.cpuUs, 1)} µs CPU a request${db}`);
+    const after = batchesBefore ? await writerBatches(ports) : null;
+    const batches = batchesBefore && after && after.count > batchesBefore.count
+      ? `, ${f(after.count - batchesBefore.count)} transactions of ${f((after.sum - batchesBefore.sum) / (after.count - batchesBefore.count), 1)} units`
+      : '';
+    console.error(`\n  ${servers.map((s) => s.name).join(', ')}: ${f(out.rps)} req/s, ${f(out.cpuUs, 1)} µs CPU a request${db}${batches}`);
   }
   return out;
+}
+
+/** The writers' transactions so far and the units they carried, from the servers' /metrics (zero where observing is off). */
+async function writerBatches(ports: readonly number[]): Promise<{ count: number; sum: number }> {
+  let count = 0;
+  let sum = 0;
+  for (const port of ports) {
+    const text = await fetch(`http://127.0.0.1:${port}/metrics`).then((r) => (r.ok ? r.text() : ''));
+    count += Number(/^statusbot_writer_batch_size_count (\S+)$/m.exec(text)?.[1] ?? 0);
+    sum += Number(/^statusbot_writer_batch_size_sum (\S+)$/m.exec(text)?.[1] ?? 0);
+  }
+  return { count, sum };
 }
 
 /** Status and byte size of one real response, which the bare server then imitates. */
@@ -443,15 +559,13 @@ interface EngineRun {
   db: string;
   replicas: number;
   createRps: number;
-  /** The database of the twin with observing off (one replica only). */
-  twinDb?: string;
   drop?: () => Promise<void>;
 }
 
 async function main(): Promise<number> {
   const dir = mkdtempSync(join(tmpdir(), 'statusbot-bench-'));
   const engines: EngineRun[] = [
-    { label: 'SQLite', db: join(dir, 'statusbot.db'), twinDb: join(dir, 'observing-off.db'), replicas: 1, createRps: TARGETS.createRps },
+    { label: 'SQLite', db: join(dir, 'statusbot.db'), replicas: 1, createRps: TARGETS.createRps },
   ];
   const cleanup = async () => {
     await Promise.allSettled(children.map(stopChild));
@@ -477,17 +591,12 @@ async function main(): Promise<number> {
       for (const replicas of [1, 2]) {
         const database = await postgresDatabase();
         if (!database) break;
-        const twin = replicas === 1 ? await postgresDatabase() : null;
         engines.push({
           label: replicas === 1 ? 'PostgreSQL' : `PostgreSQL, ${replicas} replicas`,
           db: database.url,
-          twinDb: twin?.url,
           replicas,
           createRps: TARGETS.postgresCreateRps,
-          drop: async () => {
-            await database.drop();
-            await twin?.drop();
-          },
+          drop: () => database.drop(),
         });
       }
     }
@@ -513,12 +622,6 @@ async function main(): Promise<number> {
       }
       const incidentId = await seed(replicas[0]!.port);
       const onPostgres = engine.db.startsWith('postgres') ? ('postgres' as const) : undefined;
-      // With one replica, a twin with observing off, on a database of its own seeded alike.
-      let quiet =
-        engine.replicas === 1 && engine.twinDb
-          ? await startChild(`statusbot ${engine.label}, observing off`, 'server-entry.js', [engine.twinDb, configPath], execArgv, { BENCH_OBSERVING: 'off' })
-          : null;
-      if (quiet && (await seed(quiet.port)) !== incidentId) throw new Error('the twin was seeded with other ids');
       const all: Endpoint[] = [
         { label: 'GET /api/v2/incidents/:id', method: 'GET', path: `/api/v2/incidents/${incidentId}`, status: 200 },
         { label: 'GET /api/v2/boards/:id', method: 'GET', path: `/api/v2/boards/${BOARD_ID}`, status: 200 },
@@ -536,29 +639,24 @@ async function main(): Promise<number> {
         process.stdout.write(`${engine.label}: ${e.label} (${real.bytes} B body): statusbot…`);
         const sb = await measure(replicas, e, onPostgres);
         const rss = await ask(replicas[0]!, { type: 'rss' }, 'rss');
-        // On, off, off, on, in fresh processes each round: the machine's drift over the runs weighs on both alike. A
-        // process also keeps one speed over its whole life, and identical processes differed by up to 40% here (some
-        // ran every request 10 µs slower from start to end): each side is the process of the rounds that spent the
-        // least CPU per request, the cost of observing without that of an unlucky process.
-        let observing: { on: Run; off: Run; rounds: number } | null = null;
-        if (quiet && OBSERVED_ENDPOINTS.includes(e.label)) {
-          const on: Run[][] = [[sb]];
-          const off: Run[][] = [];
+        // What observing costs, with one replica: turned off and on again every second in the same process under one
+        // unbroken load (on, off, off, on, …), so that the machine's drift weighs on both alike; identical processes
+        // differed here by up to 40% for their whole life, so the two sides are never compared across processes. A fresh
+        // process each round; the round whose cost is the median is reported.
+        let observing: Observing | null = null;
+        if (engine.replicas === 1 && OBSERVED_ENDPOINTS.includes(e.label)) {
+          const rounds: { on: Run; off: Run; cost: number }[] = [];
           for (let round = 1; round <= OBSERVING_ROUNDS; round++) {
+            process.stdout.write(round === 1 ? ' observing on and off…' : ` round ${round}…`);
             if (round > 1) {
-              process.stdout.write(` round ${round}…`);
-              await Promise.all([stopChild(replicas[0]!), stopChild(quiet)]);
+              await stopChild(replicas[0]!);
               replicas[0] = await startChild(`statusbot ${engine.label} #1`, 'server-entry.js', [engine.db, configPath], execArgv);
-              quiet = await startChild(`statusbot ${engine.label}, observing off`, 'server-entry.js', [engine.twinDb!, configPath], execArgv, { BENCH_OBSERVING: 'off' });
-              on.push([await measure(replicas, e, onPostgres)]);
             }
-            process.stdout.write(' observing off…');
-            off.push([await measure([quiet], e, onPostgres), await measure([quiet], e, onPostgres)]);
-            process.stdout.write(' on again…');
-            on[round - 1]!.push(await measure(replicas, e, onPostgres));
+            const sides = await alternate(replicas[0]!, e, onPostgres);
+            rounds.push({ ...sides, cost: sides.on.cpuUs / sides.off.cpuUs - 1 });
           }
-          const leanest = (processes: Run[][]) => processes.map(meanOf).reduce((best, r) => (r.cpuUs < best.cpuUs ? r : best));
-          observing = { on: leanest(on), off: leanest(off), rounds: OBSERVING_ROUNDS };
+          const median = [...rounds].sort((a, b) => a.cost - b.cost)[Math.floor(rounds.length / 2)]!;
+          observing = { on: median.on, off: median.off, rounds: rounds.length, costs: rounds.map((r) => r.cost) };
         }
         await ask(bare, { type: 'body', status: real.status, bytes: real.bytes }, 'body-set');
         process.stdout.write(' bare…');
@@ -582,7 +680,6 @@ async function main(): Promise<number> {
         });
       }
       for (const r of replicas) await stopChild(r);
-      if (quiet) await stopChild(quiet);
       results.push(...engineResults);
 
       const reads = engineResults.filter((r) => r.endpoint.startsWith('GET'));
@@ -648,8 +745,8 @@ async function main(): Promise<number> {
     const observed = results.filter((r) => r.observing);
     if (observed.length > 0) {
       console.log(
-        `\nlogs (JSON lines to a file), metrics and the audit trail: on, and off on a twin server seeded alike (on, off, off, on; ` +
-          `of ${OBSERVING_ROUNDS} fresh processes each, the one that spent the least CPU per request)\n`,
+        `\nlogs (JSON lines to a file), metrics and the audit trail: on, and off in the same process (on, off, off, on; ` +
+          `the median of ${OBSERVING_ROUNDS} fresh processes; each one's cost in CPU per request in brackets)\n`,
       );
       console.log(
         table([
@@ -664,7 +761,7 @@ async function main(): Promise<number> {
             f(r.observing!.off.p99, 2),
             f(r.observing!.off.cpuUs, 1),
             `${f((1 - r.observing!.on.rps / r.observing!.off.rps) * 100, 1)}%`,
-            `${f((r.observing!.on.cpuUs / r.observing!.off.cpuUs - 1) * 100, 1)}%`,
+            `${f((r.observing!.on.cpuUs / r.observing!.off.cpuUs - 1) * 100, 1)}% (${r.observing!.costs.map((c) => f(c * 100, 1)).join(', ')})`,
           ]),
         ]),
       );

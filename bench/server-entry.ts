@@ -4,13 +4,17 @@
  *   argv: <dbPath> <configPath>
  *   -> { type: 'ready', port }          once listening
  *   <- { type: 'rss' } -> { type: 'rss', maxRssKb, rssKb }
+ *   <- { type: 'cpu' } -> { type: 'cpu', micros }             CPU time used so far
+ *   <- { type: 'observing', on } -> { type: 'observing', on }  logs, metrics and the audit trail on or off from now
  *   <- { type: 'stop' }                 closes and exits 0
  */
 import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../src/config/load-config.js';
+import type { Logger } from '../src/core/logger.js';
 import { createLogger, silentLogger } from '../src/core/pino-logger.js';
+import type { ObservingSwitch } from '../src/domain/context.js';
 import { startServer } from '../src/main.js';
 import type { ChildReply, ParentMessage } from './ipc.js';
 
@@ -22,15 +26,16 @@ if (!dbPath || !configPath || !process.send) {
 
 const reply = (message: ChildReply) => process.send?.(message);
 
-// Observing on (the default): every request is a JSON line in a file, as in production; off: nothing is logged.
-const observing = process.env.BENCH_OBSERVING !== 'off';
+// Observing on: every request is a JSON line in a file, as in production, and observed in the metrics, every change
+// writes its audit row. The parent turns it off and on again to measure what it costs in this very process.
+const observing: ObservingSwitch = { on: true };
 const logFile = join(tmpdir(), `statusbot-bench-${process.pid}.log`);
 const server = await startServer({
   dbPath,
   port: 0,
   host: '127.0.0.1',
   config: loadConfig(configPath).config,
-  logger: observing ? createLogger({ level: 'info', file: logFile }) : silentLogger,
+  logger: switchedLogger(createLogger({ level: 'info', file: logFile }), observing),
   observability: observing,
   // The API is measured; notifications queue up in the outbox (their hosts are not reachable from here).
   delivery: { enabled: false },
@@ -43,6 +48,9 @@ process.on('message', (message: ParentMessage) => {
   } else if (message.type === 'cpu') {
     const used = process.cpuUsage();
     reply({ type: 'cpu', micros: used.user + used.system });
+  } else if (message.type === 'observing') {
+    observing.on = message.on;
+    reply({ type: 'observing', on: observing.on });
   } else if (message.type === 'stop') {
     void server.close().then(() => {
       rmSync(logFile, { force: true });
@@ -54,3 +62,16 @@ process.on('message', (message: ParentMessage) => {
 process.on('disconnect', () => process.exit(0));
 
 reply({ type: 'ready', port: server.port });
+
+/** `logger` while the switch is on, nothing while it is off. */
+function switchedLogger(logger: Logger, on: ObservingSwitch): Logger {
+  const to = () => (on.on ? logger : silentLogger);
+  return {
+    debug: (message, fields) => to().debug(message, fields),
+    info: (message, fields) => to().info(message, fields),
+    warn: (message, fields) => to().warn(message, fields),
+    error: (message, error, fields) => to().error(message, error, fields),
+    child: (fields) => switchedLogger(logger.child(fields), on),
+    flush: () => logger.flush?.(),
+  };
+}

@@ -10,7 +10,7 @@ import type { Clock } from './domain/clock.js';
 import { writeKeyUses } from './domain/companies/api-keys.js';
 import { createDomainContext } from './domain/context.js';
 import { syncDemoServices } from './domain/demo/demo-services.js';
-import type { DomainContext } from './domain/context.js';
+import type { DomainContext, ObservingSwitch } from './domain/context.js';
 import { applySetup } from './domain/setup/apply-setup.js';
 import { DEMO_BOARD_ID, seedDemoCompany } from './domain/setup/demo-setup.js';
 import { createClientAddress } from './http/client-address.js';
@@ -63,9 +63,11 @@ export interface StartOptions {
   };
   /**
    * False only to measure what observing costs (the benchmark): no audit rows,
-   * no metrics observed (the caller passes a silent logger too).
+   * no metrics observed (the caller passes a silent logger too). A switch
+   * turns them on and off while the server runs, so that the benchmark
+   * compares both in one process (its logger follows the same switch).
    */
-  observability?: boolean;
+  observability?: boolean | ObservingSwitch;
   /** Called once per HTTP request, after its log line. */
   onRequestFinished?: (finished: FinishedRequest) => void;
   /** The job scheduler (monitor probes, demo cycle, digests, retention); on unless false. */
@@ -144,14 +146,17 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     const publicUrl = config.publicUrl ?? `http://localhost:${port === 0 ? 8080 : port}`;
     const clock = options.clock ?? systemClock;
     const metrics = createMetrics({ db, now: () => clock.now(), logger });
-    const observed = options.observability !== false;
+    const observing = options.observability ?? true;
+    const observed = observing !== false;
+    const switched = <A extends unknown[]>(fn: (...args: A) => void) =>
+      typeof observing === 'boolean' ? fn : (...args: A) => void (observing.on && fn(...args));
     const ctx = createDomainContext({
       db,
       clock,
       publicUrl,
       userReports: config.userReports,
-      onWriteBatch: observed ? metrics.writeBatch : undefined,
-      audited: observed,
+      onWriteBatch: observed ? switched(metrics.writeBatch) : undefined,
+      audited: observing,
     });
     // The config is the operator's, applied by `statusbot serve`.
     await applySetup(ctx.actingAs({ actor: 'cli', requestId: null }), config.setup);
@@ -214,7 +219,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       ready: () => ready,
       rawHandlers: Object.assign({}, ...fronts.map((f) => f.rawHandlers)) as Record<string, RawHandler>,
       publicRoutes,
-      onFinished: observed ? requestObservers(metrics.requestFinished, options.onRequestFinished) : options.onRequestFinished,
+      onFinished: observed ? requestObservers(switched(metrics.requestFinished), options.onRequestFinished) : options.onRequestFinished,
       metrics: createMetricsEndpoint({ registry: metrics.registry, token: config.metrics.token }),
     });
     const listening = server;

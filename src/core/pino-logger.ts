@@ -1,7 +1,7 @@
 import { pino } from 'pino';
 import type { DestinationStream, Logger as Pino } from 'pino';
 import pretty from 'pino-pretty';
-import { createLineBuffer } from './line-buffer.js';
+import { LineTooLong, createLineBuffer } from './line-buffer.js';
 import type { LineBuffer } from './line-buffer.js';
 import type { LogFields, Logger } from './logger.js';
 
@@ -131,37 +131,77 @@ const INFO = 30;
 
 /**
  * `info` for a record whose fields are all flat values (a request's line, a
- * job's): the same JSON line pino writes, built directly into the buffer.
- * pino's general path cost about 6 µs a line in a busy server, a quarter of a
- * cached API read; this costs under 1 µs. Anything else takes pino's path.
+ * job's): the same JSON line pino writes, written piece by piece straight into
+ * the batch (see LineWriter), with no string made of it. pino's general path
+ * cost about 6 µs a line in a busy server, a quarter of a cached API read; a
+ * line built as a string first, three times what this costs. Each field
+ * name's JSON, each message's and the time's are made once (the time once a
+ * millisecond). Anything else takes pino's path.
  */
 function flatLines(root: Pino, out: LineBuffer, slow: Logger['info']): Logger['info'] {
-  // Each field name's `,"name":` once, or null for a secret field: a line looks at each name once, not at its lower case.
-  const keys = new Map<string, string | null>();
-  const keyOf = (field: string): string | null => {
+  const latin1 = (text: string) => Uint8Array.from(Buffer.from(text, 'latin1'));
+  // Each field name's `,"name":` once, with the redacted value for a secret field: a line looks at each name once, not at its lower case.
+  const keys = new Map<string, { bytes: Uint8Array; secret: boolean }>();
+  const keyOf = (field: string) => {
     let key = keys.get(field);
     if (key === undefined) {
-      key = SECRET_FIELDS.has(field.toLowerCase()) ? null : `,${JSON.stringify(field)}:`;
+      const secret = SECRET_FIELDS.has(field.toLowerCase());
+      key = { bytes: Buffer.from(`,${JSON.stringify(field)}:${secret ? `"${REDACTED}"` : ''}`), secret };
       if (keys.size < 1000) keys.set(field, key);
     }
     return key;
   };
+  // Each message's end of line, scrubbed once (messages are the code's own texts, a bounded set).
+  const ends = new Map<string, Uint8Array>();
+  const endOf = (message: string) => {
+    let end = ends.get(message);
+    if (end === undefined) {
+      end = Buffer.from(`,"msg":${JSON.stringify(scrubSecrets(message))}}\n`);
+      if (ends.size < 1000) ends.set(message, end);
+    }
+    return end;
+  };
+  const TRUE = latin1('true');
+  const FALSE = latin1('false');
+  const NULL = latin1('null');
+  let stampedAt = -1;
+  let stamp = latin1('');
+  const line = out.lines;
+
   return (message, fields) => {
     if (!fields || !root.isLevelEnabled('info')) return slow(message, fields);
-    let line = `{"level":${INFO},"time":${Date.now()}`;
-    for (const field in fields) {
-      const value = fields[field];
-      const key = keyOf(field);
-      if (key === null) {
-        line += `,${JSON.stringify(field)}:"${REDACTED}"`;
-        continue;
-      }
-      if (typeof value === 'string') line += key + JSON.stringify(value);
-      else if (typeof value === 'number') line += key + (Number.isFinite(value) ? String(value) : 'null');
-      else if (typeof value === 'boolean' || value === null) line += key + String(value);
-      else if (value !== undefined) return slow(message, fields);
+    const time = Date.now();
+    if (time !== stampedAt) {
+      stampedAt = time;
+      stamp = latin1(`{"level":${INFO},"time":${time}`);
     }
-    out.write(`${line},"msg":${JSON.stringify(scrubSecrets(message))}}\n`);
+    line.begin();
+    try {
+      line.raw(stamp);
+      for (const field in fields) {
+        const value = fields[field];
+        if (value === undefined) continue;
+        const key = keyOf(field);
+        line.raw(key.bytes);
+        if (key.secret) continue;
+        if (typeof value === 'string') line.text(value);
+        else if (typeof value === 'number') {
+          if (Number.isFinite(value)) line.number(value);
+          else line.raw(NULL);
+        } else if (typeof value === 'boolean') line.raw(value ? TRUE : FALSE);
+        else if (value === null) line.raw(NULL);
+        else {
+          line.abandon();
+          return slow(message, fields);
+        }
+      }
+      line.raw(endOf(message));
+    } catch (error) {
+      line.abandon();
+      if (error instanceof LineTooLong) return slow(message, fields);
+      throw error;
+    }
+    line.end();
   };
 }
 

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createLineBuffer } from '../../src/core/line-buffer.js';
+import { LineTooLong, createLineBuffer } from '../../src/core/line-buffer.js';
 
 let dir: string | undefined;
 afterEach(() => {
@@ -45,5 +45,68 @@ describe('log lines written in batches', () => {
     for (const line of lines) out.write(line);
     out.flush();
     expect(read(file)).toBe(lines.join(''));
+  });
+});
+
+describe('lines written piece by piece', () => {
+  const bytes = (text: string) => Buffer.from(text);
+
+  it('writes strings and numbers exactly as JSON.stringify does', () => {
+    const file = logFile();
+    const out = createLineBuffer({ file }, { flushMs: 60_000 });
+    const texts = ['plain-id_1.2:3', '/api/v2/incidents/:id', '', 'say "hi"', 'back\\slash', 'tab\there\nnewline', 'Störung 障害 🚨', '\u0000\u001f\u007f'];
+    const numbers = [0, -0, 7, -42, 1795550466613, 0.048, 0.05, 0.5, 12.25, -3.125, 1.001, 0.1 + 0.2, 1e-7, 123456.789, 1e21, Number.MAX_SAFE_INTEGER, 2 ** 60];
+    for (const value of texts) {
+      out.lines.begin();
+      out.lines.raw(bytes('{"v":'));
+      out.lines.text(value);
+      out.lines.raw(bytes('}\n'));
+      out.lines.end();
+    }
+    for (const value of numbers) {
+      out.lines.begin();
+      out.lines.raw(bytes('{"v":'));
+      out.lines.number(value);
+      out.lines.raw(bytes('}\n'));
+      out.lines.end();
+    }
+    out.flush();
+    const expected = [...texts, ...numbers].map((v) => `${JSON.stringify({ v })}\n`).join('');
+    expect(read(file)).toBe(expected);
+  });
+
+  it('keeps a line whole when the batch fills up in its middle, in order with lines written as strings', () => {
+    const file = logFile();
+    const out = createLineBuffer({ file }, { flushMs: 60_000, maxBytes: 64 });
+    const expected: string[] = [];
+    for (let i = 0; i < 20; i++) {
+      out.lines.begin();
+      out.lines.raw(bytes('{"n":'));
+      out.lines.number(i);
+      out.lines.raw(bytes(',"id":'));
+      out.lines.text(`request-${i}-${'x'.repeat(i)}`);
+      out.lines.raw(bytes('}\n'));
+      out.lines.end();
+      expected.push(`{"n":${i},"id":"request-${i}-${'x'.repeat(i)}"}\n`);
+      out.write(`{"s":${i}}\n`);
+      expected.push(`{"s":${i}}\n`);
+    }
+    out.flush();
+    expect(read(file)).toBe(expected.join(''));
+  });
+
+  it('takes an abandoned line back, and refuses a line longer than the whole buffer', () => {
+    const file = logFile();
+    const out = createLineBuffer({ file }, { flushMs: 60_000, maxBytes: 64 });
+    out.lines.begin();
+    out.lines.raw(bytes('{"half":'));
+    out.lines.abandon();
+    out.lines.begin();
+    out.lines.raw(bytes('{"long":'));
+    expect(() => out.lines.text('y'.repeat(100))).toThrow(LineTooLong);
+    out.lines.abandon();
+    out.write('{"after":1}\n');
+    out.flush();
+    expect(read(file)).toBe('{"after":1}\n');
   });
 });

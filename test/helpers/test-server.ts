@@ -123,6 +123,8 @@ export interface TestServerOptions {
   checkApiDocument?: boolean;
   /** Where the server logs (quiet but for errors by default). */
   logger?: Logger;
+  /** Audit trail and metrics: on by default (see StartOptions). */
+  observability?: StartOptions['observability'];
 }
 
 const isApiPath = (path: string) => /^\/api\/v2(?:[/?]|$)/.test(path);
@@ -146,6 +148,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     env: options.env ?? {},
     delivery: options.delivery ?? { enabled: false },
     jobs: options.jobs ?? false,
+    observability: options.observability,
   });
   return {
     ...server,

@@ -125,13 +125,14 @@ describe('logs', () => {
       const lines = () => (existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean) : []);
       await until(() => lines().length === 1);
       for (let n = 2; n <= 500; n++) logger.info('more', { n });
-      logger.info('flat', { token: 'hush-hush-hush', path: '/a"b\\c', ok: true, none: null, nan: Number.NaN, skipped: undefined });
+      logger.info('flat', { token: 'hush-hush-hush', path: '/a"b\\c', ok: true, none: null, nan: Number.NaN, skipped: undefined, durationMs: 12.05, delta: -0.001, title: 'Störung 🚨' });
       logger.info('nested', { headers: { authorization: 'Bearer abcdefghijkl' } });
       logger.flush?.();
       const records = lines().map((l) => JSON.parse(l) as Record<string, unknown>);
       expect(records.slice(0, 500).map((r) => r.n)).toEqual(Array.from({ length: 500 }, (_, i) => i + 1));
       // Flat records are written directly, nested ones by pino: the same shape either way, secrets redacted.
-      expect(records[500]).toEqual({ level: 30, time: expect.any(Number), token: '[redacted]', path: '/a"b\\c', ok: true, none: null, nan: null, msg: 'flat' });
+      expect(records[500]).toEqual({ level: 30, time: expect.any(Number), token: '[redacted]', path: '/a"b\\c', ok: true, none: null, nan: null, durationMs: 12.05, delta: -0.001, title: 'Störung 🚨', msg: 'flat' });
+      expect(readFileSync(file, 'utf8')).toContain('"durationMs":12.05,"delta":-0.001,');
       expect(records[501]).toEqual({ level: 30, time: expect.any(Number), headers: { authorization: '[redacted]' }, msg: 'nested' });
       expect(readFileSync(file, 'utf8')).not.toContain('hush-hush');
     } finally {
