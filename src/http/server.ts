@@ -230,7 +230,13 @@ export function createHttpServer(options: HttpServerOptions): Server {
         if (req.method !== 'GET' && req.method !== 'HEAD') {
           throw new HttpProblem('method_not_allowed', `${req.method} is not allowed here; use GET`, { Allow: 'GET' });
         }
-        await options.metrics(req, res);
+        try {
+          await options.metrics(req, res);
+        } catch (error) {
+          // Guessing the metrics token costs from the caller's address's budget, as guessing keys does.
+          if (error instanceof DomainError && error.code === 'unauthorized') takeToken(`address:${clientAddress(req)}`);
+          throw error;
+        }
         return;
       }
       if (path === '/healthz') {

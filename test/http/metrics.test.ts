@@ -235,6 +235,19 @@ describe('metrics.token', () => {
     expect(await head.text()).toBe('');
   });
 
+  it("charges wrong tokens to the address's budget that wrong API keys draw on, and never refuses the right token", async () => {
+    const s = await start({ extra: `metrics: { token: "${TOKEN}" }\nrate_limit: { per_minute: 3 }` });
+    const wrong = () => fetch(`${s.url}/metrics`, { headers: { authorization: 'Bearer wrong-token-0123456789' } });
+    for (let i = 0; i < 3; i++) expect((await wrong()).status).toBe(401);
+    const limited = await wrong();
+    expect(limited.status).toBe(429);
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect(await limited.json()).toEqual({ errors: [{ status: 429, title: expect.any(String), detail: expect.stringContaining('Rate limit') }] });
+    // The same budget: a wrong API key from this address is refused as well.
+    expect((await fetch(`${s.url}/api/v2/services`, { headers: { authorization: 'Bearer not-a-key-0123456789' } })).status).toBe(429);
+    expect((await fetch(`${s.url}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } })).status).toBe(200);
+  });
+
   it('allows only GET and HEAD', async () => {
     const s = await start();
     const res = await fetch(`${s.url}/metrics`, { method: 'POST' });
