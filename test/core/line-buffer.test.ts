@@ -56,20 +56,15 @@ describe('lines written piece by piece', () => {
     const out = createLineBuffer({ file }, { flushMs: 60_000 });
     const texts = ['plain-id_1.2:3', '/api/v2/incidents/:id', '', 'say "hi"', 'back\\slash', 'tab\there\nnewline', 'Störung 障害 🚨', '\u0000\u001f\u007f'];
     const numbers = [0, -0, 7, -42, 1795550466613, 0.048, 0.05, 0.5, 12.25, -3.125, 1.001, 0.1 + 0.2, 1e-7, 123456.789, 1e21, Number.MAX_SAFE_INTEGER, 2 ** 60];
-    for (const value of texts) {
+    const line = (value: () => void) => {
       out.lines.begin();
       out.lines.raw(bytes('{"v":'));
-      out.lines.text(value);
+      value();
       out.lines.raw(bytes('}\n'));
       out.lines.end();
-    }
-    for (const value of numbers) {
-      out.lines.begin();
-      out.lines.raw(bytes('{"v":'));
-      out.lines.number(value);
-      out.lines.raw(bytes('}\n'));
-      out.lines.end();
-    }
+    };
+    for (const value of texts) line(() => out.lines.text(value));
+    for (const value of numbers) line(() => out.lines.number(value));
     out.flush();
     const expected = [...texts, ...numbers].map((v) => `${JSON.stringify({ v })}\n`).join('');
     expect(read(file)).toBe(expected);
