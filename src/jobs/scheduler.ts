@@ -65,6 +65,22 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
     }
   }
 
+  /**
+   * What node-cron says goes into statusbot's log, as a JSON line of its own
+   * (its default writes colored text to the console). A slot skipped because
+   * the job's last run is still under way is expected under load: debug.
+   */
+  const cronLogger = (job: string) => {
+    const fields = { job };
+    return {
+      info: (message: string) => deps.logger.debug(`job ${job}: ${message}`, fields),
+      warn: (message: string) => deps.logger.debug(`job ${job}: ${message}`, fields),
+      debug: (message: string | Error) => deps.logger.debug(`job ${job}: ${String(message)}`, fields),
+      error: (message: string | Error, error?: Error) =>
+        deps.logger.error(`job ${job}: ${message instanceof Error ? message.message : message}`, error ?? message, fields),
+    };
+  };
+
   /** What a job changes, it changes as `job:<name>` (the audit trail says so). */
   const actingFor = (job: Job): JobDeps => ({ ...deps, ctx: deps.ctx.actingAs({ actor: `job:${job.name}`, requestId: null }) });
 
@@ -84,6 +100,7 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
           noOverlap: true,
           timezone: 'Etc/UTC',
           suppressMissedWarning: true,
+          logger: cronLogger(job.name),
         });
         void task.start();
         tasks.push(task);

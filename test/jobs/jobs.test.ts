@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { buildDigest, firesAt } from '../../src/domain/boards/board-digest.js';
 import { createDomainContext } from '../../src/domain/context.js';
 import { DEMO_PERIOD_MS } from '../../src/domain/demo/demo-cycle.js';
@@ -13,6 +13,8 @@ import { manualClock } from '../../src/domain/clock.js';
 import { ACME_BOARD, ACME_KEY, T0, startTestServer } from '../helpers/test-server.js';
 import type { TestServer } from '../helpers/test-server.js';
 import { silentLogger as quiet } from '../../src/core/pino-logger.js';
+import { until } from '../helpers/chat.js';
+import { recordingLogger } from '../helpers/loggers.js';
 
 const CONFIG = `
 public_url: http://status.test
@@ -182,6 +184,25 @@ describe('the retention job', () => {
 });
 
 describe('the scheduler', () => {
+  it("logs node-cron's word through statusbot's log, never as colored text on the console: a slot skipped by a run still under way is a debug line", async () => {
+    const s = await start();
+    const logger = recordingLogger();
+    const console = vi.spyOn(globalThis.console, 'warn');
+    const slow = { name: 'slow', schedule: '* * * * * *', run: () => new Promise<void>((ok) => setTimeout(ok, 2_500)) };
+    const scheduler = createScheduler({ deps: createJobDeps(s.ctx, emptyConfig(), logger), jobs: [slow] });
+    try {
+      scheduler.start();
+      await until(() => logger.records.some((r) => r.message.includes('still running')), 8_000);
+      const skipped = logger.records.find((r) => r.message.includes('still running'))!;
+      expect(skipped).toMatchObject({ level: 'debug', fields: { job: 'slow' } });
+      expect(skipped.message).toMatch(/^job slow: task still running/);
+      expect(console.mock.calls.flat().join(' ')).not.toContain('NODE-CRON');
+    } finally {
+      console.mockRestore();
+      await scheduler.stop(5_000);
+    }
+  });
+
   it('starts only enabled jobs and stops cleanly', async () => {
     const s = await start();
     const scheduler = createScheduler({ deps: deps(s), jobs: JOBS, disabled: new Set(['monitors', 'digests', 'retention', 'demo-cycle']) });
