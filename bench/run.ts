@@ -263,25 +263,30 @@ function percentile(sorted: Float64Array, p: number): number {
   return sorted[i]!;
 }
 
+/** autocannon loading one port with `e`'s requests, its bodies in turn (counted in `bodies`, which several ports may share). */
+function cannon(port: number, e: Endpoint, connections: number, seconds: number, bodies = { sent: 0 }) {
+  return autocannon({
+    url: `http://127.0.0.1:${port}${e.path}`,
+    method: e.method,
+    headers: headersFor(e),
+    ...(e.body ? { body: e.body } : {}),
+    ...(e.bodies ? { requests: [{ setupRequest: (req: object) => ({ ...req, body: e.bodies![bodies.sent++ % e.bodies!.length] }) }] } : {}),
+    connections,
+    duration: seconds,
+    timeout: 10,
+  });
+}
+
 /**
  * One autocannon run, its connections split across the ports (replicas behind
  * a balancer); latencies are kept at full (sub-ms) resolution, for 2xx responses only.
  */
 async function load(ports: readonly number[], e: Endpoint, seconds: number): Promise<Run> {
   const latencies: number[] = [];
-  let sent = 0;
+  const bodies = { sent: 0 };
   const results = await Promise.all(
     ports.map((port) => {
-      const instance = autocannon({
-        url: `http://127.0.0.1:${port}${e.path}`,
-        method: e.method,
-        headers: headersFor(e),
-        ...(e.body ? { body: e.body } : {}),
-        ...(e.bodies ? { requests: [{ setupRequest: (req: object) => ({ ...req, body: e.bodies![sent++ % e.bodies!.length] }) }] } : {}),
-        connections: Math.max(1, Math.ceil(CONNECTIONS / ports.length)),
-        duration: seconds,
-        timeout: 10,
-      });
+      const instance = cannon(port, e, Math.max(1, Math.ceil(CONNECTIONS / ports.length)), seconds, bodies);
       instance.on('response', (_client: unknown, status: number, _bytes: number, ms: number) => {
         if (status >= 200 && status < 300) latencies.push(ms);
       });
@@ -320,19 +325,9 @@ async function alternate(server: Child, e: Endpoint, database?: 'postgres'): Pro
   const side = (): Side => ({ ms: 0, cpu: 0, db: 0, answered: 0, latencies: [] });
   const sides = { on: side(), off: side() };
   let counting: Side | null = null;
-  let sent = 0;
   const segments = OBSERVING_SEGMENTS;
-  const instance = autocannon({
-    url: `http://127.0.0.1:${server.port}${e.path}`,
-    method: e.method,
-    headers: headersFor(e),
-    ...(e.body ? { body: e.body } : {}),
-    ...(e.bodies ? { requests: [{ setupRequest: (req: object) => ({ ...req, body: e.bodies![sent++ % e.bodies!.length] }) }] } : {}),
-    connections: CONNECTIONS,
-    // Longer than needed: stopped once the last segment ends.
-    duration: WARMUP_SECONDS + segments * OBSERVING_SEGMENT_SECONDS + 60,
-    timeout: 10,
-  });
+  // Longer than needed: stopped once the last segment ends.
+  const instance = cannon(server.port, e, CONNECTIONS, WARMUP_SECONDS + segments * OBSERVING_SEGMENT_SECONDS + 60);
   instance.on('response', (_client: unknown, status: number, _bytes: number, ms: number) => {
     if (!counting) return;
     counting.answered++;
@@ -386,13 +381,6 @@ async function alternate(server: Child, e: Endpoint, database?: 'postgres'): Pro
     }
   }
   return out;
-}
-
-/** The mean of runs of the same endpoint (p99 too: an estimate, for the report). */
-function meanOf(runs: Run[]): Run {
-  const mean = (k: keyof Run) => runs.reduce((n, r) => n + r[k], 0) / runs.length;
-  const sum = (k: keyof Run) => runs.reduce((n, r) => n + r[k], 0);
-  return { rps: mean('rps'), cpuUs: mean('cpuUs'), dbCpuUs: mean('dbCpuUs'), p50: mean('p50'), p99: mean('p99'), requests: sum('requests'), non2xx: sum('non2xx'), errors: sum('errors'), timeouts: sum('timeouts') };
 }
 
 /** CPU time the servers have used so far, in µs. */
