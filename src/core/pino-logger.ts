@@ -138,14 +138,15 @@ const INFO = 30;
  * time once a millisecond). Anything else takes pino's path.
  */
 function flatLines(root: Pino, out: LineBuffer, slow: Logger['info']): Logger['info'] {
-  const latin1 = (text: string) => Uint8Array.from(Buffer.from(text, 'latin1'));
+  // Every piece as a Buffer (one kind of array for the line writer to copy from).
+  const bytesOf = (text: string): Uint8Array => Buffer.from(text);
   // Each field name's `,"name":` once, with the redacted value for a secret field: a line looks at each name once, not at its lower case.
   const keys = new Map<string, { bytes: Uint8Array; secret: boolean }>();
   const keyOf = (field: string) => {
     let key = keys.get(field);
     if (key === undefined) {
       const secret = SECRET_FIELDS.has(field.toLowerCase());
-      key = { bytes: Buffer.from(`,${JSON.stringify(field)}:${secret ? `"${REDACTED}"` : ''}`), secret };
+      key = { bytes: bytesOf(`,${JSON.stringify(field)}:${secret ? `"${REDACTED}"` : ''}`), secret };
       if (keys.size < 1000) keys.set(field, key);
     }
     return key;
@@ -155,16 +156,16 @@ function flatLines(root: Pino, out: LineBuffer, slow: Logger['info']): Logger['i
   const endOf = (message: string) => {
     let end = ends.get(message);
     if (end === undefined) {
-      end = Buffer.from(`,"msg":${JSON.stringify(scrubSecrets(message))}}\n`);
+      end = bytesOf(`,"msg":${JSON.stringify(scrubSecrets(message))}}\n`);
       if (ends.size < 1000) ends.set(message, end);
     }
     return end;
   };
-  const TRUE = latin1('true');
-  const FALSE = latin1('false');
-  const NULL = latin1('null');
+  const TRUE = bytesOf('true');
+  const FALSE = bytesOf('false');
+  const NULL = bytesOf('null');
   let stampedAt = -1;
-  let stamp = latin1('');
+  let stamp = bytesOf('');
   const line = out.lines;
 
   return (message, fields) => {
@@ -172,7 +173,7 @@ function flatLines(root: Pino, out: LineBuffer, slow: Logger['info']): Logger['i
     const time = Date.now();
     if (time !== stampedAt) {
       stampedAt = time;
-      stamp = latin1(`{"level":${INFO},"time":${time}`);
+      stamp = bytesOf(`{"level":${INFO},"time":${time}`);
     }
     line.begin();
     try {

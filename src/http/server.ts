@@ -149,6 +149,11 @@ export function createHttpServer(options: HttpServerOptions): Server {
     }
   }
 
+  /** A wrong key or token costs from the caller's address's budget (429 once it is spent). */
+  function chargeWrongGuess(req: IncomingMessage): void {
+    takeToken(`address:${clientAddress(req)}`);
+  }
+
   /** Guessing keys costs from the caller's address's budget. */
   async function authenticated(req: IncomingMessage) {
     try {
@@ -156,7 +161,7 @@ export function createHttpServer(options: HttpServerOptions): Server {
       const { company, keyId } = await authenticateKey(ctx, key);
       return { key, company, keyId };
     } catch (error) {
-      takeToken(`address:${clientAddress(req)}`);
+      chargeWrongGuess(req);
       throw error;
     }
   }
@@ -233,8 +238,8 @@ export function createHttpServer(options: HttpServerOptions): Server {
         try {
           await options.metrics(req, res);
         } catch (error) {
-          // Guessing the metrics token costs from the caller's address's budget, as guessing keys does.
-          if (error instanceof DomainError && error.code === 'unauthorized') takeToken(`address:${clientAddress(req)}`);
+          // Guessing the metrics token costs as guessing keys does.
+          if (error instanceof DomainError && error.code === 'unauthorized') chargeWrongGuess(req);
           throw error;
         }
         return;
