@@ -276,21 +276,30 @@ export function createWriter(
       for (const p of batch) p.reject(error);
       return;
     }
-    await seen;
     if (outcomes === null) {
       // A unit failed in a shared transaction, which is undone: each runs again alone, where a failure is its own.
       queue.unshift(...batch.map((p) => ({ ...p, alone: true })));
       return;
     }
     const later: Pending[] = [];
+    const answered: { p: Pending; o: Outcome }[] = [];
     outcomes.forEach((o, i) => {
       const p = batch[i]!;
       if (o.ok === 'later') later.push(p);
-      else if (o.ok) p.resolve(o.value);
-      else if (isRetryable(o.error) && ++p.attempts < MAX_ATTEMPTS) later.push(p);
-      else p.reject(o.error);
+      else if (!o.ok && isRetryable(o.error) && ++p.attempts < MAX_ATTEMPTS) later.push(p);
+      else answered.push({ p, o });
     });
     queue.unshift(...later);
+    // Answered once every replica has heard of the commit; meanwhile this slot goes on with the next transaction,
+    // so that a replica slow to say so (up to the 2 s cap) delays these answers, not every write after them.
+    const answer = () => {
+      for (const { p, o } of answered) {
+        if (o.ok === true) p.resolve(o.value);
+        else if (o.ok === false) p.reject(o.error);
+      }
+    };
+    if (xid === null) answer();
+    else void seen.then(answer);
   }
 
   /** The units of the next transaction: the first alone if it must be, else those queued up to one that must be alone. */

@@ -1,10 +1,13 @@
 import { sql } from 'kysely';
+import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/database.js';
 import type { Db } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { createWriter } from '../../src/db/writer.js';
 import { lockServiceForChange } from '../../src/db/locks.js';
+import { CHANGES_CHANNEL, LISTENER_NAME_PREFIX } from '../../src/db/change-feed.js';
+import { until } from '../helpers/chat.js';
 import { createTestDatabase, TEST_ENGINE } from '../helpers/test-database.js';
 import type { TestDatabase } from '../helpers/test-database.js';
 
@@ -118,6 +121,30 @@ describe.skipIf(TEST_ENGINE !== 'postgres')('createWriter on PostgreSQL', () => 
     await Promise.all([first, held]);
     expect(done).toEqual(['free', 'held']);
     expect(await companyNames()).toEqual(['Acme', 'first', 'free', 'held']);
+  });
+
+  it('goes on with the next transaction while a replica is slow to say it heard the last, and answers each unit only then', async () => {
+    // A replica that listens under the replicas' name and never says what it heard (hung, or far behind).
+    const silent = new pg.Client({ connectionString: database.path });
+    await silent.connect();
+    try {
+      await silent.query(`listen ${CHANGES_CHANNEL}`);
+      await silent.query('select set_config($1, $2, false)', ['application_name', `${LISTENER_NAME_PREFIX}silent`]);
+      const writer = createWriter(small); // one transaction at a time
+      const answered: string[] = [];
+      const write = (name: string) => writer.run(insertCompany(name)).then(() => void answered.push(name));
+      const a = write('a');
+      await until(async () => (await companyNames()).includes('a'));
+      const b = write('b');
+      // b committed while a still waits for the silent replica's word: the one transaction at a time was not held by a.
+      await until(async () => (await companyNames()).includes('b'));
+      expect(answered).toEqual([]);
+      // Answered once the wait for the silent replica ends (its cap), each after its own commit.
+      await Promise.all([a, b]);
+      expect(answered).toEqual(['a', 'b']);
+    } finally {
+      await silent.end();
+    }
   });
 
   it('runs a unit again when PostgreSQL undoes it to break a deadlock', async () => {
