@@ -13,8 +13,9 @@
  *   BENCH_WARMUP_SECONDS  warm-up seconds before each measured run (default 2)
  *   BENCH_CONNECTIONS     concurrent connections (default 10)
  *   BENCH_CPU_PROF        a directory: run the statusbot child with --cpu-prof into it
- *   BENCH_OBSERVING_ROUNDS  rounds measuring the cost of observing, each in a fresh process (default 3)
- *   BENCH_OBSERVING_SEGMENTS  seconds of each such round, observing on and off in turn (default 16)
+ *   BENCH_OBSERVING_ROUNDS  rounds measuring the cost of observing, each in a fresh process (default 5)
+ *   BENCH_OBSERVING_SEGMENTS  seconds of each such round, observing on and off in turn (default 32)
+ *   BENCH_OBSERVING_AA=1  the switch is ignored (observing stays on): what the method measures when there is nothing to measure
  *   BENCH_VERBOSE=1       print each measured run's req/s and CPU per request
  *   BENCH_ONLY            run only the endpoints whose label contains this text (e.g. "POST")
  *   BENCH_ENGINES         `sqlite,postgres` (default): also PostgreSQL, with one replica and with two
@@ -27,7 +28,9 @@
  * the target of under 10%. Identical processes here differ by up to 40% for
  * their whole life, and one process's speed drifts from one 10 s run to the
  * next, so the two sides are compared within one process, second by second;
- * the round whose cost is the median is reported. The cost is judged on the CPU time
+ * each side's seconds of every round are pooled (each second weighs alike,
+ * whichever process it was measured in), each round's own cost shown beside
+ * the pooled one. The cost is judged on the CPU time
  * the server spends per request, which on a shared 2-core machine holds
  * steadier than req/s (both are shown).
  * The measured servers log every request as JSON lines into a file, as in
@@ -49,10 +52,10 @@ const WARMUP_SECONDS = positive('BENCH_WARMUP_SECONDS', 2, true);
 const CONNECTIONS = positive('BENCH_CONNECTIONS', 10);
 const CPU_PROF_DIR = process.env.BENCH_CPU_PROF ? resolve(process.env.BENCH_CPU_PROF) : null;
 const ONLY = process.env.BENCH_ONLY ?? '';
-const OBSERVING_ROUNDS = positive('BENCH_OBSERVING_ROUNDS', 3);
-/** Seconds on (or off) at a time while observing is turned on and off under one load; 4 × 4 of them a round. */
+const OBSERVING_ROUNDS = positive('BENCH_OBSERVING_ROUNDS', 5);
+/** Seconds on (or off) at a time while observing is turned on and off under one load; 8 × 4 of them a round. */
 const OBSERVING_SEGMENT_SECONDS = 1;
-const OBSERVING_SEGMENTS = positive('BENCH_OBSERVING_SEGMENTS', 16);
+const OBSERVING_SEGMENTS = positive('BENCH_OBSERVING_SEGMENTS', 32);
 const VERBOSE = process.env.BENCH_VERBOSE === '1';
 
 const API_KEY = 'bench-key-0123456789';
@@ -308,21 +311,52 @@ async function load(ports: readonly number[], e: Endpoint, seconds: number): Pro
   };
 }
 
+/** One side (observing on, or off) of the seconds measured while observing is turned on and off: sums, so that rounds pool. */
+interface Side {
+  ms: number;
+  cpu: number;
+  db: number;
+  answered: number;
+  latencies: number[];
+}
+
+const side = (): Side => ({ ms: 0, cpu: 0, db: 0, answered: 0, latencies: [] });
+
+/** Both sides of several rounds together: each second counts alike, whichever process it was measured in. */
+function pooled(sides: readonly Side[]): Side {
+  const all = side();
+  for (const s of sides) {
+    all.ms += s.ms;
+    all.cpu += s.cpu;
+    all.db += s.db;
+    all.answered += s.answered;
+    for (const ms of s.latencies) all.latencies.push(ms);
+  }
+  return all;
+}
+
+function runOfSide(s: Side): Run {
+  const sorted = Float64Array.from(s.latencies).sort();
+  return {
+    rps: s.latencies.length / (s.ms / 1000),
+    cpuUs: s.cpu / s.answered,
+    dbCpuUs: s.db / s.answered,
+    p50: percentile(sorted, 50),
+    p99: percentile(sorted, 99),
+    requests: s.latencies.length,
+    non2xx: s.answered - s.latencies.length,
+    errors: 0,
+    timeouts: 0,
+  };
+}
+
 /**
  * One process's server under one unbroken load, with logs, metrics and the
  * audit trail turned on and off every OBSERVING_SEGMENT_SECONDS in the order
  * on, off, off, on, …: the CPU time and the answers of each side, summed over
  * its segments. A warm-up runs both sides first.
  */
-async function alternate(server: Child, e: Endpoint, database?: 'postgres'): Promise<{ on: Run; off: Run }> {
-  interface Side {
-    ms: number;
-    cpu: number;
-    db: number;
-    answered: number;
-    latencies: number[];
-  }
-  const side = (): Side => ({ ms: 0, cpu: 0, db: 0, answered: 0, latencies: [] });
+async function alternate(server: Child, e: Endpoint, database?: 'postgres'): Promise<{ on: Side; off: Side }> {
   const sides = { on: side(), off: side() };
   let counting: Side | null = null;
   const segments = OBSERVING_SEGMENTS;
@@ -360,27 +394,13 @@ async function alternate(server: Child, e: Endpoint, database?: 'postgres'): Pro
   if (result.errors > 0 || result.timeouts > 0 || result.non2xx > 0) {
     throw new Error(`${e.label} with observing turned on and off: ${result.non2xx} non-2xx, ${result.errors} errors, ${result.timeouts} timeouts`);
   }
-  const runOf = (s: Side): Run => {
-    const sorted = Float64Array.from(s.latencies).sort();
-    return {
-      rps: s.latencies.length / (s.ms / 1000),
-      cpuUs: s.cpu / s.answered,
-      dbCpuUs: s.db / s.answered,
-      p50: percentile(sorted, 50),
-      p99: percentile(sorted, 99),
-      requests: s.latencies.length,
-      non2xx: s.answered - s.latencies.length,
-      errors: 0,
-      timeouts: 0,
-    };
-  };
-  const out = { on: runOf(sides.on), off: runOf(sides.off) };
   if (VERBOSE) {
-    for (const [name, r] of Object.entries(out)) {
+    for (const [name, s] of Object.entries(sides)) {
+      const r = runOfSide(s);
       console.error(`\n  ${server.name} (observing ${name}, ${segments / 2} s): ${f(r.rps)} req/s, ${f(r.cpuUs, 1)} µs CPU a request`);
     }
   }
-  return out;
+  return sides;
 }
 
 /** CPU time the servers have used so far, in µs. */
@@ -419,7 +439,7 @@ function postgresCpu(): number | null {
 /** Linux's USER_HZ, the unit of /proc's CPU times. */
 const CLOCK_TICKS = 100;
 
-/** What observing costs in one process: both sides of the round whose cost is the median, and every round's cost (CPU per request). */
+/** What observing costs: both sides pooled over every round (each a fresh process), and each round's own cost (CPU per request). */
 interface Observing {
   on: Run;
   off: Run;
@@ -630,10 +650,11 @@ async function main(): Promise<number> {
         // What observing costs, with one replica: turned off and on again every second in the same process under one
         // unbroken load (on, off, off, on, …), so that the machine's drift weighs on both alike; identical processes
         // differed here by up to 40% for their whole life, so the two sides are never compared across processes. A fresh
-        // process each round; the round whose cost is the median is reported.
+        // process each round; the seconds of every round are pooled, side by side (a round alone moved ±5 points with
+        // nothing to measure, and single rounds of the same cost from 4% to 24%).
         let observing: Observing | null = null;
         if (engine.replicas === 1 && OBSERVED_ENDPOINTS.includes(e.label)) {
-          const rounds: { on: Run; off: Run; cost: number }[] = [];
+          const rounds: { on: Side; off: Side; cost: number }[] = [];
           for (let round = 1; round <= OBSERVING_ROUNDS; round++) {
             process.stdout.write(round === 1 ? ' observing on and off…' : ` round ${round}…`);
             if (round > 1) {
@@ -641,10 +662,14 @@ async function main(): Promise<number> {
               replicas[0] = await startChild(`statusbot ${engine.label} #1`, 'server-entry.js', [engine.db, configPath], execArgv);
             }
             const sides = await alternate(replicas[0]!, e, onPostgres);
-            rounds.push({ ...sides, cost: sides.on.cpuUs / sides.off.cpuUs - 1 });
+            rounds.push({ ...sides, cost: runOfSide(sides.on).cpuUs / runOfSide(sides.off).cpuUs - 1 });
           }
-          const median = [...rounds].sort((a, b) => a.cost - b.cost)[Math.floor(rounds.length / 2)]!;
-          observing = { on: median.on, off: median.off, rounds: rounds.length, costs: rounds.map((r) => r.cost) };
+          observing = {
+            on: runOfSide(pooled(rounds.map((r) => r.on))),
+            off: runOfSide(pooled(rounds.map((r) => r.off))),
+            rounds: rounds.length,
+            costs: rounds.map((r) => r.cost),
+          };
         }
         await ask(bare, { type: 'body', status: real.status, bytes: real.bytes }, 'body-set');
         process.stdout.write(' bare…');
@@ -734,7 +759,7 @@ async function main(): Promise<number> {
     if (observed.length > 0) {
       console.log(
         `\nlogs (JSON lines to a file), metrics and the audit trail: on, and off in the same process (on, off, off, on; ` +
-          `the median of ${OBSERVING_ROUNDS} fresh processes; each one's cost in CPU per request in brackets)\n`,
+          `${OBSERVING_ROUNDS} fresh processes of ${OBSERVING_SEGMENTS} s pooled; each one's own cost in CPU per request in brackets)\n`,
       );
       console.log(
         table([

@@ -49,7 +49,7 @@ process.on('message', (message: ParentMessage) => {
     const used = process.cpuUsage();
     reply({ type: 'cpu', micros: used.user + used.system });
   } else if (message.type === 'observing') {
-    observing.on = message.on;
+    if (process.env.BENCH_OBSERVING_AA !== '1') observing.on = message.on;
     reply({ type: 'observing', on: observing.on });
   } else if (message.type === 'stop') {
     void server.close().then(() => {
