@@ -1,4 +1,4 @@
-import type { ControlledTransaction, Kysely, KyselyPlugin } from 'kysely';
+import type { ControlledTransaction, Insertable, Kysely, KyselyPlugin } from 'kysely';
 import { sql } from 'kysely';
 import { LISTENER_NAME_PREFIX } from './change-feed.js';
 import { changeFeedOf, engineOf, poolSizeOf } from './database.js';
@@ -85,6 +85,45 @@ export function changesNothingCached(trx: Kysely<Database>): void {
   turn.tx.quiet += 1;
 }
 
+/** Tables whose rows a unit may leave to its transaction's commit (see `insertAtCommit`). */
+type AtCommitTable = 'audit_events';
+type AtCommitRow = Insertable<Database[AtCommitTable]>;
+
+/** The rows each unit left to the commit, by the transaction object the unit was given (SQLite). */
+const atCommit = new WeakMap<Kysely<Database>, AtCommitRow[]>();
+
+/** Rows per insert: 8 columns each, well under SQLite's limit of variables in one statement. */
+const AT_COMMIT_CHUNK = 500;
+
+/**
+ * SQLite: a row that nothing reads back in its own transaction (an audit row)
+ * is kept and inserted, with those of the transaction's other units, in one
+ * statement just before the commit: in the same transaction still, and gone
+ * with the unit's savepoint if the unit fails. A statement per row cost as
+ * much again as the row. False where the unit does not run in the writer's
+ * SQLite transaction (PostgreSQL, where the row rides in the unit's own
+ * statements): the caller inserts it.
+ */
+export function insertAtCommit(trx: Kysely<Database>, row: AtCommitRow): boolean {
+  const rows = atCommit.get(trx);
+  if (!rows) return false;
+  rows.push(row);
+  return true;
+}
+
+/** Runs `unit` with `handle`, keeping the rows it leaves to the commit into `kept` once it succeeds. */
+async function keepingRows<T>(handle: Kysely<Database>, kept: AtCommitRow[], unit: () => Promise<T>): Promise<T> {
+  const rows: AtCommitRow[] = [];
+  atCommit.set(handle, rows);
+  try {
+    const value = await unit();
+    for (const row of rows) kept.push(row);
+    return value;
+  } finally {
+    atCommit.delete(handle);
+  }
+}
+
 /** Thrown by a unit, before it changed anything, whose row lock another transaction holds: the writer runs it again in a later transaction. */
 export class LockBusy extends Error {
   constructor() {
@@ -157,21 +196,21 @@ export function createWriter(
   const queue: Pending[] = [];
   let running = 0;
 
-  async function runAlone(trx: Kysely<Database>, p: Pending): Promise<Outcome> {
+  async function runAlone(trx: Kysely<Database>, p: Pending, kept: AtCommitRow[] | null): Promise<Outcome> {
     try {
-      return { ok: true, value: await p.unit(trx) };
+      return { ok: true, value: await (kept ? keepingRows(trx, kept, () => p.unit(trx)) : p.unit(trx)) };
     } catch (error) {
       return { ok: false, error };
     }
   }
 
-  async function runInSavepoints(trx: ControlledTransaction<Database>, batch: Pending[]): Promise<Outcome[]> {
+  async function runInSavepoints(trx: ControlledTransaction<Database>, batch: Pending[], kept: AtCommitRow[]): Promise<Outcome[]> {
     const outcomes: Outcome[] = [];
     for (const [i, p] of batch.entries()) {
       const name = `unit${i}`;
       const sp = await trx.savepoint(name).execute();
       try {
-        const value = await p.unit(sp);
+        const value = await keepingRows(sp, kept, () => p.unit(sp));
         await sp.releaseSavepoint(name).execute();
         outcomes.push({ ok: true, value });
       } catch (error) {
@@ -243,15 +282,20 @@ export function createWriter(
         options.onBatch?.(batch.length);
         try {
           let done: Outcome[] | null;
+          // SQLite: the rows units leave to the commit (see insertAtCommit).
+          const kept: AtCommitRow[] | null = savepoints ? [] : null;
           if (batch.length === 1) {
             turns.set(trx, { tx, mayWait: true, ran: 0 });
-            done = [await runAlone(trx, batch[0]!)];
+            done = [await runAlone(trx, batch[0]!, kept)];
           } else {
-            done = savepoints ? await runInSavepoints(savepoints, batch) : await runShared(trx, batch, tx);
+            done = savepoints ? await runInSavepoints(savepoints, batch, kept!) : await runShared(trx, batch, tx);
           }
           if (done === null || (batch.length === 1 && !done[0]!.ok)) {
             await rollback();
             return done;
+          }
+          for (let i = 0; kept && i < kept.length; i += AT_COMMIT_CHUNK) {
+            await trx.insertInto('audit_events').values(kept.slice(i, i + AT_COMMIT_CHUNK)).execute();
           }
           // Which replicas listen, read before the commit: each must hear of it before any unit is answered
           // (unless no unit changed what they cache: then none will hear of it).

@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/database.js';
 import type { Db } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
-import { createWriter } from '../../src/db/writer.js';
+import { createWriter, insertAtCommit } from '../../src/db/writer.js';
 import { lockServiceForChange } from '../../src/db/locks.js';
 import { CHANGES_CHANNEL, LISTENER_NAME_PREFIX } from '../../src/db/change-feed.js';
 import { until } from '../helpers/chat.js';
@@ -54,6 +54,28 @@ describe('createWriter', () => {
     } finally {
       await other.destroy();
     }
+  });
+
+  it.skipIf(TEST_ENGINE !== 'sqlite')('inserts the rows units leave to the commit within their transaction, none of a unit that failed', async () => {
+    const row = (action: string) => ({ at: 0, company_id: null, actor: 'cli', action, target_type: 'test', target_id: '1', request_id: null, changes: '{}' });
+    const actions = async () => (await db.selectFrom('audit_events').select('action').orderBy('id').execute()).map((r) => r.action);
+    // Outside the writer's transaction, nobody takes the row: the caller inserts it.
+    expect(insertAtCommit(db, row('outside'))).toBe(false);
+    const writer = createWriter(db);
+    const leave = (action: string, fail = false) =>
+      writer.run(async (trx) => {
+        expect(insertAtCommit(trx, row(action))).toBe(true);
+        await insertMeta(action)(trx);
+        if (fail) throw new Error(`unit ${action} fails after writing`);
+      });
+    const results = await Promise.allSettled([leave('a'), leave('b', true), leave('c'), leave('d')]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
+    expect(await actions()).toEqual(['a', 'c', 'd']);
+    expect(await writtenKeys()).toEqual(['a', 'c', 'd']);
+    // A unit in a transaction of its own: its row when it succeeds, none when it fails.
+    await leave('e');
+    await expect(leave('f', true)).rejects.toThrow('unit f fails');
+    expect(await actions()).toEqual(['a', 'c', 'd', 'e']);
   });
 
   it('keeps serving after a batch fails as a whole', async () => {

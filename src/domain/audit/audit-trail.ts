@@ -1,5 +1,6 @@
-import type { CompiledQuery, Kysely } from 'kysely';
+import type { CompiledQuery, Insertable, Kysely } from 'kysely';
 import { prepared } from '../../db/prepared.js';
+import { insertAtCommit } from '../../db/writer.js';
 import type { Database } from '../../db/schema.js';
 import type { Company } from '../companies/company.js';
 import type { DomainContext } from '../context.js';
@@ -45,29 +46,50 @@ const insertEvent = prepared<'at' | 'company' | 'actor' | 'action' | 'type' | 't
   }),
 );
 
+type AuditRow = Insertable<Database['audit_events']>;
+
+function auditRow(ctx: DomainContext, entry: AuditEntry): AuditRow {
+  return {
+    at: ctx.clock.now().getTime(),
+    company_id: entry.companyId,
+    actor: ctx.acting.actor,
+    action: entry.action,
+    target_type: entry.targetType,
+    target_id: String(entry.targetId),
+    request_id: ctx.acting.requestId,
+    changes: JSON.stringify(entry.changes ?? {}),
+  };
+}
+
+const insertOf = (db: Kysely<Database>, row: AuditRow): CompiledQuery =>
+  insertEvent.bind(db, {
+    at: row.at,
+    company: row.company_id ?? null,
+    actor: row.actor,
+    action: row.action,
+    type: row.target_type,
+    target: row.target_id,
+    request: row.request_id ?? null,
+    changes: row.changes,
+  });
+
 /**
  * The audit row of a change, to run in the change's own transaction, so that
- * both commit or neither; null when the trail is off (a benchmark comparison).
+ * both commit or neither; null when the trail is off (a benchmark comparison),
+ * or when SQLite's writer takes the row to insert it with those of the
+ * transaction's other changes before its commit (the changes of incidents,
+ * made many a second: nothing reads their rows back in the transaction).
  * For writers that send several statements at once (db/prepared.ts runWrites).
  */
 export function auditWrite(ctx: DomainContext, db: Kysely<Database>, entry: AuditEntry): CompiledQuery | null {
   if (!ctx.audited) return null;
-  return insertEvent.bind(db, {
-    at: ctx.clock.now().getTime(),
-    company: entry.companyId,
-    actor: ctx.acting.actor,
-    action: entry.action,
-    type: entry.targetType,
-    target: String(entry.targetId),
-    request: ctx.acting.requestId,
-    changes: JSON.stringify(entry.changes ?? {}),
-  });
+  const row = auditRow(ctx, entry);
+  return insertAtCommit(db, row) ? null : insertOf(db, row);
 }
 
-/** Writes the audit row of a change inside its transaction (`trx`). */
+/** Writes the audit row of a change inside its transaction (`trx`), now. */
 export async function recordAudit(ctx: DomainContext, trx: Kysely<Database>, entry: AuditEntry): Promise<void> {
-  const write = auditWrite(ctx, trx, entry);
-  if (write) await trx.executeQuery(write);
+  if (ctx.audited) await trx.executeQuery(insertOf(trx, auditRow(ctx, entry)));
 }
 
 /** The fields whose values differ between two states of a thing (compared as JSON). */
