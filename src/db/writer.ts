@@ -85,9 +85,9 @@ export function changesNothingCached(trx: Kysely<Database>): void {
   turn.tx.quiet += 1;
 }
 
-/** Tables whose rows a unit may leave to its transaction's commit (see `insertAtCommit`). */
-type AtCommitTable = 'audit_events';
-type AtCommitRow = Insertable<Database[AtCommitTable]>;
+/** The table whose rows a unit may leave to its transaction's commit (see `insertAtCommit`). */
+const AT_COMMIT_TABLE = 'audit_events';
+type AtCommitRow = Insertable<Database[typeof AT_COMMIT_TABLE]>;
 
 /** The rows each unit left to the commit, by the transaction object the unit was given (SQLite). */
 const atCommit = new WeakMap<Kysely<Database>, AtCommitRow[]>();
@@ -295,7 +295,7 @@ export function createWriter(
             return done;
           }
           for (let i = 0; kept && i < kept.length; i += AT_COMMIT_CHUNK) {
-            await trx.insertInto('audit_events').values(kept.slice(i, i + AT_COMMIT_CHUNK)).execute();
+            await trx.insertInto(AT_COMMIT_TABLE).values(kept.slice(i, i + AT_COMMIT_CHUNK)).execute();
           }
           // Which replicas listen, read before the commit: each must hear of it before any unit is answered
           // (unless no unit changed what they cache: then none will hear of it).
