@@ -11,6 +11,7 @@ import * as m0009 from './0009_api_key_management.js';
 import * as m0010 from './0010_audit_events.js';
 import * as m0011 from './0011_seen_chat_requests.js';
 import * as m0012 from './0012_audit_config_index.js';
+import * as m0013 from './0013_vendor_truth.js';
 
 /** Every migration, by name; the Migrator applies them in name order. Add new ones here. */
 export const migrations: Record<string, Migration> = {
@@ -26,4 +27,5 @@ export const migrations: Record<string, Migration> = {
   '0010_audit_events': m0010,
   '0011_seen_chat_requests': m0011,
   '0012_audit_config_index': m0012,
+  '0013_vendor_truth': m0013,
 };

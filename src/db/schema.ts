@@ -50,6 +50,9 @@ export interface VendorFeedsTable {
   failures: Generated<number>;
   next_poll_at: Generated<number>;
   lease_until: number | null;
+  stale_at: number | null;
+  skipped: string | null;
+  maintenances: Generated<string>;
 }
 
 export interface UserReportsTable {

@@ -12,7 +12,7 @@ export const atom: FeedReader = {
   parse(bodies, context) {
     const node = readXml(bodies[0] ?? '', 'Atom feed', ['feed']);
     const entries = children(node, 'entry').map(readEntry);
-    return { indicator: null, components: [], incidents: incidentsFromItems(entries, context.now), maintenances: [] };
+    return { indicator: null, components: [], incidents: incidentsFromItems(entries, context.now), maintenances: [], skipped: [] };
   },
 };
 

@@ -32,7 +32,7 @@ export const gcp: FeedReader = {
   documents: (url) => [url],
   parse(bodies, context) {
     const incidents = readJson(bodies[0] ?? '', 'incidents.json', z.array(gcpIncident));
-    return { indicator: null, components: [], incidents: firstById(incidents.map((i) => toIncident(i, context.now))), maintenances: [] };
+    return { indicator: null, components: [], incidents: firstById(incidents.map((i) => toIncident(i, context.now))), maintenances: [], skipped: [] };
   },
 };
 

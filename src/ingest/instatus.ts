@@ -53,10 +53,12 @@ export const instatus: FeedReader = {
         startsAt,
         endsAt: endOf(startsAt, m.duration),
         status: m.status ?? 'NOTSTARTEDYET',
+        components: [],
+        url: m.url ?? null,
       };
     }));
     const underway = maintenances.some((m) => normalize(m.status) === 'INPROGRESS');
-    return { indicator: indicatorOf(body.page.status, incidents, underway), components: [], incidents, maintenances };
+    return { indicator: indicatorOf(body.page.status, incidents, underway), components: [], incidents, maintenances, skipped: [] };
   },
 };
 

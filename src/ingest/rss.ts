@@ -63,7 +63,7 @@ export const rss: FeedReader = {
   parse(bodies, context) {
     const node = readXml(bodies[0] ?? '', 'RSS feed', ['rss']);
     const items = children(child(node, 'channel'), 'item').map(readItem);
-    return { indicator: null, components: [], incidents: incidentsFromItems(items, context.now), maintenances: [] };
+    return { indicator: null, components: [], incidents: incidentsFromItems(items, context.now), maintenances: [], skipped: [] };
   },
 };
 

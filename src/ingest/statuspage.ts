@@ -24,7 +24,10 @@ export const statuspage: FeedReader = {
         startsAt: m.scheduled_for ?? m.started_at ?? m.created_at ?? context.now,
         endsAt: m.scheduled_until ?? null,
         status: m.status ?? 'scheduled',
+        components: unique(m.components.map((c) => c.name)),
+        url: m.shortlink || `${pageUrl}/incidents/${encodeURIComponent(m.id)}`,
       }))),
+      skipped: [],
     };
   },
 };

@@ -286,7 +286,7 @@ describe('an incident from user reports', () => {
       applyVendorSnapshot(
         s.ctx,
         await vendorFeed(),
-        { indicator: incidents.some((i) => !i.resolved) ? 'major' : 'ok', components: [], incidents, maintenances: [] },
+        { indicator: incidents.some((i) => !i.resolved) ? 'major' : 'ok', components: [], incidents, maintenances: [], skipped: [] },
         { validators: {}, fingerprint: String(Math.random()), intervalMs: MINUTE },
       );
 

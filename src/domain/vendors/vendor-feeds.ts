@@ -1,6 +1,7 @@
 import type { ExpressionBuilder } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { DomainContext } from '../context.js';
+import { STALE_AFTER_INTERVALS } from './feed-knowledge.js';
 import type { FeedKind } from './vendor-snapshot.js';
 
 /** A feed to read now, with what the last read left: the validators for a conditional request. */
@@ -120,6 +121,7 @@ export function nextPollDelay(intervalMs: number, failures: number, random: () =
 export const succeededRead = (now: number, intervalMs: number, validators: DueFeed['validators']) => ({
   validators: JSON.stringify(validators),
   last_checked_at: now,
+  stale_at: now + STALE_AFTER_INTERVALS * intervalMs,
   last_error: null,
   last_error_at: null,
   failures: 0,

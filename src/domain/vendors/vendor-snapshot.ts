@@ -18,6 +18,12 @@ export interface VendorSnapshot {
   incidents: VendorIncident[];
   /** Maintenances the feed lists: scheduled, in progress, or completed. */
   maintenances: VendorMaintenance[];
+  /**
+   * The items the reader left out because it could not read them, each said in
+   * one line (`incidents.json: incidents[3] (id "abc"): resolved_at should be a date`);
+   * the rest of the document is read all the same.
+   */
+  skipped: string[];
 }
 
 export interface VendorComponent {
@@ -45,6 +51,12 @@ export interface VendorIncident {
   resolvedAt: Date | null;
   /** The provider's updates, oldest first; each one's stage where the provider's status is one of the four (postmortem → resolved). */
   updates: VendorUpdate[];
+  /**
+   * True when the feed gives the incident no date: its times are the read's,
+   * and the stored incident keeps the times it was first seen with until its
+   * own content (title, text, resolution, updates) changes.
+   */
+  undated?: boolean;
 }
 
 export interface VendorUpdate {
@@ -60,6 +72,10 @@ export interface VendorMaintenance {
   endsAt: Date | null;
   /** The provider's own status word (`scheduled`, `in_progress`, `verifying`, `completed`). */
   status: string;
+  /** Names of the components it touches. */
+  components: string[];
+  /** Its page at the provider, when known. */
+  url: string | null;
 }
 
 /** The kinds of feed statusbot reads. */

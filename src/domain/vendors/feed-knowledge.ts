@@ -1,0 +1,55 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../../db/schema.js';
+
+/** A vendor's status is stale after this many intervals without a successful read. */
+export const STALE_AFTER_INTERVALS = 3;
+
+/**
+ * Whether statusbot knows a service's status: `known` unless the service has a
+ * feed that was never read, or whose last successful read is older than three
+ * intervals. Every human surface shows an unknown status as "No data" with the
+ * reason, never as the last status read (the API keeps that one).
+ */
+export type Knowledge = { known: true } | { known: false; reason: string };
+
+export const KNOWN: Knowledge = Object.freeze({ known: true });
+
+interface FeedFacts {
+  last_checked_at: number | null;
+  stale_at: number | null;
+  last_error: string | null;
+  failures: number;
+}
+
+/** What the facts of a service's feed say of its status at `now` (see Knowledge). */
+export function knowledgeFrom(feed: FeedFacts | undefined, now: number): Knowledge {
+  if (feed === undefined) return KNOWN;
+  const error = feed.failures > 0 && feed.last_error ? feed.last_error : null;
+  if (feed.last_checked_at === null) {
+    return { known: false, reason: error ? `the feed could not be read: ${error}` : 'the feed has not been read yet' };
+  }
+  if (feed.stale_at === null || now < feed.stale_at) return KNOWN;
+  const since = `no successful read since ${minuteOf(feed.last_checked_at)}`;
+  return { known: false, reason: error ? `${since}: ${error}` : since };
+}
+
+/** The knowledge of each service (see Knowledge); services without a feed are known. */
+export async function knowledgeOf(db: Kysely<Database>, serviceIds: readonly number[], now: number): Promise<Map<number, Knowledge>> {
+  const known = new Map<number, Knowledge>();
+  for (const id of serviceIds) known.set(id, KNOWN);
+  if (serviceIds.length === 0) return known;
+  const rows = await db
+    .selectFrom('vendor_feeds')
+    .innerJoin('services', 'services.id', 'vendor_feeds.service_id')
+    .select(['vendor_feeds.service_id', 'vendor_feeds.last_checked_at', 'vendor_feeds.stale_at', 'vendor_feeds.last_error', 'vendor_feeds.failures'])
+    .where('vendor_feeds.service_id', 'in', serviceIds)
+    .where('services.feed_kind', 'is not', null)
+    .execute();
+  for (const row of rows) known.set(row.service_id, knowledgeFrom({ ...row, failures: Number(row.failures) }, now));
+  return known;
+}
+
+/** `2026-11-22 10:02 UTC`: a time in a reason, the same on every surface. */
+function minuteOf(ms: number): string {
+  return `${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+}
