@@ -1,4 +1,4 @@
-import type { ExpressionBuilder } from 'kysely';
+import type { ExpressionBuilder, Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { DomainContext } from '../context.js';
 import { STALE_AFTER_INTERVALS } from './feed-knowledge.js';
@@ -211,4 +211,28 @@ export async function feedHealthOf(ctx: DomainContext, serviceId: number): Promi
     lastCheckedAt: row?.last_checked_at == null ? null : new Date(row.last_checked_at),
     feedError: row && row.failures > 0 ? row.last_error : null,
   };
+}
+
+/** A vendor's maintenance as statusbot keeps it from the last read of its feed. */
+export interface KeptMaintenance {
+  id: string;
+  name: string;
+  startsAt: Date;
+  endsAt: Date | null;
+  /** The provider's own status word (`scheduled`, `in_progress`, `verifying`, `completed`, …). */
+  status: string;
+  components: string[];
+  url: string | null;
+}
+
+const FINISHED_MAINTENANCE = /^(completed|complete|cancelled|canceled|resolved|finished|ended)$/i;
+
+/** The vendor's maintenances not over at `now` (upcoming or under way), soonest first, as its feed last listed them. */
+export async function vendorMaintenancesOf(db: Kysely<Database>, serviceId: number, now: number): Promise<KeptMaintenance[]> {
+  const row = await db.selectFrom('vendor_feeds').select('maintenances').where('service_id', '=', serviceId).executeTakeFirst();
+  const kept = parseJson<Array<Omit<KeptMaintenance, 'startsAt' | 'endsAt'> & { startsAt: string; endsAt: string | null }>>(row?.maintenances ?? null, []);
+  return kept
+    .map((m) => ({ ...m, startsAt: new Date(m.startsAt), endsAt: m.endsAt === null ? null : new Date(m.endsAt) }))
+    .filter((m) => !FINISHED_MAINTENANCE.test(m.status) && (m.endsAt === null || m.endsAt.getTime() > now))
+    .sort((a, b) => a.startsAt.getTime() - b.startsAt.getTime());
 }

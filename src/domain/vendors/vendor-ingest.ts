@@ -60,6 +60,8 @@ export async function applyVendorSnapshot(
       .set({
         indicator: snapshot.indicator,
         components: JSON.stringify(snapshot.components),
+        maintenances: JSON.stringify(snapshot.maintenances),
+        skipped: snapshot.skipped.length > 0 ? JSON.stringify(snapshot.skipped.slice(0, 20)) : null,
         fingerprint: options.fingerprint,
         ingested: 1,
         ...succeededRead(now, options.intervalMs, options.validators),
