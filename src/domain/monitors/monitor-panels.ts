@@ -2,37 +2,83 @@ import type { DomainContext } from '../context.js';
 import { notFound } from '../errors.js';
 import type { PublicPage } from '../status-pages/page-directory.js';
 import { findPage } from '../status-pages/page-directory.js';
-import type { MonitorStatus } from './monitor.js';
 import type { ProbeHistory } from './probe-hours.js';
 import { probeHistories } from './probe-hours.js';
+
+/**
+ * A monitor's state as a page may state it: `unknown` until statusbot holds a
+ * probe of it (a monitor starts as up in the database, which no probe said);
+ * `failing` when its last probes failed but not yet enough to call it down.
+ */
+export type ShownMonitorStatus = 'up' | 'failing' | 'down' | 'unknown';
+
+interface MonitorFacts {
+  status: 'ok' | 'down';
+  consecutive_failures: number;
+}
+
+/** What a monitor's row and whether any probe of it is kept say of it (see ShownMonitorStatus). */
+export function shownMonitorStatus(row: MonitorFacts, probed: boolean): ShownMonitorStatus {
+  if (row.status === 'down') return 'down';
+  if (Number(row.consecutive_failures) > 0) return 'failing';
+  return probed ? 'up' : 'unknown';
+}
 
 /** A custom monitor as a public status page shows it: no url (it may be internal), its status and probe history. */
 export interface MonitorPanelData {
   id: number;
   name: string;
-  status: MonitorStatus;
+  status: ShownMonitorStatus;
   history: ProbeHistory;
+}
+
+/** The page's monitors that exist, in the page's order. */
+async function monitorRows(ctx: DomainContext, page: PublicPage) {
+  if (page.monitors.length === 0) return [];
+  const rows = await ctx.db
+    .selectFrom('custom_monitors')
+    .select(['id', 'name', 'status', 'consecutive_failures'])
+    .where('id', 'in', page.monitors)
+    .where('company_id', '=', page.companyId)
+    .execute();
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  return page.monitors.flatMap((id) => byId.get(id) ?? []);
 }
 
 /** The monitors a page lists, in the page's order, with their last 24 hours and 90 days. */
 export async function monitorPanels(ctx: DomainContext, page: PublicPage): Promise<MonitorPanelData[]> {
-  if (page.monitors.length === 0) return [];
-  const rows = await ctx.db
-    .selectFrom('custom_monitors')
-    .select(['id', 'name', 'status'])
-    .where('id', 'in', page.monitors)
-    .where('company_id', '=', page.companyId)
-    .execute();
+  const rows = await monitorRows(ctx, page);
+  if (rows.length === 0) return [];
   const histories = await probeHistories(
     ctx,
     rows.map((r) => r.id),
   );
-  const byId = new Map(rows.map((r) => [r.id, r]));
-  return page.monitors.flatMap((id) => {
-    const row = byId.get(id);
-    const history = histories.get(id);
-    return row && history ? [{ id: row.id, name: row.name, status: row.status, history }] : [];
+  return rows.flatMap((row) => {
+    const history = histories.get(row.id);
+    if (!history) return [];
+    return [{ id: row.id, name: row.name, status: shownMonitorStatus(row, history.last90Days.probes > 0), history }];
   });
+}
+
+/** The page's monitors with only their state: what the page's status is made of, without their history. */
+export async function monitorStates(ctx: DomainContext, page: PublicPage): Promise<{ id: number; name: string; status: ShownMonitorStatus }[]> {
+  const rows = await monitorRows(ctx, page);
+  if (rows.length === 0) return [];
+  const probed = new Set(
+    (
+      await ctx.db
+        .selectFrom('probe_hours')
+        .select('monitor_id')
+        .distinct()
+        .where(
+          'monitor_id',
+          'in',
+          rows.map((r) => r.id),
+        )
+        .execute()
+    ).map((r) => r.monitor_id),
+  );
+  return rows.map((row) => ({ id: row.id, name: row.name, status: shownMonitorStatus(row, probed.has(row.id)) }));
 }
 
 /** One monitor the page at `slug` lists; not_found for any other. */

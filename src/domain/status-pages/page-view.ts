@@ -3,11 +3,13 @@ import { notFound } from '../errors.js';
 import type { Incident, IncidentSummary, Severity } from '../incidents/incident.js';
 import { findIncidentRow, incidentRow, loadIncident, toSummary } from '../incidents/incident-repository.js';
 import type { ServiceStatus } from '../services/service.js';
-import { serviceTrackerUrl } from '../services/service.js';
 import { statusesOf } from '../services/service-status.js';
-import type { VendorComponent } from '../vendors/vendor-snapshot.js';
 import { findPage } from './page-directory.js';
 import type { PublicPage } from './page-directory.js';
+import type { PageHealth } from './page-status.js';
+import { pageHealth } from './page-status.js';
+import type { VendorView } from './page-vendors.js';
+import { vendorsOf } from './page-vendors.js';
 
 export const DAY_MS = 86_400_000;
 /** Days in a service's bar. */
@@ -44,26 +46,17 @@ export interface MaintenanceView {
   active: boolean;
 }
 
-export interface VendorView {
-  name: string;
-  urlname: string;
-  status: ServiceStatus;
-  components: VendorComponent[];
-  trackerUrl: string;
-  /** Titles of the vendor's open incidents. */
-  open: { id: number; title: string }[];
-}
-
 export interface PageView {
   page: PublicPage;
-  /** The worst status of the page's services. */
-  status: ServiceStatus;
+  /** The page's own status (its services and monitors), with the monitors that are down or not probed yet. */
+  health: PageHealth;
   services: PageServiceView[];
   /** Open incidents of the page's services, newest first, with their timelines. */
   open: Incident[];
   /** Resolved incidents of the last 7 days, newest first. */
   recent: IncidentSummary[];
   maintenance: MaintenanceView[];
+  /** Shown beside the page's status, never counted in it. */
   vendors: VendorView[];
   /** When anything shown last changed. */
   updatedAt: Date;
@@ -151,40 +144,6 @@ function mergedLength(intervals: readonly (readonly [number, number])[]): number
   return Number.isNaN(from) ? total : total + (to - from);
 }
 
-async function vendorsOf(ctx: DomainContext, urlnames: readonly string[], now: number): Promise<VendorView[]> {
-  if (urlnames.length === 0) return [];
-  const rows = await ctx.db
-    .selectFrom('services')
-    .leftJoin('vendor_feeds', 'vendor_feeds.service_id', 'services.id')
-    .select(['services.id', 'services.name', 'services.urlname', 'vendor_feeds.components'])
-    .where('services.urlname', 'in', [...urlnames])
-    .where('services.company_id', 'is', null)
-    .execute();
-  const statuses = await statusesOf(ctx.db, rows.map((r) => r.id), now);
-  const open = await incidentRow(ctx.db, now)
-    .where('incidents.service_id', 'in', rows.length > 0 ? rows.map((r) => r.id) : [-1])
-    .where('incidents.resolved', '=', 0)
-    .where('incidents.user_generated', '=', 0)
-    .orderBy('incidents.created_at', 'desc')
-    .execute();
-  const openNow = open.map((row) => toSummary(row, now)).filter((i) => !i.resolved);
-  const byUrlname = new Map(rows.map((r) => [r.urlname, r]));
-  return urlnames.flatMap((urlname) => {
-    const row = byUrlname.get(urlname);
-    if (!row) return [];
-    return [
-      {
-        name: row.name,
-        urlname: row.urlname,
-        status: statuses.get(row.id) ?? 'ok',
-        components: row.components ? (JSON.parse(row.components) as VendorComponent[]) : [],
-        trackerUrl: serviceTrackerUrl(ctx.publicUrl, row.urlname),
-        open: openNow.filter((i) => i.serviceId === row.id).map((i) => ({ id: i.id, title: i.title })),
-      },
-    ];
-  });
-}
-
 /** Everything `GET /status/{slug}` shows, read at the clock's now. */
 export async function pageView(ctx: DomainContext, slug: string): Promise<PageView> {
   const page = await findPage(ctx, slug);
@@ -239,9 +198,10 @@ export async function pageView(ctx: DomainContext, slug: string): Promise<PageVi
   ];
   return {
     page,
-    status: worstOf(
+    health: await pageHealth(
+      ctx,
+      page,
       views.map((v) => v.status),
-      'ok',
     ),
     services: views,
     open,

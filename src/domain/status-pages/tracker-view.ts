@@ -2,9 +2,13 @@ import type { DomainContext } from '../context.js';
 import { notFound } from '../errors.js';
 import type { Incident, IncidentSummary } from '../incidents/incident.js';
 import { findIncidentRow, incidentRow, loadIncident, toSummary } from '../incidents/incident-repository.js';
-import type { ServiceStatus } from '../services/service.js';
 import { statusOf } from '../services/service-status.js';
+import { knowledgeOf } from '../vendors/feed-knowledge.js';
+import type { KeptMaintenance } from '../vendors/vendor-feeds.js';
+import { vendorMaintenancesOf } from '../vendors/vendor-feeds.js';
 import type { VendorComponent } from '../vendors/vendor-snapshot.js';
+import type { ShownStatus } from './shown-status.js';
+import { shownStatus } from './shown-status.js';
 import { linkedPages } from './status-pages.js';
 import type { LinkedPage } from './status-pages.js';
 
@@ -18,10 +22,15 @@ async function pageShowing(ctx: DomainContext, serviceId: number): Promise<Linke
 export interface TrackedService {
   name: string;
   urlname: string;
-  status: ServiceStatus;
+  /** `unknown` when its feed was never read or has not been read for too long (see feed-knowledge). */
+  status: ShownStatus;
+  /** Why there is no data, when `status` is `unknown`. */
+  reason: string | null;
   /** The vendor's own status page. */
   statusPageUrl: string | null;
   components: VendorComponent[];
+  /** The vendor's maintenances upcoming or under way, soonest first, as its feed last listed them. */
+  maintenances: KeptMaintenance[];
   /** Incidents of the last 30 days (and any still open), newest first; user reports are marked. */
   incidents: IncidentSummary[];
   /** A company's own service: the status page that shows it (null: its status is not public). */
@@ -51,12 +60,16 @@ export async function trackedService(ctx: DomainContext, urlname: string): Promi
         .orderBy('incidents.id', 'desc')
         .execute()
     : [];
+  const [status, knowledge, maintenances] = shown
+    ? await Promise.all([statusOf(ctx.db, service.id, now), knowledgeOf(ctx.db, [service.id], now), vendorMaintenancesOf(ctx.db, service.id, now)])
+    : (['ok', new Map(), []] as const);
   return {
     name: service.name,
     urlname: service.urlname,
-    status: shown ? await statusOf(ctx.db, service.id, now) : 'ok',
+    ...shownStatus(status, knowledge.get(service.id)),
     statusPageUrl: custom ? (page?.url ?? null) : service.status_page_url,
     components: service.components ? (JSON.parse(service.components) as VendorComponent[]) : [],
+    maintenances: [...maintenances],
     incidents: rows.map((row) => toSummary(row, now)),
     page,
     custom,

@@ -1,6 +1,5 @@
-import { statusesOf } from '../../domain/services/service-status.js';
-import { findPage } from '../../domain/status-pages/page-directory.js';
-import { pageFeed, pageView, worstOf } from '../../domain/status-pages/page-view.js';
+import { pageHealthOf } from '../../domain/status-pages/page-status.js';
+import { pageFeed, pageView } from '../../domain/status-pages/page-view.js';
 import { atomFeed, badgeSvg, incidentsDocument, rssFeed, summaryDocument } from './page-documents.js';
 import type { PublicRoute } from './public-route.js';
 
@@ -61,10 +60,8 @@ export const feedRoutes: PublicRoute[] = [
     path: '/status/:slug/badge.svg',
     cacheable: true,
     handle: async ({ ctx, params }) => {
-      const page = await findPage(ctx, params.slug!);
-      const services = await ctx.db.selectFrom('status_page_services').select('service_id').where('status_page_id', '=', page.id).execute();
-      const statuses = await statusesOf(ctx.db, services.map((s) => s.service_id), ctx.clock.now().getTime());
-      return { status: 200, contentType: 'image/svg+xml; charset=utf-8', body: badgeSvg(worstOf([...statuses.values()], 'ok')) };
+      const health = await pageHealthOf(ctx, params.slug!);
+      return { status: 200, contentType: 'image/svg+xml; charset=utf-8', body: badgeSvg(health.status) };
     },
   },
 ];

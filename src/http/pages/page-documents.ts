@@ -2,6 +2,7 @@ import { XMLBuilder } from 'fast-xml-parser';
 import type { Incident, IncidentSummary, IncidentUpdate } from '../../domain/incidents/incident.js';
 import type { ServiceStatus } from '../../domain/services/service.js';
 import type { PublicPage } from '../../domain/status-pages/page-directory.js';
+import type { PageStatus } from '../../domain/status-pages/page-status.js';
 import type { FeedEntry, PageView } from '../../domain/status-pages/page-view.js';
 
 /*
@@ -17,28 +18,52 @@ const COMPONENT_STATUS: Record<ServiceStatus, string> = {
   major: 'major_outage',
   maintenance: 'under_maintenance',
 };
-const INDICATOR: Record<ServiceStatus, { indicator: string; description: string }> = {
+/*
+ * Statuspage's indicator has no value for "not known": a page with nothing
+ * to show, or only monitors never probed, says `none` (no indicator raised,
+ * which is true) and tells why in its description, never "All Systems
+ * Operational"; its components claim nothing either (see componentsOf).
+ */
+const INDICATOR: Record<PageStatus, { indicator: string; description: string }> = {
   ok: { indicator: 'none', description: 'All Systems Operational' },
   minor: { indicator: 'minor', description: 'Minor Service Outage' },
+  partial: { indicator: 'minor', description: 'Partial System Outage' },
   major: { indicator: 'major', description: 'Major Service Outage' },
   maintenance: { indicator: 'maintenance', description: 'Service Under Maintenance' },
+  unknown: { indicator: 'none', description: 'No Data Yet' },
+  empty: { indicator: 'none', description: 'Nothing Shown Yet' },
 };
 
 const iso = (d: Date | null): string | null => d?.toISOString() ?? null;
 const pageId = (page: PublicPage): string => `statusbot-${page.id}`;
 const componentId = (serviceId: number): string => `service-${serviceId}`;
+const monitorComponentId = (monitorId: number): string => `monitor-${monitorId}`;
 
 function pageOf(page: PublicPage, updatedAt: Date) {
   return { id: pageId(page), name: page.name, url: page.url, time_zone: 'Etc/UTC', updated_at: updatedAt.toISOString() };
 }
 
+/**
+ * The page's services, then its monitors, as components. A monitor never
+ * probed is left out: every component status Statuspage defines claims a
+ * state that statusbot did not read, and a component left out claims none.
+ */
 function componentsOf(view: PageView) {
-  return view.services.map((s, position) => ({
+  const updatedAt = view.updatedAt.toISOString();
+  const services = view.services.map((s) => ({
     id: componentId(s.id),
     name: s.name,
     status: COMPONENT_STATUS[s.status],
-    created_at: s.days.find((d) => d.status !== 'none')?.start.toISOString() ?? view.updatedAt.toISOString(),
-    updated_at: view.updatedAt.toISOString(),
+    created_at: s.days.find((d) => d.status !== 'none')?.start.toISOString() ?? updatedAt,
+  }));
+  const monitors = view.health.monitors.flatMap((m) =>
+    m.status === 'unknown'
+      ? []
+      : [{ id: monitorComponentId(m.id), name: m.name, status: m.status === 'down' ? 'major_outage' : 'operational', created_at: updatedAt }],
+  );
+  return [...services, ...monitors].map((c, position) => ({
+    ...c,
+    updated_at: updatedAt,
     position: position + 1,
     description: null,
     showcase: true,
@@ -109,7 +134,7 @@ export function summaryDocument(view: PageView) {
     components: componentsOf(view),
     incidents: view.open.map((i) => statuspageIncident(view.page, i)),
     scheduled_maintenances: maintenancesOf(view),
-    status: INDICATOR[view.status],
+    status: INDICATOR[view.health.status],
   };
 }
 
@@ -183,11 +208,28 @@ export function rssFeed(page: PublicPage, updatedAt: Date, entries: readonly Fee
   );
 }
 
-const BADGE_WORDS: Record<ServiceStatus, string> = { ok: 'operational', minor: 'degraded', major: 'major outage', maintenance: 'maintenance' };
-const BADGE_COLOURS: Record<ServiceStatus, string> = { ok: '#1a7f37', minor: '#9a6700', major: '#cf222e', maintenance: '#0969da' };
+const BADGE_WORDS: Record<PageStatus, string> = {
+  ok: 'operational',
+  minor: 'degraded',
+  partial: 'partial outage',
+  major: 'major outage',
+  maintenance: 'maintenance',
+  unknown: 'no data',
+  empty: 'no data',
+};
+const NO_DATA_GREY = '#6e7781';
+const BADGE_COLOURS: Record<PageStatus, string> = {
+  ok: '#1a7f37',
+  minor: '#9a6700',
+  partial: '#cf222e',
+  major: '#cf222e',
+  maintenance: '#0969da',
+  unknown: NO_DATA_GREY,
+  empty: NO_DATA_GREY,
+};
 
 /** `GET /status/{slug}/badge.svg`: "status | operational", the word always beside the colour. */
-export function badgeSvg(status: ServiceStatus): string {
+export function badgeSvg(status: PageStatus): string {
   const label = 'status';
   const word = BADGE_WORDS[status];
   const lw = 6 * label.length + 12;

@@ -14,7 +14,7 @@ export const trackerRoutes: PublicRoute[] = [
     handle: async ({ ctx, params }) => ({
       status: 200,
       contentType: HTML,
-      body: renderPage(<ServicePage service={await trackedService(ctx, params.urlname!)} />),
+      body: renderPage(<ServicePage service={await trackedService(ctx, params.urlname!)} now={ctx.clock.now()} />),
     }),
   },
   {

@@ -1,4 +1,4 @@
-import type { MonitorPanelData } from '../../../domain/monitors/monitor-panels.js';
+import type { MonitorPanelData, ShownMonitorStatus } from '../../../domain/monitors/monitor-panels.js';
 import type { ProbeBucket } from '../../../domain/monitors/probe-hours.js';
 import { HISTORY_DAYS } from '../../../domain/monitors/probe-hours.js';
 import { dayText, percent } from './page-parts.js';
@@ -10,12 +10,17 @@ export const monitorHref = (base: string, id: number): string => `${base}/monito
 /** Below this share of successful probes (over an hour down) a day is shown as down; from it to under 100% as degraded. */
 const DEGRADED_FROM = 0.95;
 
+const MONITOR_WORDS: Record<ShownMonitorStatus, [cls: string, word: string]> = {
+  up: ['ok', 'Up'],
+  failing: ['minor', 'Last probe failed'],
+  down: ['major', 'Down'],
+  unknown: ['unknown', 'No data yet'],
+};
+
 /** The monitor's state in a word beside its shape; never colour alone. */
 export function MonitorStatus(props: { monitor: MonitorPanelData }) {
-  const { monitor } = props;
-  if (monitor.status === 'down') return <span class="status major">Down</span>;
-  if (monitor.history.last90Days.probes === 0) return <span class="status unknown">No data yet</span>;
-  return <span class="status ok">Up</span>;
+  const [cls, word] = MONITOR_WORDS[props.monitor.status];
+  return <span class={`status ${cls}`}>{word}</span>;
 }
 
 // Cells are many (90 per monitor): the short class names of the service bars keep pages small.
@@ -44,6 +49,7 @@ function UptimeBars(props: { name: string; days: readonly ProbeBucket[] }) {
       </ol>
       <div class="bar-legend" aria-hidden="true">
         <span>{props.days.length} days ago</span>
+        <span>Grey: no data, not counted</span>
         <span>Today</span>
       </div>
     </>

@@ -1,20 +1,25 @@
 import type { Incident, IncidentSummary } from '../../../domain/incidents/incident.js';
-import type { ServiceStatus } from '../../../domain/services/service.js';
+import type { PageStatus } from '../../../domain/status-pages/page-status.js';
 import type { DayView } from '../../../domain/status-pages/page-view.js';
+import type { ShownStatus } from '../../../domain/status-pages/shown-status.js';
 
 /** Words for a status: never shown by colour alone. */
-export const STATUS_WORDS: Record<ServiceStatus, string> = {
+export const STATUS_WORDS: Record<ShownStatus, string> = {
   ok: 'Operational',
   minor: 'Degraded',
   major: 'Major outage',
   maintenance: 'Under maintenance',
+  unknown: 'No data',
 };
 
-export const BANNER_WORDS: Record<ServiceStatus, string> = {
+export const BANNER_WORDS: Record<PageStatus, string> = {
   ok: 'All systems operational',
   minor: 'Some systems are degraded',
+  partial: 'Partial outage',
   major: 'Major outage',
   maintenance: 'Maintenance under way',
+  unknown: 'No data yet',
+  empty: 'This page shows nothing yet',
 };
 
 const STAGE_WORDS: Record<string, string> = {
@@ -36,8 +41,23 @@ export function When(props: { at: Date; day?: boolean }) {
   return <time datetime={props.at.toISOString()}>{props.day ? dayText(props.at) : dateTimeText(props.at)}</time>;
 }
 
-export function Status(props: { status: ServiceStatus }) {
+export function Status(props: { status: ShownStatus }) {
   return <span class={`status ${props.status}`}>{STATUS_WORDS[props.status]}</span>;
+}
+
+/** "No data: the feed has not been read yet": an unknown status with its reason. */
+export const noDataText = (reason: string | null): string => (reason ? `No data: ${reason}` : 'No data');
+
+/** "Affected: API, Webhooks": the vendor's components an incident touches, when it names any. */
+export function Affected(props: { components: readonly string[] }) {
+  return props.components.length === 0 ? null : <p class="muted affected">Affected: {props.components.join(', ')}</p>;
+}
+
+/** "3 Dec 2026, 02:00–04:00 UTC", or both dates in full when it spans days; "from …" without an end. */
+export function spanText(start: Date, end: Date | null): string {
+  if (end === null) return `from ${dateTimeText(start)}`;
+  if (dayText(start) !== dayText(end)) return `${dateTimeText(start)} – ${dateTimeText(end)}`;
+  return `${dayText(start)}, ${pad(start.getUTCHours())}:${pad(start.getUTCMinutes())}–${pad(end.getUTCHours())}:${pad(end.getUTCMinutes())} UTC`;
 }
 
 export const percent = (share: number): string => {
@@ -126,6 +146,7 @@ export function IncidentCard(props: { incident: Incident; href: string }) {
       <p class="muted">
         {incident.serviceName} · <IncidentTimes incident={incident} />
       </p>
+      <Affected components={incident.components} />
       <Timeline incident={incident} />
     </article>
   );
@@ -148,6 +169,7 @@ export function IncidentLine(props: { incident: IncidentSummary; href: string })
           </>
         ) : null}
       </p>
+      <Affected components={incident.components} />
       <p>{incident.description}</p>
     </li>
   );
@@ -166,6 +188,7 @@ export function IncidentHeading(props: { incident: Incident }) {
       <p class="muted">
         <IncidentTimes incident={incident} capital />
       </p>
+      <Affected components={incident.components} />
     </>
   );
 }

@@ -1,9 +1,11 @@
 import type { ComponentChildren } from 'preact';
 import type { Incident, IncidentSummary } from '../../../domain/incidents/incident.js';
 import type { PublicPage } from '../../../domain/status-pages/page-directory.js';
+import type { PageStatus } from '../../../domain/status-pages/page-status.js';
 import type { PageView } from '../../../domain/status-pages/page-view.js';
+import type { ShownStatus } from '../../../domain/status-pages/shown-status.js';
 import { Layout } from './layout.js';
-import { BANNER_WORDS, DayBars, IncidentCard, IncidentHeading, IncidentLine, percent, Status, Timeline, When } from './page-parts.js';
+import { Affected, BANNER_WORDS, DayBars, IncidentCard, IncidentHeading, IncidentLine, noDataText, percent, Status, STATUS_WORDS, Timeline, When } from './page-parts.js';
 
 /** The feeds of a page, for the head and the footer links. */
 const feedsOf = (base: string, name: string) => [
@@ -25,10 +27,7 @@ export function StatusPage(props: { view: PageView; base: string; monitors?: Com
   return (
     <PageFrame page={view.page} base={base}>
       <h1 class="sr-only">{view.page.name}</h1>
-      <p class={`banner ${view.status}`} role="status">
-        <Status status={view.status} />
-        <span>{BANNER_WORDS[view.status]}</span>
-      </p>
+      <Banner view={view} />
       {view.open.length > 0 ? (
         <section aria-labelledby="open">
           <h2 id="open">Current incidents</h2>
@@ -82,8 +81,12 @@ export function StatusPage(props: { view: PageView; base: string; monitors?: Com
                   <a href={v.trackerUrl}>{v.name}</a>
                   <Status status={v.status} />
                 </div>
+                {v.status === 'unknown' ? <p class="muted">{noDataText(v.reason)}</p> : null}
                 {v.open.map((i) => (
-                  <p class="muted">{i.title}</p>
+                  <>
+                    <p class="muted">{i.title}</p>
+                    <Affected components={i.components} />
+                  </>
                 ))}
               </li>
             ))}
@@ -114,6 +117,47 @@ export function StatusPage(props: { view: PageView; base: string; monitors?: Com
         Updated <When at={view.updatedAt} />
       </p>
     </PageFrame>
+  );
+}
+
+const MARK_WORDS: Record<PageStatus, string> = { ...STATUS_WORDS, partial: 'Partial outage', empty: 'No data' };
+const MARK_CLASS: Record<PageStatus, ShownStatus> = {
+  ok: 'ok',
+  minor: 'minor',
+  partial: 'major',
+  major: 'major',
+  maintenance: 'maintenance',
+  unknown: 'unknown',
+  empty: 'unknown',
+};
+
+/**
+ * The page's own status in words, what makes it so (monitors down, monitors
+ * not probed yet), and beside it, not counted in it, its vendors in trouble.
+ */
+function Banner(props: { view: PageView }) {
+  const { health, vendors } = props.view;
+  const troubled = vendors.filter((v) => v.status !== 'ok');
+  return (
+    <div class="banner-block">
+      <p class={`banner ${health.status}`} role="status">
+        <span class={`status ${MARK_CLASS[health.status]}`}>{MARK_WORDS[health.status]}</span>
+        <span>{BANNER_WORDS[health.status]}</span>
+      </p>
+      {health.down.length > 0 ? <p class="banner-note">Down: {health.down.join(', ')}</p> : null}
+      {health.unprobed.length > 0 ? <p class="banner-note muted">No data yet (not probed): {health.unprobed.join(', ')}</p> : null}
+      {troubled.length > 0 ? (
+        <p class="banner-note">
+          Third-party:{' '}
+          {troubled.map((v, i) => (
+            <>
+              {i > 0 ? '; ' : null}
+              <a href={v.trackerUrl}>{v.name}</a> — {STATUS_WORDS[v.status]}
+            </>
+          ))}
+        </p>
+      ) : null}
+    </div>
   );
 }
 

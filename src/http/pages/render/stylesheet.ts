@@ -31,6 +31,9 @@ h3{font-size:1rem;margin:0}
 .status.major{color:var(--major)}.status.major::before{transform:rotate(45deg);width:.7em;height:.7em}
 .status.maintenance{color:var(--maint)}.status.maintenance::before{border-radius:2px;width:.9em;height:.45em}
 .status.unknown{color:var(--muted)}
+.status.unknown::before{border-radius:50%;background:none;border:2px solid currentColor;width:.55em;height:.55em}
+.banner.unknown,.banner.empty{color:var(--muted)}.banner.partial{color:var(--major)}
+.banner-block{margin:1rem 0}.banner-block .banner{margin:0}.banner-note{margin:.4rem 0 0 .25rem}
 ul.plain{list-style:none;margin:0;padding:0}
 .card{background:var(--card);border:1px solid var(--line);border-radius:.5rem;padding:.75rem 1rem;margin:.5rem 0}
 .row{display:flex;justify-content:space-between;align-items:baseline;gap:.5rem;flex-wrap:wrap}

@@ -1,11 +1,12 @@
 import type { Incident } from '../../../domain/incidents/incident.js';
 import type { TrackedService } from '../../../domain/status-pages/tracker-view.js';
 import { Layout } from './layout.js';
-import { IncidentHeading, IncidentLine, Status, Timeline } from './page-parts.js';
+import { IncidentHeading, IncidentLine, noDataText, spanText, Status, Timeline } from './page-parts.js';
 
 /** `{public_url}/services/{urlname}`: a service's status, its components, its incidents of the last 30 days. */
-export function ServicePage(props: { service: TrackedService }) {
+export function ServicePage(props: { service: TrackedService; now: Date }) {
   const { service } = props;
+  const now = props.now.getTime();
   if (service.custom && !service.page) {
     return (
       <Layout title={service.name}>
@@ -19,6 +20,7 @@ export function ServicePage(props: { service: TrackedService }) {
       <h1>{service.name}</h1>
       <p class={`banner ${service.status}`} role="status">
         <Status status={service.status} />
+        {service.status === 'unknown' ? <span>{noDataText(service.reason)}</span> : null}
       </p>
       {service.page ? (
         <p>
@@ -43,11 +45,31 @@ export function ServicePage(props: { service: TrackedService }) {
               {service.components.map((c) => (
                 <tr>
                   <td>{c.name}</td>
-                  <td>{c.status.replace(/_/g, ' ')}</td>
+                  {/* A component's status is as old as the vendor's: not stated when that one is unknown. */}
+                  <td>{service.status === 'unknown' ? 'No data' : c.status.replace(/_/g, ' ')}</td>
                 </tr>
               ))}
             </tbody>
           </table>
+        </section>
+      ) : null}
+      {service.maintenances.length > 0 ? (
+        <section aria-labelledby="maintenance">
+          <h2 id="maintenance">Scheduled maintenance</h2>
+          <ul class="plain">
+            {service.maintenances.map((m) => (
+              <li class="card">
+                <div class="row">
+                  <strong>{m.url ? <a href={m.url}>{m.name}</a> : m.name}</strong>
+                  <span class="muted">{m.startsAt.getTime() <= now ? 'Under way' : 'Scheduled'}</span>
+                </div>
+                <p class="muted">
+                  <time datetime={m.startsAt.toISOString()}>{spanText(m.startsAt, m.endsAt)}</time>
+                  {m.components.length > 0 ? `, affects ${m.components.join(', ')}` : ''}
+                </p>
+              </li>
+            ))}
+          </ul>
         </section>
       ) : null}
       <section aria-labelledby="incidents">
