@@ -1,5 +1,5 @@
 import { parseFeedDate } from './feed-text.js';
-import { incidentsFromItems } from './feed-items.js';
+import { incidentsFromItems, writtenZone } from './feed-items.js';
 import type { FeedItem } from './feed-items.js';
 import { attribute, child, children, elementText, plainText, readXml } from './feed-xml.js';
 import type { XmlNode } from './feed-xml.js';
@@ -12,7 +12,8 @@ export const atom: FeedReader = {
   parse(bodies, context) {
     const node = readXml(bodies[0] ?? '', 'Atom feed', ['feed']);
     const entries = children(node, 'entry').map(readEntry);
-    return { indicator: null, components: [], incidents: incidentsFromItems(entries, context.now), maintenances: [], skipped: [] };
+    const { incidents, skipped } = incidentsFromItems(entries, context.now, 'entry');
+    return { indicator: null, components: [], incidents, maintenances: [], skipped };
   },
 };
 
@@ -25,8 +26,10 @@ function readEntry(entry: XmlNode): FeedItem {
     link: entryLink(children(entry, 'link')),
     title: elementText(child(entry, 'title')),
     text: content === '' ? elementText(child(entry, 'summary')) : content,
+    categories: children(entry, 'category').flatMap((category) => attribute(category, 'term') ?? plainText(category) ?? []),
     date: published === null ? null : parseFeedDate(published),
     updated: updated === null ? null : parseFeedDate(updated),
+    zone: writtenZone(published ?? updated ?? ''),
   };
 }
 

@@ -1,5 +1,5 @@
 import { parseFeedDate } from './feed-text.js';
-import { incidentsFromItems } from './feed-items.js';
+import { incidentsFromItems, writtenZone } from './feed-items.js';
 import type { FeedItem } from './feed-items.js';
 import { attribute, child, children, elementText, plainText, readXml } from './feed-xml.js';
 import type { XmlNode } from './feed-xml.js';
@@ -22,15 +22,29 @@ import type { FeedReader } from './vendor-snapshot.js';
  *   1. its title carries a resolved prefix: `[RESOLVED]`/`Resolved:` (any case),
  *      `Completed` (a finished maintenance), or AWS's
  *      `Service is operating normally:`; or
- *   2. its text opens with the latest update's label of a Statuspage or
- *      incident.io history item (`Mar 16, 19:46 UTC Resolved - …`, newest
- *      first) and that label is Resolved, Postmortem or Completed.
+ *   2. its text opens with the latest update's label, with or without a time
+ *      stamp (`Mar 16, 19:46 UTC Resolved - …`, newest first, as Statuspage and
+ *      incident.io history items write it; `RESOLVED - …` as xAI did), and that
+ *      label is Resolved, Postmortem or Completed; or, without such a label,
+ *   3. its text has the field `Status: RESOLVED` (xAI), or one of its
+ *      categories is exactly `Resolved`, `Postmortem` or `Completed`.
  * Words in the text alone do not resolve: GitHub's updates say "API Requests
  * is operating normally." while the incident is still under investigation, and
  * AWS's say "not yet fully recovered" mid-event. On the AWS fixture this makes
  * exactly one item resolved, the newest Direct Connect one
  * (`Service is operating normally: [RESOLVED] Increased Packet loss`); the 49
  * `Service impact`/`Service disruption` updates are not.
+ *
+ * History items. A text that opens with a time stamp holds the item's whole
+ * timeline, newest first: each stamped label is one update with its own time,
+ * listed oldest first, an `Update` keeping the stage before it. The incident
+ * began at the earliest, was resolved at the Resolved update (a Postmortem
+ * after it does not move it) and last changed at the newest; its text is the
+ * newest update's. A stamp has no year: it takes the year that puts it
+ * nearest the item's date (a December stamp on a January item is last year's).
+ * Its zone is UTC, else the offset the item's date is written in (Statuspage
+ * writes `PST` all year), else the zone's name. An item whose stamps cannot be
+ * timed (no date on the item, an unknown zone) is read as one update.
  *
  * Stage of an item's update: resolved when resolved; else the latest stage
  * label of a history item (Identified, Monitoring…); else investigating.
@@ -53,9 +67,15 @@ import type { FeedReader } from './vendor-snapshot.js';
  * event's id is its first item's guid; its title, link and text are its latest
  * item's; its severity the worst of its items; each item is one update.
  *
+ * An item repeating the one before it in the event as it was (xAI posts an
+ * incident once per affected component) is not a new update, and a stage a
+ * history item already listed is listed once.
+ *
  * Key. An item is known by its guid (Atom: id), else its link, else its
- * title; one with none of them is skipped. An item without a date takes the
- * time of the read.
+ * title; one with none of them is left out and named in `skipped`, and the
+ * rest is read. An item without a readable date has no time of its own: its
+ * incident is marked `undated` and takes the time of the read, so that only
+ * its content tells whether it changed.
  */
 export const rss: FeedReader = {
   kind: 'rss',
@@ -63,7 +83,8 @@ export const rss: FeedReader = {
   parse(bodies, context) {
     const node = readXml(bodies[0] ?? '', 'RSS feed', ['rss']);
     const items = children(child(node, 'channel'), 'item').map(readItem);
-    return { indicator: null, components: [], incidents: incidentsFromItems(items, context.now), maintenances: [], skipped: [] };
+    const { incidents, skipped } = incidentsFromItems(items, context.now, 'item');
+    return { indicator: null, components: [], incidents, maintenances: [], skipped };
   },
 };
 
@@ -76,7 +97,9 @@ function readItem(item: XmlNode): FeedItem {
     link: plainText(child(item, 'link')) ?? (attribute(guid, 'isPermaLink') !== 'false' ? plainText(guid) : null),
     title: elementText(child(item, 'title')),
     text: text === '' ? elementText(child(item, 'content:encoded')) : text,
+    categories: children(item, 'category').flatMap((category) => plainText(category) ?? []),
     date: date === null ? null : parseFeedDate(date),
     updated: null,
+    zone: date === null ? null : writtenZone(date),
   };
 }

@@ -162,31 +162,36 @@ describe('rss reader rules', () => {
       <guid>https://www.githubstatus.com/incidents/l2cmwpsm2zjh</guid>
     </item>`);
 
-  it('resolves a Statuspage history item whose latest label is Resolved', () => {
+  it('reads a Statuspage history item as its dated updates, oldest first, resolved at the Resolved one', () => {
     const [incident] = read(history('Resolved'));
     expect(incident).toMatchObject({
       id: 'https://www.githubstatus.com/incidents/l2cmwpsm2zjh',
       title: 'Incident with GitHub Actions, Codespaces, Issues, and Webhooks',
       url: 'https://www.githubstatus.com/incidents/l2cmwpsm2zjh',
       resolved: true,
-      createdAt: new Date('2022-03-16T17:49:37Z'),
+      createdAt: new Date('2022-03-16T18:20:00Z'),
+      updatedAt: new Date('2022-03-16T19:46:00Z'),
+      resolvedAt: new Date('2022-03-16T19:46:00Z'),
+      description: 'This incident has been resolved.',
       severityFromProvider: null,
     });
-    expect(incident!.description).toBe(
-      'Mar 16, 19:46 UTC Resolved - This incident has been resolved. Mar 16, 18:57 UTC Update - Webhooks is operating normally. Mar 16, 18:20 UTC Identified - We found it.',
-    );
-    expect(incident!.updates).toEqual([{ stage: 'resolved', description: incident!.description, createdAt: new Date('2022-03-16T17:49:37Z') }]);
+    // "Webhooks is operating normally." is an Update: it keeps the stage before it.
+    expect(incident!.updates).toEqual([
+      { stage: 'identified', description: 'We found it.', createdAt: new Date('2022-03-16T18:20:00Z') },
+      { stage: 'identified', description: 'Webhooks is operating normally.', createdAt: new Date('2022-03-16T18:57:00Z') },
+      { stage: 'resolved', description: 'This incident has been resolved.', createdAt: new Date('2022-03-16T19:46:00Z') },
+    ]);
   });
 
   it('reads the stage of an open history item from its latest stage label', () => {
     const [incident] = read(history('Update'));
     expect(incident!.resolved).toBe(false);
-    expect(incident!.updates[0]!.stage).toBe('identified');
+    expect(incident!.updates.map((u) => u.stage)).toEqual(['identified', 'identified', 'identified']);
   });
 
-  it('takes the link as the id without a guid, and the read time without a date', () => {
+  it('takes the link as the id without a guid, and the read time without a date, saying it is undated', () => {
     const [incident] = read(channel(item({ title: 'Slow builds', link: 'https://status.example.com/i/1' })));
-    expect(incident).toMatchObject({ id: 'https://status.example.com/i/1', url: 'https://status.example.com/i/1', createdAt: NOW, updatedAt: NOW });
+    expect(incident).toMatchObject({ id: 'https://status.example.com/i/1', url: 'https://status.example.com/i/1', createdAt: NOW, updatedAt: NOW, undated: true });
   });
 
   it('decodes entities and drops markup in titles and texts', () => {
