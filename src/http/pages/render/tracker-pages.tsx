@@ -65,8 +65,8 @@ export function ServicePage(props: { service: TrackedService; now: Date }) {
                 </div>
                 <p class="muted">
                   <time datetime={m.startsAt.toISOString()}>{spanText(m.startsAt, m.endsAt)}</time>
-                  {m.components.length > 0 ? `, affects ${m.components.join(', ')}` : ''}
                 </p>
+                {m.components.length > 0 ? <p class="muted affected">Affects: {m.components.join(', ')}</p> : null}
               </li>
             ))}
           </ul>
