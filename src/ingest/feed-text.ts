@@ -2,9 +2,10 @@ import { z } from 'zod';
 import { FeedFormatError } from './vendor-snapshot.js';
 
 /**
- * Reads one JSON document of a feed against its schema. `document` names it in
- * the error (`summary.json`), so that the message recorded on the feed says
- * which of the documents is wrong and where.
+ * Reads one JSON document of a feed against the schema of its frame (the
+ * object around its lists). `document` names it in the error (`summary.json`),
+ * so that the message recorded on the feed says which of the documents is
+ * wrong and where. The items of its lists are read apart, with readItems.
  */
 export function readJson<S extends z.ZodType>(body: string, document: string, schema: S): z.output<S> {
   const text = body.replace(/^\uFEFF/, '').trim();
@@ -20,17 +21,65 @@ export function readJson<S extends z.ZodType>(body: string, document: string, sc
     throw new FeedFormatError(`${document}: malformed JSON (${error instanceof Error ? error.message : String(error)})`);
   }
   const result = schema.safeParse(value);
-  if (!result.success) throw new FeedFormatError(`${document}: ${describeIssues(result.error.issues, value)}`);
+  if (!result.success) throw new FeedFormatError(`${document}: unexpected content: ${describeIssues(result.error.issues, value)}`);
   return result.data;
 }
 
-function describeIssues(issues: readonly z.core.$ZodIssue[], input: unknown): string {
+/**
+ * Reads a list of a document item by item. An item its schema refuses is left
+ * out and said in `skipped`, one line naming the document, the item and why
+ * (`incidents.json: incidents[3] (id "abc"): resolved_at should be a date`):
+ * one bad incident must not cost the others, whose resolutions would never be
+ * applied. `read` maps each item read, given its own `where` for its inner lists.
+ */
+export function readItems<S extends z.ZodType>(list: readonly unknown[], where: string, schema: S, skipped: string[]): z.output<S>[];
+export function readItems<S extends z.ZodType, T>(
+  list: readonly unknown[], where: string, schema: S, skipped: string[], read: (item: z.output<S>, where: string) => T,
+): T[];
+export function readItems<S extends z.ZodType, T>(
+  list: readonly unknown[], where: string, schema: S, skipped: string[], read?: (item: z.output<S>, where: string) => T,
+): (T | z.output<S>)[] {
+  const items: (T | z.output<S>)[] = [];
+  list.forEach((raw, index) => {
+    const itemWhere = `${where}[${index}]${label(raw)}`;
+    const result = schema.safeParse(raw);
+    if (result.success) items.push(read ? read(result.data, itemWhere) : result.data);
+    else skipped.push(`${itemWhere}: ${describeIssues(result.error.issues, raw, 'the item')}`);
+  });
+  return items;
+}
+
+/** How a skipped line names an item besides its place: its id, else its name. */
+function label(item: unknown): string {
+  if (item === null || typeof item !== 'object') return '';
+  const record = item as Record<string, unknown>;
+  const { id } = record;
+  if ((typeof id === 'string' && id.trim() !== '') || typeof id === 'number') return ` (id ${preview(String(id))})`;
+  const name = [record.name, record.external_desc].find((value) => typeof value === 'string' && value.trim() !== '');
+  return name === undefined ? '' : ` (name ${preview(name)})`;
+}
+
+/**
+ * A field that is optional by nature (an impact word, a link, a text): null,
+ * missing or of an unexpected type, it reads as absent rather than costing
+ * its item. Dates are not read so: a date that says something else than a
+ * date cannot be trusted to be absent.
+ */
+export const lenient = <T extends z.ZodType>(schema: T) => schema.nullish().catch(undefined);
+
+/** A list inside an item, read item by item later; anything but a list reads as none. */
+export const innerList = z.array(z.unknown()).nullish().catch(undefined).transform((list) => list ?? []);
+
+/** A list a document is made of, read item by item later: missing or null is empty, anything but a list is a format error of the document. */
+export const documentList = z.array(z.unknown()).nullish().transform((list) => list ?? []);
+
+function describeIssues(issues: readonly z.core.$ZodIssue[], input: unknown, whole = 'the document'): string {
   const described = issues.slice(0, 3).map((issue) => {
     const where = formatPath(issue.path);
-    return `${where === '' ? 'the document' : where} ${describeIssue(issue, input)}`;
+    return `${where === '' ? whole : where} ${describeIssue(issue, input)}`;
   });
   const more = issues.length > 3 ? ` (and ${issues.length - 3} more)` : '';
-  return `unexpected content: ${described.join('; ')}${more}`;
+  return `${described.join('; ')}${more}`;
 }
 
 function describeIssue(issue: z.core.$ZodIssue, input: unknown): string {
@@ -77,7 +126,7 @@ export function firstById<T extends { id: string }>(list: readonly T[]): T[] {
   return list.filter((entry) => !seen.has(entry.id) && seen.add(entry.id));
 }
 
-/** A date string of a feed, as a Date; an unreadable one is a format error of the document. */
+/** A date string of a feed, as a Date; an unreadable one makes its item unreadable. */
 export const feedDate = z.string().transform((value, ctx) => {
   const date = parseFeedDate(value);
   if (date === null) {

@@ -1,13 +1,13 @@
 import { z } from 'zod';
 import type { ResolutionStage, Severity } from '../domain/incidents/incident.js';
-import { feedDate, firstById, readJson } from './feed-text.js';
+import { feedDate, firstById, innerList, lenient, readItems, readJson } from './feed-text.js';
 import type { FeedReader, VendorIncident, VendorUpdate } from './vendor-snapshot.js';
 
 const gcpUpdate = z.object({
   when: feedDate.nullish(),
   created: feedDate.nullish(),
-  text: z.string().nullish(),
-  status: z.string().nullish(),
+  text: lenient(z.string()),
+  status: lenient(z.string()),
 });
 
 const gcpIncident = z.object({
@@ -17,22 +17,37 @@ const gcpIncident = z.object({
   created: feedDate.nullish(),
   end: feedDate.nullish(),
   modified: feedDate.nullish(),
-  severity: z.string().nullish(),
-  uri: z.string().nullish(),
-  most_recent_update: gcpUpdate.nullish(),
-  updates: z.array(gcpUpdate).nullish(),
-  affected_products: z.array(z.object({ title: z.string() })).nullish(),
+  severity: lenient(z.string()),
+  uri: lenient(z.string()),
+  // Only its text and time are read, and the updates list has them too.
+  most_recent_update: lenient(gcpUpdate),
+  updates: innerList,
+  affected_products: innerList,
 });
 
-type GcpIncident = z.output<typeof gcpIncident>;
+const product = z.object({ title: z.string() });
 
-/** Google Cloud's status `incidents.json`: every incident, open or ended, without an overall status. */
+type GcpIncident = z.output<typeof gcpIncident>;
+type GcpUpdate = z.output<typeof gcpUpdate>;
+
+/**
+ * Google Cloud's status `incidents.json`: every incident, open or ended,
+ * without an overall status. Each incident is read on its own: one without an
+ * id or a title, or with an unreadable date, is skipped and the rest is read.
+ */
 export const gcp: FeedReader = {
   kind: 'gcp',
   documents: (url) => [url],
   parse(bodies, context) {
-    const incidents = readJson(bodies[0] ?? '', 'incidents.json', z.array(gcpIncident));
-    return { indicator: null, components: [], incidents: firstById(incidents.map((i) => toIncident(i, context.now))), maintenances: [], skipped: [] };
+    const list = readJson(bodies[0] ?? '', 'incidents.json', z.array(z.unknown()));
+    const skipped: string[] = [];
+    const incidents = readItems(list, 'incidents.json: ', gcpIncident, skipped, (incident, where) =>
+      toIncident(incident, context.now, {
+        updates: readItems(incident.updates, `${where}: updates`, gcpUpdate, skipped),
+        products: readItems(incident.affected_products, `${where}: affected_products`, product, skipped, (p) => p.title),
+      }),
+    );
+    return { indicator: null, components: [], incidents: firstById(incidents), maintenances: [], skipped };
   },
 };
 
@@ -48,9 +63,10 @@ const STAGES: Record<string, ResolutionStage | undefined> = {
   AVAILABLE: 'resolved',
 };
 
-function toIncident(incident: GcpIncident, now: Date): VendorIncident {
-  const updates = timeline(incident.updates ?? [], now);
-  const createdAt = incident.begin ?? incident.created ?? updates[0]?.createdAt ?? now;
+function toIncident(incident: GcpIncident, now: Date, inner: { updates: GcpUpdate[]; products: string[] }): VendorIncident {
+  const updates = timeline(inner.updates, now);
+  const dated = incident.begin ?? incident.created ?? timeOf(inner.updates[inner.updates.length - 1]) ?? null;
+  const createdAt = dated ?? now;
   const end = incident.end ?? null;
   const latest = incident.most_recent_update;
   return {
@@ -60,16 +76,21 @@ function toIncident(incident: GcpIncident, now: Date): VendorIncident {
     severityFromProvider: incident.severity ?? null,
     url: incident.uri ? `https://status.cloud.google.com/${incident.uri.replace(/^\/+/, '')}` : null,
     description: (latest?.text ?? updates[updates.length - 1]?.description ?? '').trim(),
-    components: [...new Set((incident.affected_products ?? []).map((p) => p.title))],
+    components: [...new Set(inner.products)],
     createdAt,
     updatedAt: incident.modified ?? latest?.when ?? updates[updates.length - 1]?.createdAt ?? createdAt,
     resolved: end !== null,
     resolvedAt: end,
     updates,
+    ...(dated === null ? { undated: true } : {}),
   };
 }
 
-function timeline(updates: readonly z.output<typeof gcpUpdate>[], now: Date): VendorUpdate[] {
+function timeOf(update: GcpUpdate | undefined): Date | null {
+  return update?.when ?? update?.created ?? null;
+}
+
+function timeline(updates: readonly GcpUpdate[], now: Date): VendorUpdate[] {
   // Newest first in the feed; reversed so that equal times keep their order once sorted.
   const ordered = [...updates]
     .reverse()

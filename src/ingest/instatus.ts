@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { ResolutionStage, Severity } from '../domain/incidents/incident.js';
 import type { ServiceStatus } from '../domain/services/service.js';
-import { feedDate, firstById, readJson } from './feed-text.js';
+import { documentList, feedDate, firstById, lenient, readItems, readJson } from './feed-text.js';
 import type { FeedReader, VendorIncident, VendorMaintenance } from './vendor-snapshot.js';
 
 /*
@@ -17,48 +17,58 @@ import type { FeedReader, VendorIncident, VendorMaintenance } from './vendor-sna
  * DEGRADEDPERFORMANCE, PARTIALOUTAGE, MINOROUTAGE, MAJOROUTAGE,
  * UNDERMAINTENANCE), which newer pages also use, after ALL/SOME/ONE, as the
  * page status. The document lists only open incidents, and has no components
- * and no update texts.
+ * and no update texts. Each incident and maintenance is read on its own: one
+ * without a name or with an unreadable date is skipped, the rest is read.
  */
 
 const active = {
-  id: z.string().nullish(),
+  id: lenient(z.string().min(1)),
   name: z.string(),
-  status: z.string().nullish(),
-  url: z.string().nullish(),
+  status: lenient(z.string()),
+  url: lenient(z.string()),
   updatedAt: feedDate.nullish(),
 };
 
-const summary = z.object({
+const frame = z.object({
   page: z.object({ status: z.string() }),
-  activeIncidents: z.array(z.object({ ...active, started: feedDate.nullish(), impact: z.string().nullish() })).nullish(),
-  activeMaintenances: z
-    .array(z.object({ ...active, start: feedDate.nullish(), duration: z.union([z.string(), z.number()]).nullish() }))
-    .nullish(),
+  activeIncidents: documentList,
+  activeMaintenances: documentList,
 });
 
-type Summary = z.output<typeof summary>;
-type ActiveIncident = NonNullable<Summary['activeIncidents']>[number];
+const activeIncident = z.object({ ...active, started: feedDate.nullish(), impact: lenient(z.string()) });
+
+// A maintenance is its window: one the feed gives no start has none to show.
+const activeMaintenance = z
+  .object({ ...active, start: feedDate.nullish(), duration: lenient(z.union([z.string(), z.number()])) })
+  .refine((m) => m.start != null, { message: 'is missing', path: ['start'] });
+
+type ActiveIncident = z.output<typeof activeIncident>;
 
 export const instatus: FeedReader = {
   kind: 'instatus',
   documents: (url) => [`${url.replace(/\/+$/, '')}/summary.json`],
   parse(bodies, context) {
-    const body = readJson(bodies[0] ?? '', 'summary.json', summary);
-    const incidents = firstById((body.activeIncidents ?? []).map((i) => toIncident(i, context.now)));
-    const maintenances = firstById((body.activeMaintenances ?? []).map((m): VendorMaintenance => {
-      const startsAt = m.start ?? context.now;
-      return {
-        id: m.id ?? idFromUrl(m.url) ?? fallbackId(m.name, m.start),
-        name: m.name,
-        startsAt,
-        endsAt: endOf(startsAt, m.duration),
-        status: m.status ?? 'NOTSTARTEDYET',
-        components: [],
-        url: m.url ?? null,
-      };
-    }));
+    const body = readJson(bodies[0] ?? '', 'summary.json', frame);
+    const skipped: string[] = [];
+    const incidents = firstById(
+      readItems(body.activeIncidents, 'summary.json: activeIncidents', activeIncident, skipped, (i) => toIncident(i, context.now)),
+    );
+    const maintenances = firstById(
+      readItems(body.activeMaintenances, 'summary.json: activeMaintenances', activeMaintenance, skipped, (m): VendorMaintenance => {
+        const startsAt = m.start!;
+        return {
+          id: m.id ?? idFromUrl(m.url) ?? fallbackId(m.name, startsAt),
+          name: m.name,
+          startsAt,
+          endsAt: endOf(startsAt, m.duration),
+          status: m.status ?? 'NOTSTARTEDYET',
+          components: [],
+          url: m.url ?? null,
+        };
+      }),
+    );
     const underway = maintenances.some((m) => normalize(m.status) === 'INPROGRESS');
-    return { indicator: indicatorOf(body.page.status, incidents, underway), components: [], incidents, maintenances, skipped: [] };
+    return { indicator: indicatorOf(body.page.status, incidents, underway), components: [], incidents, maintenances, skipped };
   },
 };
 
@@ -110,7 +120,8 @@ function indicatorOf(pageStatus: string, incidents: readonly VendorIncident[], m
 }
 
 function toIncident(incident: ActiveIncident, now: Date): VendorIncident {
-  const createdAt = incident.started ?? incident.updatedAt ?? now;
+  const dated = incident.started ?? incident.updatedAt ?? null;
+  const createdAt = dated ?? now;
   const updatedAt = incident.updatedAt ?? createdAt;
   const stage = STAGES[normalize(incident.status ?? '')] ?? 'investigating';
   const resolved = stage === 'resolved';
@@ -128,6 +139,7 @@ function toIncident(incident: ActiveIncident, now: Date): VendorIncident {
     resolved,
     resolvedAt: resolved ? updatedAt : null,
     updates: [{ stage, description: '', createdAt: updatedAt }],
+    ...(dated === null ? { undated: true } : {}),
   };
 }
 

@@ -1,38 +1,41 @@
 import type { ResolutionStage, Severity } from '../domain/incidents/incident.js';
 import type { ServiceStatus } from '../domain/services/service.js';
 import { firstById, readJson } from './feed-text.js';
-import { statuspageIncidents, statuspageSummary } from './statuspage-payload.js';
-import type { StatuspageIncident, StatuspageSummary } from './statuspage-payload.js';
+import { incidentsFrame, readComponents, readIncidents, readMaintenances, summaryFrame } from './statuspage-payload.js';
+import type { StatuspageIncident, StatuspageIndicator, StatuspageMaintenance, StatuspageUpdate } from './statuspage-payload.js';
 import type { FeedReader, VendorIncident, VendorMaintenance, VendorUpdate } from './vendor-snapshot.js';
 
-/** Atlassian Statuspage, and pages that serve its `/api/v2` (incident.io). */
+/**
+ * Atlassian Statuspage, and pages that serve its `/api/v2` (incident.io).
+ * summary.json gives the status, the components, the open incidents and the
+ * maintenances that are upcoming or in progress; incidents.json the recent
+ * incidents, resolved ones included. Completed maintenances drop out of
+ * summary.json, which the domain reads as their end.
+ */
 export const statuspage: FeedReader = {
   kind: 'statuspage',
   documents: (url) => [`${trimSlash(url)}/api/v2/summary.json`, `${trimSlash(url)}/api/v2/incidents.json`],
   parse(bodies, context) {
-    const summary = readJson(bodies[0] ?? '', 'summary.json', statuspageSummary);
-    const list = readJson(bodies[1] ?? '', 'incidents.json', statuspageIncidents);
-    const pageUrl = trimSlash(summary.page?.url ?? list.page?.url ?? context.url);
-    const merged = mergeIncidents(list.incidents, summary.incidents);
+    const summary = readJson(bodies[0] ?? '', 'summary.json', summaryFrame);
+    const list = readJson(bodies[1] ?? '', 'incidents.json', incidentsFrame);
+    const skipped: string[] = [];
+    const components = readComponents(summary.components, 'summary.json: components', skipped);
+    const open = readIncidents(summary.incidents, 'summary.json: incidents', skipped);
+    const maintenances = readMaintenances(summary.scheduled_maintenances, 'summary.json: scheduled_maintenances', skipped);
+    const recent = readIncidents(list.incidents, 'incidents.json: incidents', skipped);
+    const pageUrl = trimSlash(summary.page?.url || list.page?.url || context.url);
+    const merged = mergeIncidents(recent, open);
     return {
-      indicator: indicatorOf(summary, merged),
-      components: summary.components.filter((c) => c.group !== true).map((c) => ({ name: c.name, status: c.status })),
+      indicator: indicatorOf(INDICATORS[summary.status.indicator], open, maintenances, merged),
+      components: components.filter((c) => !c.group).map((c) => ({ name: c.name, status: c.status })),
       incidents: [...merged.values()].map((incident) => toIncident(incident, pageUrl, context.now)),
-      maintenances: firstById(summary.scheduled_maintenances.map((m): VendorMaintenance => ({
-        id: m.id,
-        name: m.name,
-        startsAt: m.scheduled_for ?? m.started_at ?? m.created_at ?? context.now,
-        endsAt: m.scheduled_until ?? null,
-        status: m.status ?? 'scheduled',
-        components: unique(m.components.map((c) => c.name)),
-        url: m.shortlink || `${pageUrl}/incidents/${encodeURIComponent(m.id)}`,
-      }))),
-      skipped: [],
+      maintenances: firstById(maintenances.map((m) => toMaintenance(m, pageUrl))),
+      skipped,
     };
   },
 };
 
-const INDICATORS: Record<StatuspageSummary['status']['indicator'], ServiceStatus> = {
+const INDICATORS: Record<StatuspageIndicator, ServiceStatus> = {
   none: 'ok',
   minor: 'minor',
   major: 'major',
@@ -50,20 +53,35 @@ const STAGES: Record<string, ResolutionStage | undefined> = {
 };
 const RESOLVED_STATUSES = new Set(['resolved', 'postmortem']);
 
-function indicatorOf(summary: StatuspageSummary, merged: ReadonlyMap<string, StatuspageIncident>): ServiceStatus {
-  let status = INDICATORS[summary.status.indicator];
-  if (status === 'ok' && summary.scheduled_maintenances.some((m) => MAINTENANCE_UNDERWAY.has(m.status ?? ''))) {
-    status = 'maintenance';
-  }
+function indicatorOf(
+  stated: ServiceStatus,
+  open: readonly StatuspageIncident[],
+  maintenances: readonly StatuspageMaintenance[],
+  merged: ReadonlyMap<string, StatuspageIncident>,
+): ServiceStatus {
+  let status = stated;
+  if (status === 'ok' && maintenances.some((m) => MAINTENANCE_UNDERWAY.has(m.status ?? ''))) status = 'maintenance';
   if (status !== 'maintenance') return status;
   // An incident outranks a maintenance: the page says "maintenance" while something is also broken.
-  const impacts = summary.incidents
+  const impacts = open
     .map((listed) => merged.get(listed.id) ?? listed)
     .filter((incident) => !isResolved(incident) && incident.impact !== 'none')
     .map((incident) => IMPACTS[incident.impact ?? '']);
   if (impacts.includes('major')) return 'major';
   if (impacts.includes('minor')) return 'minor';
   return status;
+}
+
+function toMaintenance(m: StatuspageMaintenance, pageUrl: string): VendorMaintenance {
+  return {
+    id: m.id,
+    name: m.name,
+    startsAt: m.startsAt,
+    endsAt: m.scheduledUntil,
+    status: m.status ?? 'scheduled',
+    components: componentsOf(m, [...m.updates].reverse()),
+    url: m.shortlink ?? `${pageUrl}/incidents/${encodeURIComponent(m.id)}`,
+  };
 }
 
 /** Both documents list open incidents; the later-updated copy is the truer one, incidents.json on a tie. */
@@ -75,7 +93,7 @@ function mergeIncidents(
   for (const incident of fromList) merged.set(incident.id, incident);
   for (const incident of fromSummary) {
     const known = merged.get(incident.id);
-    if (known === undefined || timeOf(incident.updated_at) > timeOf(known.updated_at)) merged.set(incident.id, incident);
+    if (known === undefined || timeOf(incident.updatedAt) > timeOf(known.updatedAt)) merged.set(incident.id, incident);
   }
   return merged;
 }
@@ -85,51 +103,64 @@ function timeOf(date: Date | null | undefined): number {
 }
 
 function isResolved(incident: StatuspageIncident): boolean {
-  return RESOLVED_STATUSES.has(incident.status ?? '') || (incident.resolved_at ?? null) !== null;
+  return RESOLVED_STATUSES.has(incident.status ?? '') || incident.resolvedAt !== null;
 }
 
 function toIncident(incident: StatuspageIncident, pageUrl: string, now: Date): VendorIncident {
-  const ordered = chronological(incident, now);
-  const updates = timeline(ordered);
-  const createdAt = incident.created_at ?? incident.started_at ?? updates[0]?.createdAt ?? incident.updated_at ?? now;
-  const updatedAt = incident.updated_at ?? updates[updates.length - 1]?.createdAt ?? createdAt;
+  const ordered = chronological(incident);
+  const updates = timeline(ordered, now);
+  const dated = incident.createdAt ?? incident.startedAt ?? ordered[0]?.at ?? incident.updatedAt;
+  const createdAt = dated ?? now;
+  const updatedAt = incident.updatedAt ?? ordered[ordered.length - 1]?.at ?? createdAt;
   const resolved = isResolved(incident);
-  const named = incident.components.map((c) => c.name);
-  const affected = ordered.flatMap(({ update }) => update.affected_components.map((c) => c.name));
   return {
     id: incident.id,
     title: incident.name,
     severity: IMPACTS[incident.impact ?? ''] ?? 'minor',
-    severityFromProvider: incident.impact ?? null,
-    url: incident.shortlink || `${pageUrl}/incidents/${encodeURIComponent(incident.id)}`,
+    severityFromProvider: incident.impact,
+    url: incident.shortlink ?? `${pageUrl}/incidents/${encodeURIComponent(incident.id)}`,
     description: updates[updates.length - 1]?.description ?? '',
-    components: unique(named.length > 0 ? named : affected),
+    components: componentsOf(incident, ordered.map(({ update }) => update)),
     createdAt,
     updatedAt,
     resolved,
-    resolvedAt: incident.resolved_at ?? (resolved ? updatedAt : null),
+    resolvedAt: incident.resolvedAt ?? (resolved ? updatedAt : null),
     updates,
+    ...(dated === null ? { undated: true } : {}),
   };
 }
 
-type IncidentUpdate = StatuspageIncident['incident_updates'][number];
+/**
+ * The components the incident lists; else, for pages that list none there,
+ * those its updates changed, in the order they were first affected.
+ */
+function componentsOf(incident: StatuspageIncident, oldestFirst: readonly StatuspageUpdate[]): string[] {
+  return unique(incident.components.length > 0 ? incident.components : oldestFirst.flatMap((u) => u.affected));
+}
 
-/** The updates oldest first, each at its displayed time (a backfilled update's `created_at` is when it was typed). */
-function chronological(incident: StatuspageIncident, now: Date): { update: IncidentUpdate; at: Date }[] {
-  const fallback = incident.updated_at ?? incident.created_at ?? now;
+/**
+ * The updates oldest first, each at its displayed time (a backfilled update's
+ * `created_at` is when it was typed); an update without a time takes the one
+ * of the update listed before it, so that it keeps its place.
+ */
+function chronological(incident: StatuspageIncident): { update: StatuspageUpdate; at: Date | null }[] {
   // The API lists newest first; reversing before the stable sort keeps that order's meaning on equal times.
-  return [...incident.incident_updates]
-    .reverse()
-    .map((update) => ({ update, at: update.display_at ?? update.created_at ?? fallback }))
-    .sort((a, b) => a.at.getTime() - b.at.getTime());
+  const oldestFirst = [...incident.updates].reverse();
+  let previous: Date | null = incident.createdAt ?? incident.startedAt;
+  const timed = oldestFirst.map((update) => {
+    const at = update.displayAt ?? update.createdAt ?? previous;
+    previous = at;
+    return { update, at };
+  });
+  return timed.sort((a, b) => (a.at?.getTime() ?? 0) - (b.at?.getTime() ?? 0));
 }
 
 /** A status that is not a stage (a maintenance's `scheduled`, `in_progress`, `verifying`, `completed`) keeps the stage before it. */
-function timeline(ordered: readonly { update: IncidentUpdate; at: Date }[]): VendorUpdate[] {
+function timeline(ordered: readonly { update: StatuspageUpdate; at: Date | null }[], now: Date): VendorUpdate[] {
   let stage: ResolutionStage = 'investigating';
   return ordered.map(({ update, at }) => {
     stage = STAGES[update.status ?? ''] ?? stage;
-    return { stage, description: update.body ?? '', createdAt: at };
+    return { stage, description: update.body ?? '', createdAt: at ?? now };
   });
 }
 

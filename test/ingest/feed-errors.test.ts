@@ -67,20 +67,33 @@ describe('feed errors', () => {
       ['{"status": {"indicator": "purple"}}', INCIDENTS],
       /^summary\.json: unexpected content: status\.indicator should be one of "none", "minor", "major", "critical", "maintenance", got "purple"$/,
     ],
-    ['statuspage', [SUMMARY, '{"incidents": [{"name": "x"}]}'], /^incidents\.json: unexpected content: incidents\[0\]\.id is missing$/],
-    [
-      'statuspage',
-      [SUMMARY, '{"incidents": [{"id": "a", "name": "x", "created_at": "soon"}]}'],
-      /^incidents\.json: unexpected content: incidents\[0\]\.created_at should be a date, got "soon"$/,
-    ],
     ['statuspage', [SUMMARY, '{"incidents": {}}'], /^incidents\.json: unexpected content: incidents should be an array$/],
     ['gcp', ['{"incidents": []}'], /^incidents\.json: unexpected content: the document should be an array$/],
-    ['gcp', ['[{"id": "a"}, {"external_desc": 1}]'], /incidents\.json: unexpected content: \[0\]\.external_desc is missing; \[1\]\.id is missing; \[1\]\.external_desc should be a string$/],
     ['instatus', [INCIDENTS], /^summary\.json: unexpected content: page\.status is missing$/],
     ['instatus', ['{}'], /^summary\.json: unexpected content: page is missing$/],
     ['rss', ['<feed xmlns="http://www.w3.org/2005/Atom"/>'], /^RSS feed: root element <feed>, expected <rss>$/],
   ] as const)('%s names what is wrong in JSON or XML of the wrong shape (%#)', (kind, bodies, message) => {
     expectFormatError(() => parse(kind, bodies), message);
+  });
+
+  // One unreadable item used to reject its whole document, and with it every resolution the document published.
+  it.each([
+    ['statuspage', [SUMMARY, '{"incidents": [{"name": "x"}]}'], ['incidents.json: incidents[0] (name "x"): id is missing']],
+    [
+      'statuspage',
+      [SUMMARY, '{"incidents": [{"id": "a", "name": "x", "created_at": "soon"}]}'],
+      ['incidents.json: incidents[0] (id "a"): created_at should be a date, got "soon"'],
+    ],
+    [
+      'gcp',
+      ['[{"id": "a"}, {"external_desc": 1}]'],
+      ['incidents.json: [0] (id "a"): external_desc is missing', 'incidents.json: [1]: id is missing; external_desc should be a string'],
+    ],
+    ['instatus', ['{"page": {"status": "UP"}, "activeIncidents": [{"started": "soon"}]}'], ['summary.json: activeIncidents[0]: name is missing; started should be a date, got "soon"']],
+  ] as const)('%s skips an unreadable item and names it instead of refusing the document (%#)', (kind, bodies, skipped) => {
+    const snapshot = parse(kind, bodies);
+    expect(snapshot.incidents).toEqual([]);
+    expect(snapshot.skipped).toEqual(skipped);
   });
 
   it.each(FEED_KINDS)('%s refuses an empty body', (kind) => {
@@ -109,6 +122,9 @@ describe('feed errors', () => {
   });
 });
 
+// Readers of several documents, or of documents with a name, say which one an item came from.
+const NAMES_ITS_DOCUMENT = new Set<FeedKind>(['statuspage', 'gcp', 'instatus']);
+
 /** Whatever the input: a snapshot whose dates are all real and whose ids are unique (the domain upserts by id), or a FeedFormatError. */
 function readsOrRefuses(kind: FeedKind, bodies: readonly string[]): boolean {
   let snapshot: VendorSnapshot;
@@ -124,6 +140,7 @@ function readsOrRefuses(kind: FeedKind, bodies: readonly string[]): boolean {
   ];
   const unique = (ids: readonly string[]) => new Set(ids).size === ids.length;
   return (
+    (!NAMES_ITS_DOCUMENT.has(kind) || snapshot.skipped.every((line) => /^(summary|incidents)\.json: \S/.test(line))) &&
     dates.every((d) => d === null || !Number.isNaN(d.getTime())) &&
     unique(snapshot.incidents.map((i) => i.id)) &&
     unique(snapshot.maintenances.map((m) => m.id))

@@ -65,6 +65,8 @@ describe('instatus reader', () => {
         startsAt: new Date('2022-06-11T18:55:54Z'),
         endsAt: new Date('2022-06-11T19:55:54Z'),
         status: 'NOTSTARTEDYET',
+        components: [],
+        url: 'https://testing-widget.instatus.com/maintenance/cl4a8nlv50918qtmzdlw60ivu',
       },
     ]);
   });
@@ -100,6 +102,7 @@ describe('instatus reader', () => {
       components: [],
       incidents: [],
       maintenances: [],
+      skipped: [],
     });
   });
 

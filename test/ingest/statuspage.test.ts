@@ -106,6 +106,8 @@ describe('statuspage reader', () => {
         startsAt: new Date('2026-08-19T22:00:00.000Z'),
         endsAt: new Date('2026-08-20T02:00:00.000Z'),
         status,
+        components: [],
+        url: 'https://stspg.io/mnt1',
       },
     ]);
   });
