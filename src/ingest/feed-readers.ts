@@ -2,7 +2,8 @@ import { atom } from './atom.js';
 import { gcp } from './gcp.js';
 import { instatus } from './instatus.js';
 import { rss } from './rss.js';
+import { slack } from './slack.js';
 import { statuspage } from './statuspage.js';
 import type { FeedKind, FeedReader } from './vendor-snapshot.js';
 
-export const FEED_READERS: Record<FeedKind, FeedReader> = { statuspage, rss, atom, gcp, instatus };
+export const FEED_READERS: Record<FeedKind, FeedReader> = { statuspage, rss, atom, gcp, instatus, slack };
