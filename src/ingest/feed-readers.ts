@@ -1,4 +1,5 @@
 import { atom } from './atom.js';
+import { betterstack } from './betterstack.js';
 import { gcp } from './gcp.js';
 import { instatus } from './instatus.js';
 import { rss } from './rss.js';
@@ -7,4 +8,4 @@ import { statusio } from './statusio.js';
 import { statuspage } from './statuspage.js';
 import type { FeedKind, FeedReader } from './vendor-snapshot.js';
 
-export const FEED_READERS: Record<FeedKind, FeedReader> = { statuspage, rss, atom, gcp, instatus, slack, statusio };
+export const FEED_READERS: Record<FeedKind, FeedReader> = { statuspage, rss, atom, gcp, instatus, slack, statusio, betterstack };

@@ -1,0 +1,131 @@
+import { describe, expect, it } from 'vitest';
+import { betterstack } from '../../src/ingest/betterstack.js';
+import { FeedFormatError } from '../../src/ingest/vendor-snapshot.js';
+import type { VendorSnapshot } from '../../src/ingest/vendor-snapshot.js';
+import { fixture, fixtureJson, NOW } from './fixtures.js';
+
+// No captured index.json could be found: the page is built from Better Stack's documentation (betterstack/SOURCES.md).
+const PAGE = 'https://status.example.com';
+const BUILT = 'betterstack/index-built-from-docs.json';
+const BEFORE_MAINTENANCE = new Date('2025-02-16T15:00:00Z');
+
+function read(body: string | object, now = BEFORE_MAINTENANCE): VendorSnapshot {
+  return betterstack.parse([typeof body === 'string' ? body : JSON.stringify(body)], { url: PAGE, now });
+}
+
+type Included = Record<string, unknown> & { type: string; id: string; attributes: Record<string, unknown> };
+
+/** The built page, changed as a test needs. */
+function page(change: (document: { data: { attributes: Record<string, unknown> }; included: Included[] }) => void): object {
+  const document = fixtureJson(BUILT) as { data: { attributes: Record<string, unknown> }; included: Included[] };
+  change(document);
+  return document;
+}
+
+describe('betterstack reader', () => {
+  it('reads index.json under the page address', () => {
+    expect(betterstack.documents('https://status.example.com/')).toEqual(['https://status.example.com/index.json']);
+  });
+
+  it('reads the page status and its resources in Statuspage words, keeping a word it does not map', () => {
+    const snapshot = read(fixture(BUILT));
+    expect(snapshot.indicator).toBe('minor');
+    expect(snapshot.skipped).toEqual([]);
+    expect(snapshot.components).toEqual([
+      { name: 'API Server', status: 'degraded_performance' },
+      { name: 'Database', status: 'operational' },
+      { name: 'Website', status: 'not_monitored' },
+    ]);
+  });
+
+  it('reads a resolved report with its updates oldest first, resolved though its ends_at is null', () => {
+    const [resolved] = read(fixture(BUILT)).incidents;
+    expect(resolved).toEqual({
+      id: '98765',
+      title: 'Database Connection Issues',
+      severity: 'major',
+      severityFromProvider: 'downtime',
+      url: PAGE,
+      description: 'The database is reachable again.',
+      components: ['API Server'],
+      createdAt: new Date('2025-02-15T10:30:00.000Z'),
+      updatedAt: new Date('2025-02-15T12:10:00.000Z'),
+      resolved: true,
+      resolvedAt: new Date('2025-02-15T12:10:00.000Z'),
+      updates: [
+        { stage: 'investigating', description: "We're investigating connection issues with the database", createdAt: new Date('2025-02-15T10:30:00.000Z') },
+        { stage: 'investigating', description: "We've identified the issue and are working on a fix", createdAt: new Date('2025-02-15T11:45:00.000Z') },
+        { stage: 'resolved', description: 'The database is reachable again.', createdAt: new Date('2025-02-15T12:10:00.000Z') },
+      ],
+    });
+  });
+
+  it('reads an open report as an open minor incident on its resource', () => {
+    const open = read(fixture(BUILT)).incidents[1];
+    expect(open).toMatchObject({
+      id: '98770',
+      title: 'Slow API responses',
+      severity: 'minor',
+      severityFromProvider: 'degraded',
+      resolved: false,
+      resolvedAt: null,
+      components: ['API Server'],
+      createdAt: new Date('2025-02-16T14:00:00.000Z'),
+      updatedAt: new Date('2025-02-16T14:20:00.000Z'),
+      description: 'API responses are slower than usual; we are looking into it.',
+    });
+  });
+
+  it('keeps a maintenance report as a maintenance: scheduled, then under way, then completed', () => {
+    const maintenance = {
+      id: '98780',
+      name: 'Scheduled Database Upgrade',
+      startsAt: new Date('2025-02-17T07:00:00.000Z'),
+      endsAt: new Date('2025-02-17T09:00:00.000Z'),
+      status: 'scheduled',
+      components: ['Database'],
+      url: PAGE,
+    };
+    expect(read(fixture(BUILT)).maintenances).toEqual([maintenance]);
+    expect(read(fixture(BUILT), new Date('2025-02-17T08:00:00Z')).maintenances[0]!.status).toBe('in_progress');
+    expect(read(fixture(BUILT), new Date('2025-02-17T10:00:00Z')).maintenances[0]!.status).toBe('completed');
+    expect(read(fixture(BUILT)).incidents.map((i) => i.id)).not.toContain('98780');
+  });
+
+  it.each([
+    ['operational', 'ok'],
+    ['degraded', 'minor'],
+    ['downtime', 'major'],
+    ['maintenance', 'maintenance'],
+    ['something_new', null],
+  ])('maps the aggregate state %s to %s', (state, indicator) => {
+    expect(read(page((d) => (d.data.attributes.aggregate_state = state))).indicator).toBe(indicator);
+  });
+
+  it('skips a report or update it cannot read, names it, and keeps the others', () => {
+    const document = page((d) => {
+      d.included.push(
+        { type: 'status_report', id: '99000', attributes: { report_type: 'manual' } },
+        { type: 'status_update', id: '99001', attributes: { message: 'x', published_at: 'later', affected_resources: [] } },
+        { type: 'status_page_section', id: '457', attributes: {} },
+      );
+    });
+    const snapshot = read(document);
+    expect(snapshot.incidents.map((i) => i.id)).toEqual(['98765', '98770']);
+    expect(snapshot.skipped).toEqual([
+      'index.json: status_report[3] (id "99000"): attributes.title is missing',
+      'index.json: status_update[5] (id "99001"): attributes.published_at should be a date, got "later"',
+    ]);
+  });
+
+  it('reads a page with nothing included', () => {
+    const snapshot = read({ data: { id: '1', type: 'status_page', attributes: { aggregate_state: 'operational' } }, included: [] });
+    expect(snapshot).toEqual({ indicator: 'ok', components: [], incidents: [], maintenances: [], skipped: [] });
+  });
+
+  it('refuses an HTML page, and a document without its aggregate state', () => {
+    expect(() => read('<!DOCTYPE html><html><body>Status</body></html>')).toThrow(FeedFormatError);
+    expect(() => read('<!DOCTYPE html><html><body>Status</body></html>')).toThrow(/^index\.json: an HTML page instead of JSON$/);
+    expect(() => read({ data: { attributes: {} }, included: [] })).toThrow(/^index\.json: unexpected content: data\.attributes\.aggregate_state is missing$/);
+  });
+});
