@@ -123,6 +123,13 @@ describeInBrowser('public status page in Chromium', () => {
       expect(await word.innerText()).toBe('Operational');
     }
     expect(await page.locator('section[aria-labelledby="vendors"] .status').innerText()).toBe('Major outage');
+    // Beside the banner, never counted in it: the vendor in trouble, and the monitor no probe has reached yet.
+    const note = page.locator('.banner-block .banner-note');
+    expect(await note.allInnerTexts()).toEqual(['No data yet (not probed): Checkout probe', 'Third-party: Demo Service (major outage) — Major outage']);
+    const monitor = page.locator('section[aria-labelledby="monitors"] .row .status');
+    expect(await monitor.innerText()).toBe('No data yet');
+    // Its grey mark has a shape of its own (a ring), not a colour alone.
+    expect(await monitor.evaluate<string>((el) => getComputedStyle(el, '::before').borderTopStyle)).toBe('solid');
     // And so is every other status on the page (banner, monitors): never a colour without its word.
     for (const status of await page.locator('.status').all()) expect(await status.innerText()).toMatch(/\w{2,}/);
 
