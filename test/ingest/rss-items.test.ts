@@ -156,3 +156,24 @@ describe('history time stamps', () => {
     expect(history('Tue, 03 Jun 2025 17:00:00 +0000', text.replace('Jun 3', 'Feb 30')).updates).toHaveLength(1);
   });
 });
+
+describe("what a feed without a resolution marker cannot say", () => {
+  // Slack's feed (slack-status.com/feed/atom), in the shape other projects' tests quote it: the title is
+  // `Incident: …` and the resolution is only prose. No rule can read it, so it stays open: Slack is
+  // read through its status API instead.
+  it('keeps a Slack-shaped entry open although its text says it is resolved', () => {
+    const snapshot = atom.parse(
+      [`<feed xmlns="http://www.w3.org/2005/Atom"><entry>
+        <id>https://slack-status.com/2026-01/6f029c99f2b77bcd</id>
+        <published>2026-01-30T07:52:19-08:00</published>
+        <updated>2026-02-02T09:53:54-08:00</updated>
+        <title>Incident: Trouble connecting to Salesforce Channels</title>
+        <content type="html">&lt;p&gt;&lt;small&gt;3:23pm PST&lt;/small&gt; We are aware of an issue.&lt;/p&gt;&lt;p&gt;&lt;small&gt;9:34am PST&lt;/small&gt; This issue is now resolved.&lt;/p&gt;</content>
+      </entry></feed>`],
+      { url: 'https://slack-status.com/feed/atom', now: NOW },
+    );
+    expect(snapshot.incidents.map((i) => [i.title, i.resolved, i.updates.length, i.createdAt.toISOString()])).toEqual([
+      ['Incident: Trouble connecting to Salesforce Channels', false, 1, '2026-01-30T15:52:19.000Z'],
+    ]);
+  });
+});
