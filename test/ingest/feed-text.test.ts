@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { htmlToText, parseFeedDate } from '../../src/ingest/feed-text.js';
+import { z } from 'zod';
+import { feedDate, htmlToText, innerList, lenient, parseFeedDate, readItems } from '../../src/ingest/feed-text.js';
 
 describe('parseFeedDate', () => {
   it.each([
@@ -58,5 +59,43 @@ describe('htmlToText on hostile input', () => {
 
   it('drops an unclosed comment to the end, as a browser does', () => {
     expect(htmlToText('Shown <!-- never closed <p>hidden</p>')).toBe('Shown');
+  });
+});
+
+describe('readItems', () => {
+  const item = z.object({ id: z.string(), at: feedDate, note: lenient(z.string()), parts: innerList });
+
+  it('keeps the readable items in order and names each one it leaves out, by id, else by name', () => {
+    const skipped: string[] = [];
+    const list = [
+      { id: 'a', at: '2026-07-19T23:34:03Z', note: 42 },
+      { id: 'b', at: 'yesterday' },
+      { name: 'No id here', at: '2026-07-19T23:34:03Z' },
+      'not an item',
+      { id: 7, at: null, extra: true },
+      { id: 'c', at: '2026-07-20T00:00:00Z', note: 'kept', parts: 'not a list' },
+    ];
+    const read = readItems(list, 'incidents.json: incidents', item, skipped);
+    expect(read).toEqual([
+      { id: 'a', at: new Date('2026-07-19T23:34:03Z'), note: undefined, parts: [] },
+      { id: 'c', at: new Date('2026-07-20T00:00:00Z'), note: 'kept', parts: [] },
+    ]);
+    expect(skipped).toEqual([
+      'incidents.json: incidents[1] (id "b"): at should be a date, got "yesterday"',
+      'incidents.json: incidents[2] (name "No id here"): id is missing',
+      'incidents.json: incidents[3]: the item should be an object',
+      'incidents.json: incidents[4] (id "7"): id should be a string; at should be a string',
+    ]);
+  });
+
+  it("maps each item read, giving it its own place to name its inner lists' items", () => {
+    const skipped: string[] = [];
+    const list = [{ id: 'a', at: '2026-07-19T23:34:03Z', parts: [{ id: 'p1', at: '2026-07-19T23:40:00Z' }, { id: 'p2', at: 'soon' }] }];
+    const ids = readItems(list, 'summary.json: incidents', item, skipped, (incident, where) => [
+      incident.id,
+      ...readItems(incident.parts, `${where}: parts`, item, skipped, (part) => part.id),
+    ]);
+    expect(ids).toEqual([['a', 'p1']]);
+    expect(skipped).toEqual(['summary.json: incidents[0] (id "a"): parts[1] (id "p2"): at should be a date, got "soon"']);
   });
 });

@@ -90,3 +90,48 @@ describe('gcp reader', () => {
     expect(incident!.description).toBe('d');
   });
 });
+
+describe('gcp reader on more captured incidents and broken items', () => {
+  it("reads Google's BigQuery incident: low severity, SERVICE_INFORMATION, ended", () => {
+    const [incident, ...rest] = read(fixture('json/gcp-bigquery-incident.json'));
+    expect(rest).toEqual([]);
+    expect(incident).toMatchObject({
+      id: 'rZvZvSKVdDHyWh4dZJ8D',
+      title: 'Retry errors for Google BigQuery in europe-north1',
+      severity: 'minor',
+      severityFromProvider: 'low',
+      url: 'https://status.cloud.google.com/incidents/rZvZvSKVdDHyWh4dZJ8D',
+      components: ['Google BigQuery'],
+      createdAt: new Date('2023-03-10T14:09:43Z'),
+      updatedAt: new Date('2023-03-10T14:54:50Z'),
+      resolved: true,
+      resolvedAt: new Date('2023-03-10T14:54:50Z'),
+    });
+    expect(incident!.updates).toEqual([
+      { stage: 'investigating', description: expect.stringMatching(/^Summary: Retry errors for Google BigQuery in europe-north1\n/), createdAt: new Date('2023-03-10T14:26:17Z') },
+    ]);
+  });
+
+  it('skips an incident with an unreadable end and names it, reading the other', () => {
+    const [cooling, stretched] = captured();
+    const snapshot = gcp.parse([JSON.stringify([{ ...cooling, end: 'yesterday' }, stretched])], { url: FEED, now: NOW });
+    expect(snapshot.skipped).toEqual(['incidents.json: [0] (id "3BvH3LVGcupoYqV6F4Nw"): end should be a date, got "yesterday"']);
+    expect(snapshot.incidents.map((i) => [i.id, i.resolved])).toEqual([['T8gmtofFSTGT5tbhyciF', true]]);
+  });
+
+  it('skips one unreadable update or product of an incident, keeping the incident, and reads odd optional fields as absent', () => {
+    const [cooling] = captured();
+    const updates = [...(cooling!.updates as Json[])];
+    updates[2] = { ...updates[2], when: 'soon' };
+    const products = [...(cooling!.affected_products as Json[]), { id: 'x' }];
+    const changed = { ...cooling, updates, affected_products: products, severity: 3, uri: null, most_recent_update: 'n/a' };
+    const snapshot = gcp.parse([JSON.stringify([changed])], { url: FEED, now: NOW });
+    expect(snapshot.skipped).toEqual([
+      'incidents.json: [0] (id "3BvH3LVGcupoYqV6F4Nw"): updates[2]: when should be a date, got "soon"',
+      'incidents.json: [0] (id "3BvH3LVGcupoYqV6F4Nw"): affected_products[3] (id "x"): title is missing',
+    ]);
+    const [incident] = snapshot.incidents;
+    expect(incident).toMatchObject({ severity: 'minor', severityFromProvider: null, url: null, resolved: true, components: ['Bare Metal Solution', 'Google Cloud NetApp Volumes', 'VMWare engine'] });
+    expect(incident!.updates).toHaveLength(11);
+  });
+});

@@ -106,6 +106,30 @@ describe('instatus reader', () => {
     });
   });
 
+  it('skips an incident with an unreadable start and a maintenance without a name, and reads the rest', () => {
+    const snapshot = read({
+      ...DOCUMENTED,
+      activeIncidents: [{ ...incident('MINOROUTAGE'), started: 'yesterday' }, ...DOCUMENTED.activeIncidents],
+      activeMaintenances: [{ ...maintenance('INPROGRESS'), name: null }, maintenance('NOTSTARTEDYET')],
+    });
+    expect(snapshot.skipped).toEqual([
+      'summary.json: activeIncidents[0] (name "We\'re facing an issue with our API"): started should be a date, got "yesterday"',
+      'summary.json: activeMaintenances[0]: name should be a string',
+    ]);
+    expect(snapshot.incidents.map((i) => [i.id, i.severity])).toEqual([['cl4a8n3070721qtmzvts760c4', 'major']]);
+    expect(snapshot.maintenances.map((m) => m.status)).toEqual(['NOTSTARTEDYET']);
+    expect(snapshot.indicator).toBe('major');
+  });
+
+  it('reads odd optional fields as absent, marks an incident without any date as undated, and skips a maintenance without a start', () => {
+    const { started: _started, ...undated } = { ...incident('MAJOROUTAGE'), id: 42, url: null };
+    const { start: _start, ...unscheduled } = maintenance('INPROGRESS');
+    const snapshot = read({ ...DOCUMENTED, activeIncidents: [undated], activeMaintenances: [unscheduled] });
+    expect(snapshot.incidents).toMatchObject([{ id: "We're facing an issue with our API", url: null, undated: true, createdAt: NOW }]);
+    expect(snapshot.maintenances).toEqual([]);
+    expect(snapshot.skipped).toEqual(['summary.json: activeMaintenances[0] (name "Database maintenance"): start is missing']);
+  });
+
   it('refuses a summary without a page status', () => {
     expect(() => read({ page: { name: 'x' } })).toThrow(/summary\.json: unexpected content: page\.status is missing/);
   });

@@ -233,3 +233,138 @@ describe('statuspage reader', () => {
     ]);
   });
 });
+
+const GITHUB_LIST = 'json/statuspage-github-incidents-components.json';
+const githubList = (): { page: Json; incidents: Json[] } => fixtureJson(GITHUB_LIST) as { page: Json; incidents: Json[] };
+const quietSummary = (page: unknown): Json => ({ page, status: { indicator: 'none' }, components: [], incidents: [], scheduled_maintenances: [] });
+
+describe('statuspage reader on captured payloads', () => {
+  it("keeps Renku's upcoming maintenance from summary.json, with its window, components and page", () => {
+    const summary = fixtureJson('json/statuspage-renku-summary-maintenance.json');
+    const snapshot = read(summary, { incidents: [] });
+    expect(snapshot.indicator).toBe('ok');
+    expect(snapshot.components.map((c) => c.name)).toEqual(['API', 'KG', 'Core Service', 'Loud']);
+    expect(snapshot.maintenances).toEqual([
+      {
+        id: 'gtny7hgjy2qx',
+        name: 'Please shut down any sessions',
+        startsAt: new Date('2021-11-01T08:30:00.000Z'),
+        endsAt: new Date('2021-11-01T10:30:00.000Z'),
+        status: 'scheduled',
+        components: ['API'],
+        url: 'https://stspg.io/yzmzx4a0600v',
+      },
+    ]);
+    expect(snapshot.skipped).toEqual([]);
+  });
+
+  it("reads GitHub's incidents with the components each one affected", () => {
+    const snapshot = statuspage.parse([fixture('statuspage-github-summary.json'), fixture(GITHUB_LIST)], { url: PAGE, now: NOW });
+    expect(snapshot.skipped).toEqual([]);
+    expect(snapshot.incidents).toHaveLength(50);
+    expect(snapshot.incidents.every((i) => i.resolved)).toBe(true);
+    const byId = new Map(snapshot.incidents.map((i) => [i.id, i]));
+    expect(byId.get('9tpgqq1h4bs7')).toMatchObject({
+      title: 'Copilot model Claude Fable 5 experiencing elevated errors',
+      severity: 'minor',
+      url: 'https://stspg.io/45g8r57kv3n9',
+      components: ['Copilot AI Model Providers'],
+      createdAt: new Date('2026-07-30T09:07:42.419Z'),
+      resolvedAt: new Date('2026-07-30T10:12:15.489Z'),
+    });
+    expect(byId.get('9tpgqq1h4bs7')!.updates.map((u) => u.stage)).toEqual(['investigating', 'investigating', 'investigating', 'resolved']);
+    expect(byId.get('yjysg0xrl67m')!.components).toEqual(['API Requests', 'Issues', 'Pull Requests', 'Actions', 'Pages', 'Copilot']);
+    expect(byId.get('594m87r8sw13')).toMatchObject({ title: 'Incident With Blocked GitHub.com Traffic', severity: 'minor', severityFromProvider: 'none', components: [] });
+  });
+
+  it("reads Emma's older incidents: null affected components, the no-component placeholder, backfilled updates", () => {
+    const list = fixtureJson('json/statuspage-emma-incidents.json');
+    const snapshot = read(quietSummary(list.page), list);
+    expect(snapshot.skipped).toEqual([]);
+    expect(snapshot.incidents).toHaveLength(22);
+    expect(snapshot.incidents.every((i) => i.resolved && i.url?.startsWith('http://stspg.io/'))).toBe(true);
+    const byId = new Map(snapshot.incidents.map((i) => [i.id, i]));
+    expect(byId.get('gm8jc9315cyk')).toMatchObject({
+      title: 'Emma Application is currently down',
+      severity: 'major',
+      createdAt: new Date('2018-10-23T04:57:26.169Z'),
+      resolvedAt: new Date('2018-10-23T06:30:33.671Z'),
+    });
+    expect(byId.get('gm8jc9315cyk')!.components.slice(0, 3)).toEqual(['Web Application - Home', 'Web Application - Audience Contacts and Groups', 'Web Application - Segments']);
+    expect(byId.get('x9wt6q4wbbvn')!.components).toEqual(['Web Application - Home', 'Web Application - Email Editor']);
+    // Its updates name only "No components were affected by this update.", and were typed weeks after they are dated.
+    const backfilled = byId.get('qfcmvk731yl3')!;
+    expect(backfilled).toMatchObject({ title: 'Elevated API Errors', components: [], createdAt: new Date('2017-06-11T11:55:00.000Z'), resolvedAt: new Date('2017-06-11T13:20:00.000Z') });
+    expect(backfilled.updates.map((u) => [u.stage, u.createdAt.toISOString()])[0]).toEqual(['investigating', '2017-06-11T11:55:00.000Z']);
+  });
+});
+
+describe('statuspage reader with one bad item in a real document', () => {
+  function broken(change: (incidents: Json[]) => void): { page: Json; incidents: Json[] } {
+    const list = githubList();
+    change(list.incidents);
+    return list;
+  }
+
+  it('skips an incident with an unreadable date and one without id, names them, and reads the rest', () => {
+    const list = broken((incidents) => {
+      incidents[3] = { ...incidents[3], created_at: 'yesterday' };
+      delete incidents[5]!.id;
+    });
+    const snapshot = read(summaryWith({}), list);
+    expect(snapshot.skipped).toEqual([
+      'incidents.json: incidents[3] (id "fmmsrcg5x638"): created_at should be a date, got "yesterday"',
+      'incidents.json: incidents[5] (name "Several GPT models degraded"): id is missing',
+    ]);
+    expect(snapshot.incidents).toHaveLength(48);
+    expect(snapshot.incidents.map((i) => i.id)).not.toContain('fmmsrcg5x638');
+    expect(snapshot.incidents[0]).toMatchObject({ id: '9tpgqq1h4bs7', resolved: true, components: ['Copilot AI Model Providers'] });
+  });
+
+  it('applies a resolution published in incidents.json though another incident there is unreadable', () => {
+    const stillOpen = openCritical('critical');
+    const list = { ...noIncidents, incidents: [{ id: 'x', name: 'Broken', resolved_at: 42 }, critical()] };
+    const snapshot = read(summaryWith({ incidents: [stillOpen] }), list);
+    expect(snapshot.incidents.map((i) => [i.id, i.resolved])).toEqual([['8vfyvq16hzh9', true]]);
+    expect(snapshot.skipped).toEqual(['incidents.json: incidents[0] (id "x"): resolved_at should be a string']);
+  });
+
+  it('reads null impact, shortlink and updates as absent', () => {
+    const list = broken((incidents) => {
+      incidents[0] = { ...incidents[0], impact: null, shortlink: null, incident_updates: null };
+    });
+    const snapshot = read(summaryWith({}), list);
+    expect(snapshot.skipped).toEqual([]);
+    expect(snapshot.incidents[0]).toMatchObject({
+      id: '9tpgqq1h4bs7',
+      severity: 'minor',
+      severityFromProvider: null,
+      url: 'https://www.githubstatus.com/incidents/9tpgqq1h4bs7',
+      components: ['Copilot AI Model Providers'],
+      resolved: true,
+      updates: [],
+    });
+  });
+
+  it('skips one unreadable update of an incident and keeps the incident with its other updates', () => {
+    const list = broken((incidents) => {
+      const updates = [...(incidents[0]!.incident_updates as Json[])];
+      updates[1] = { ...updates[1], display_at: 'soon' };
+      incidents[0] = { ...incidents[0], incident_updates: updates };
+    });
+    const snapshot = read(summaryWith({}), list);
+    expect(snapshot.skipped).toEqual([
+      'incidents.json: incidents[0] (id "9tpgqq1h4bs7"): incident_updates[1] (id "037n83zvm9h2"): display_at should be a date, got "soon"',
+    ]);
+    expect(snapshot.incidents[0]!.updates.map((u) => u.stage)).toEqual(['investigating', 'investigating', 'resolved']);
+  });
+
+  it('skips a maintenance that gives no time at all', () => {
+    const summary = fixtureJson('json/statuspage-renku-summary-maintenance.json');
+    const [real] = summary.scheduled_maintenances as Json[];
+    const undated = { ...real, scheduled_for: null, started_at: null, created_at: null };
+    const snapshot = read({ ...summary, scheduled_maintenances: [undated] }, { incidents: [] });
+    expect(snapshot.maintenances).toEqual([]);
+    expect(snapshot.skipped).toEqual(['summary.json: scheduled_maintenances[0] (id "gtny7hgjy2qx"): scheduled_for is missing']);
+  });
+});
