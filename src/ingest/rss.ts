@@ -47,7 +47,8 @@ import type { FeedReader } from './vendor-snapshot.js';
  * timed (no date on the item, an unknown zone) is read as one update.
  *
  * Stage of an item's update: resolved when resolved; else the latest stage
- * label of a history item (Identified, Monitoring…); else investigating.
+ * label of a history item (Identified, Monitoring…), else the stage its status
+ * field or a category names; else investigating.
  *
  * Severity. `[RESOLVED]`/`Resolved:`/informational prefixes → minor; else
  * `Service disruption` or `outage` in the title → major; else minor. The
@@ -65,7 +66,8 @@ import type { FeedReader } from './vendor-snapshot.js';
  * Connectivity Issues …`). Within a group, items run oldest first and a resolved item
  * closes the event: a later item under the same key is the next event. An
  * event's id is its first item's guid; its title, link and text are its latest
- * item's; its severity the worst of its items; each item is one update.
+ * item's; its severity the worst of its items; each item is one update (a
+ * history item, its stages).
  *
  * An item repeating the one before it in the event as it was (xAI posts an
  * incident once per affected component) is not a new update, and a stage a
