@@ -1,8 +1,10 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { betterstack } from '../../src/ingest/betterstack.js';
 import { FeedFormatError } from '../../src/ingest/vendor-snapshot.js';
 import type { VendorSnapshot } from '../../src/ingest/vendor-snapshot.js';
 import { fixture, fixtureJson, NOW } from './fixtures.js';
+import { wellFormed } from './well-formed.js';
 
 // No captured index.json could be found: the page is built from Better Stack's documentation (betterstack/SOURCES.md).
 const PAGE = 'https://status.example.com';
@@ -127,5 +129,43 @@ describe('betterstack reader', () => {
     expect(() => read('<!DOCTYPE html><html><body>Status</body></html>')).toThrow(FeedFormatError);
     expect(() => read('<!DOCTYPE html><html><body>Status</body></html>')).toThrow(/^index\.json: an HTML page instead of JSON$/);
     expect(() => read({ data: { attributes: {} }, included: [] })).toThrow(/^index\.json: unexpected content: data\.attributes\.aggregate_state is missing$/);
+  });
+});
+
+describe('betterstack reader on any document shaped like index.json', () => {
+  const date = fc.oneof(fc.date({ noInvalidDate: true }).map((d) => d.toISOString()), fc.constant('soon'));
+  const id = fc.oneof(fc.constantFrom('1', '2', 1), fc.string());
+  const state = fc.constantFrom('operational', 'degraded', 'downtime', 'maintenance', 'resolved', 'not_monitored', 'x');
+  const affected = fc.array(fc.record({ status_page_resource_id: id, status: state }), { maxLength: 2 });
+  const entry = fc.oneof(
+    fc.record({ type: fc.constant('status_page_resource'), id, attributes: fc.record({ public_name: fc.string(), status: state }) }),
+    fc.record({
+      type: fc.constant('status_report'),
+      id,
+      attributes: fc.record(
+        { title: fc.string(), report_type: fc.constantFrom('manual', 'automatic', 'maintenance'), starts_at: date, ends_at: fc.option(date), aggregate_state: state, affected_resources: affected },
+        { requiredKeys: ['title'] },
+      ),
+      relationships: fc.record({ status_updates: fc.record({ data: fc.array(fc.record({ id }), { maxLength: 3 }) }) }),
+    }),
+    fc.record({
+      type: fc.constant('status_update'),
+      id,
+      attributes: fc.record({ message: fc.string(), published_at: date, status_report_id: id, affected_resources: affected }, { requiredKeys: [] }),
+    }),
+  );
+
+  it('gives real dates and one incident or maintenance per id, or refuses the document', () => {
+    const document = fc.record({ data: fc.record({ attributes: fc.record({ aggregate_state: state }) }), included: fc.array(entry, { maxLength: 8 }) });
+    fc.assert(
+      fc.property(document, (d) => {
+        try {
+          return wellFormed(read(d));
+        } catch (error) {
+          return error instanceof FeedFormatError;
+        }
+      }),
+      { numRuns: 400 },
+    );
   });
 });

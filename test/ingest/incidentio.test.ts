@@ -1,8 +1,10 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { incidentio } from '../../src/ingest/incidentio.js';
 import { FeedFormatError } from '../../src/ingest/vendor-snapshot.js';
 import type { VendorSnapshot } from '../../src/ingest/vendor-snapshot.js';
 import { fixture, fixtureJson, NOW } from './fixtures.js';
+import { wellFormed } from './well-formed.js';
 
 // No captured incident.io documents with incidents could be found: these are built by hand (incidentio/SOURCES.md).
 const PAGE = 'https://status.example.com';
@@ -84,5 +86,39 @@ describe('incidentio reader', () => {
     expect(() => read(html)).toThrow(FeedFormatError);
     expect(() => read(html)).toThrow(/^summary\.json: an HTML page instead of JSON$/);
     expect(() => read(SUMMARY, html)).toThrow(/^incidents\.json: an HTML page instead of JSON$/);
+  });
+});
+
+describe('incidentio reader on any documents shaped like incident.io\'s', () => {
+  const date = fc.oneof(fc.date({ noInvalidDate: true }).map((d) => d.toISOString()), fc.constant('soon'));
+  const incident = fc.record(
+    {
+      id: fc.oneof(fc.constantFrom('01A', '01B'), fc.string()),
+      name: fc.string(),
+      status: fc.constantFrom('investigating', 'identified', 'monitoring', 'resolved', 'scheduled', 'in_progress'),
+      impact: fc.constantFrom('none', 'minor', 'major', 'critical'),
+      shortlink: fc.constant(null),
+      created_at: date,
+      updated_at: date,
+      resolved_at: fc.option(date),
+      scheduled_for: date,
+      incident_updates: fc.array(fc.record({ status: fc.string(), body: fc.string(), created_at: date, display_at: date }, { requiredKeys: [] }), { maxLength: 3 }),
+    },
+    { requiredKeys: ['id', 'name'] },
+  );
+  const list = fc.option(fc.array(incident, { maxLength: 3 }), { nil: undefined });
+
+  it('gives real dates and one incident or maintenance per id, or refuses the documents', () => {
+    const summary = fc.record({ status: fc.record({ indicator: fc.constantFrom('none', 'minor', 'major', 'critical', 'maintenance') }), incidents: list, scheduled_maintenances: list });
+    fc.assert(
+      fc.property(summary, list, (s, l) => {
+        try {
+          return wellFormed(read(s, { incidents: l }));
+        } catch (error) {
+          return error instanceof FeedFormatError;
+        }
+      }),
+      { numRuns: 300 },
+    );
   });
 });

@@ -1,8 +1,10 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { slack } from '../../src/ingest/slack.js';
 import { FeedFormatError } from '../../src/ingest/vendor-snapshot.js';
 import type { VendorSnapshot } from '../../src/ingest/vendor-snapshot.js';
 import { fixture, NOW } from './fixtures.js';
+import { wellFormed } from './well-formed.js';
 
 const BASE = 'https://slack-status.com';
 const TWO_ACTIVE = fixture('slack/current-two-active.json');
@@ -150,5 +152,40 @@ describe('slack reader', () => {
     expect(() => read(OK, html)).toThrow(/^history: an HTML page instead of JSON$/);
     expect(() => read({ active_incidents: [] })).toThrow(/^current: unexpected content: status is missing$/);
     expect(() => read(OK, { items: [] })).toThrow(/^history: unexpected content: the document should be an array$/);
+  });
+});
+
+describe('slack reader on any document shaped like Slack’s', () => {
+  const date = fc.oneof(fc.date({ noInvalidDate: true }).map((d) => d.toISOString()), fc.constantFrom('2020-07-30T15:12:34-07:00', 'soon'));
+  const word = fc.constantFrom('incident', 'outage', 'notice', 'maintenance', 'active', 'resolved', 'scheduled', 'completed', 'cancelled', 'ok', 'x');
+  const slackItem = fc.record(
+    {
+      id: fc.oneof(fc.constantFrom(1, 2, '1'), fc.string()),
+      date_created: date,
+      date_updated: date,
+      title: fc.string(),
+      type: word,
+      status: word,
+      url: fc.option(fc.string()),
+      services: fc.array(fc.string(), { maxLength: 3 }),
+      notes: fc.array(fc.record({ date_created: date, body: fc.string() }, { requiredKeys: [] }), { maxLength: 3 }),
+    },
+    { requiredKeys: ['title'] },
+  );
+
+  it('gives real dates and one incident or maintenance per id, or refuses the document', () => {
+    const current = fc.record({ status: word, active_incidents: fc.array(slackItem, { maxLength: 4 }) });
+    fc.assert(
+      fc.property(current, fc.array(slackItem, { maxLength: 4 }), (c, h) => {
+        let snapshot: VendorSnapshot;
+        try {
+          snapshot = read(c, h);
+        } catch (error) {
+          return error instanceof FeedFormatError;
+        }
+        return wellFormed(snapshot);
+      }),
+      { numRuns: 400 },
+    );
   });
 });

@@ -1,8 +1,10 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { statusio } from '../../src/ingest/statusio.js';
 import { FeedFormatError } from '../../src/ingest/vendor-snapshot.js';
 import type { VendorSnapshot } from '../../src/ingest/vendor-snapshot.js';
 import { fixture, fixtureJson, NOW } from './fixtures.js';
+import { wellFormed } from './well-formed.js';
 
 const GITLAB = 'https://api.status.io/1.0/status/5b36dc6502d06804c08349f7';
 const DOCKER = 'https://api.status.io/1.0/status/533c6539221ae15e3f000031';
@@ -139,5 +141,45 @@ describe('status.io reader', () => {
     expect(() => read('<html><body>Not found</body></html>')).toThrow(FeedFormatError);
     expect(() => read('<html><body>Not found</body></html>')).toThrow(/^status: an HTML page instead of JSON$/);
     expect(() => read({ result: { status: [] } })).toThrow(/^status: unexpected content: result\.status_overall is missing$/);
+  });
+});
+
+describe('status.io reader on any document shaped like status.io\'s', () => {
+  const date = fc.oneof(fc.date({ noInvalidDate: true }).map((d) => d.toISOString()), fc.constant('soon'));
+  const code = fc.oneof(fc.constantFrom(100, 200, 300, 400, 500, 600, '400'), fc.integer());
+  const named = fc.record({ name: fc.string(), _id: fc.string() });
+  const event = fc.record(
+    {
+      _id: fc.oneof(fc.constantFrom('a', 'b'), fc.string()),
+      name: fc.string(),
+      datetime_open: date,
+      datetime_planned_start: date,
+      datetime_planned_end: date,
+      messages: fc.array(fc.record({ details: fc.string(), state: code, status: code, datetime: date }, { requiredKeys: [] }), { maxLength: 3 }),
+      components_affected: fc.array(named, { maxLength: 2 }),
+    },
+    { requiredKeys: ['name'] },
+  );
+  const component = fc.record({ name: fc.string(), status_code: code, containers: fc.array(fc.record({ name: fc.string(), status_code: code })) }, { requiredKeys: [] });
+
+  it('gives real dates and one incident or maintenance per id, or refuses the document', () => {
+    const document = fc.record({
+      result: fc.record({
+        status_overall: fc.record({ status_code: code, status: fc.string() }),
+        status: fc.array(component, { maxLength: 3 }),
+        incidents: fc.array(event, { maxLength: 4 }),
+        maintenance: fc.record({ active: fc.array(event, { maxLength: 3 }), upcoming: fc.array(event, { maxLength: 3 }) }),
+      }),
+    });
+    fc.assert(
+      fc.property(document, (d) => {
+        try {
+          return wellFormed(read(d));
+        } catch (error) {
+          return error instanceof FeedFormatError;
+        }
+      }),
+      { numRuns: 400 },
+    );
   });
 });
