@@ -8,9 +8,9 @@ import type { FeedReader, VendorIncident, VendorMaintenance, VendorUpdate } from
 /**
  * Atlassian Statuspage, and pages that serve its `/api/v2` (incident.io).
  * summary.json gives the status, the components, the open incidents and the
- * maintenances that are upcoming or in progress; incidents.json the recent
- * incidents, resolved ones included. Completed maintenances drop out of
- * summary.json, which the domain reads as their end.
+ * scheduled maintenances, upcoming and in progress alike (so
+ * `scheduled-maintenances/upcoming.json` would add nothing); incidents.json
+ * the recent incidents, resolved ones included.
  */
 export const statuspage: FeedReader = {
   kind: 'statuspage',
