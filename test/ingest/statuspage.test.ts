@@ -359,6 +359,22 @@ describe('statuspage reader with one bad item in a real document', () => {
     expect(snapshot.incidents[0]!.updates.map((u) => u.stage)).toEqual(['investigating', 'investigating', 'resolved']);
   });
 
+  it('marks an incident that gives no date at all as undated, read at the time of the read', () => {
+    const list = broken((incidents) => {
+      incidents[0] = { ...incidents[0], created_at: null, started_at: null, updated_at: null, resolved_at: null, incident_updates: [] };
+    });
+    expect(read(summaryWith({}), list).incidents[0]).toMatchObject({ id: '9tpgqq1h4bs7', undated: true, createdAt: NOW, resolved: true });
+    expect(read(summaryWith({}), githubList()).incidents.some((i) => i.undated)).toBe(false);
+  });
+
+  it('skips a component without a status and keeps the others', () => {
+    const summary = fixtureJson('json/statuspage-renku-summary-maintenance.json');
+    const components = (summary.components as Json[]).map((c, n) => (n === 1 ? { ...c, status: null } : c));
+    const snapshot = read({ ...summary, components }, { incidents: [] });
+    expect(snapshot.components.map((c) => c.name)).toEqual(['API', 'Core Service', 'Loud']);
+    expect(snapshot.skipped).toEqual(['summary.json: components[1] (id "y0j1kqyxj1w2"): status should be a string']);
+  });
+
   it('skips a maintenance that gives no time at all', () => {
     const summary = fixtureJson('json/statuspage-renku-summary-maintenance.json');
     const [real] = summary.scheduled_maintenances as Json[];
