@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import type { Severity } from '../domain/incidents/incident.js';
 import type { ServiceStatus } from '../domain/services/service.js';
-import { feedDate, firstById, readJson } from './feed-text.js';
-import { readItems } from './json-items.js';
+import { feedDate, firstById, readItems, readJson } from './feed-text.js';
 import type { FeedReader, VendorIncident, VendorMaintenance, VendorUpdate } from './vendor-snapshot.js';
 
 /*
@@ -24,7 +23,8 @@ import type { FeedReader, VendorIncident, VendorMaintenance, VendorUpdate } from
  * resources went down is major; any other is minor.
  */
 
-const id = z.union([z.string().min(1), z.number()]).transform(String);
+// Ids come as strings and, inside attributes, as numbers: both read as text.
+const id = z.preprocess((value) => (typeof value === 'number' ? String(value) : value), z.string().min(1));
 const affectedResource = z.object({ status_page_resource_id: id, status: z.string().nullish() });
 const affectedList = z.array(affectedResource).nullish().transform((list) => list ?? []);
 

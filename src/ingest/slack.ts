@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import type { ResolutionStage, Severity } from '../domain/incidents/incident.js';
 import type { ServiceStatus } from '../domain/services/service.js';
-import { feedDate, firstById, htmlToText, readJson } from './feed-text.js';
-import { readItems } from './json-items.js';
+import { feedDate, firstById, htmlToText, readItems, readJson } from './feed-text.js';
 import type { FeedReader, VendorIncident, VendorMaintenance, VendorUpdate } from './vendor-snapshot.js';
 
 /*
@@ -28,7 +27,8 @@ import type { FeedReader, VendorIncident, VendorMaintenance, VendorUpdate } from
 const note = z.object({ date_created: feedDate.nullish(), body: z.string().nullish() });
 
 const item = z.object({
-  id: z.union([z.number(), z.string().min(1)]).transform(String),
+  // Numbers in Slack's answers; read as text, so that a missing id is said to be missing.
+  id: z.preprocess((value) => (typeof value === 'number' ? String(value) : value), z.string().min(1)),
   date_created: feedDate.nullish(),
   date_updated: feedDate.nullish(),
   title: z.string(),

@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import type { ResolutionStage, Severity } from '../domain/incidents/incident.js';
 import type { ServiceStatus } from '../domain/services/service.js';
-import { feedDate, firstById, readJson } from './feed-text.js';
-import { readItems } from './json-items.js';
+import { feedDate, firstById, readItems, readJson } from './feed-text.js';
 import type { FeedReader, VendorComponent, VendorIncident, VendorMaintenance } from './vendor-snapshot.js';
 
 /*
@@ -30,7 +29,7 @@ const STATUS_WORDS: Record<number, string | undefined> = {
 const INDICATORS: Record<number, ServiceStatus | undefined> = { 100: 'ok', 200: 'maintenance', 300: 'minor', 400: 'minor', 500: 'major', 600: 'major' };
 const STAGES: Record<number, ResolutionStage | undefined> = { 100: 'investigating', 200: 'identified', 300: 'monitoring' };
 
-const code = z.union([z.number(), z.string().regex(/^\d+$/).transform(Number)]);
+const code = z.preprocess((value) => (typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value), z.number());
 const named = z.object({ name: z.string() });
 
 const component = z.object({

@@ -128,7 +128,7 @@ describe('status.io reader', () => {
     expect(snapshot.components).toHaveLength(15);
     expect(snapshot.skipped).toEqual([
       'status: status[15]: name is missing',
-      'status: incidents[1] (id "abc"): datetime_open should be a date, got "yesterday"',
+      'status: incidents[1] (name "Broken"): datetime_open should be a date, got "yesterday"',
     ]);
   });
 
