@@ -1,11 +1,13 @@
-import type { FeedKind } from './vendor-snapshot.js';
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
+import { FEED_KINDS, type FeedKind } from './vendor-snapshot.js';
 
 /**
  * A vendor of the built-in catalog: a real third-party service whose public status page
  * statusbot can read. `urlname` is its stable slug, `status_page_url` the page people open, and
- * `feed` the document(s) the poller reads: for `statuspage` the page's base address (the reader
- * appends `/api/v2/...`), for `instatus` the base whose `/summary.json` is read, for `rss`,
- * `atom` and `gcp` the feed itself.
+ * `feed` the document(s) the poller reads: for `statuspage`, `incidentio`, `instatus`,
+ * `betterstack` and `slack` the page's base address (the reader appends its own paths), for
+ * `statusio` the status.io API address of the page, for `rss`, `atom` and `gcp` the feed itself.
  */
 export interface CatalogVendor {
   urlname: string;
@@ -14,190 +16,95 @@ export interface CatalogVendor {
   feed: { kind: FeedKind; url: string };
 }
 
+const CATALOG_FILE = new URL('./vendor-catalog.json', import.meta.url);
+
+/** Kinds whose reader is given the page's base address and appends its own paths. */
+const BASE_KINDS: ReadonlySet<FeedKind> = new Set(['statuspage', 'incidentio', 'instatus', 'betterstack', 'slack']);
+const STATUSIO_API = /^https:\/\/api\.status\.io\/1\.0\/status\/[0-9a-f]{24}$/;
+
+function parseHttps(value: string): URL | null {
+  try {
+    const url = new URL(value);
+    return url.protocol === 'https:' && url.username === '' && url.password === '' ? url : null;
+  } catch {
+    return null;
+  }
+}
+
+const httpsUrl = z.string().refine((v) => parseHttps(v) !== null, 'should be an absolute https URL');
+
+/** Why a feed address cannot be what its kind's reader expects, or null when it can. */
+function feedShapeProblem(kind: FeedKind, value: string): string | null {
+  const url = parseHttps(value);
+  if (url === null) return null; // already reported as not an https URL
+  if (url.hash !== '') return 'should have no #fragment';
+  if (kind === 'slack') return url.origin === 'https://slack-status.com' && url.pathname === '/' && url.search === '' ? null : 'should be https://slack-status.com';
+  if (kind === 'statusio') return STATUSIO_API.test(value) ? null : 'should be https://api.status.io/1.0/status/{24-hex page id}';
+  if (BASE_KINDS.has(kind)) return url.pathname === '/' && url.search === '' ? null : `should be the page's base address (the ${kind} reader appends its own paths)`;
+  if (kind === 'gcp') return url.pathname.endsWith('/incidents.json') ? null : 'should be the incidents.json address';
+  return url.pathname === '/' ? `should be the ${kind} feed's own address, not the site` : null;
+}
+
+const catalogEntry = z
+  .strictObject({
+    urlname: z.string().regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, 'should be a slug: lowercase letters and digits, words joined by single hyphens'),
+    name: z.string().min(1).refine((v) => v === v.trim(), 'should have no leading or trailing spaces'),
+    status_page_url: httpsUrl,
+    feed: z.strictObject({ kind: z.enum(FEED_KINDS), url: httpsUrl }),
+  })
+  .superRefine((entry, ctx) => {
+    const problem = feedShapeProblem(entry.feed.kind, entry.feed.url);
+    if (problem !== null) ctx.addIssue({ code: 'custom', path: ['feed', 'url'], message: problem });
+  });
+
+/** Two feed addresses that differ only by host case or a trailing slash are the same feed. */
+export function feedAddressKey(value: string): string {
+  const url = new URL(value);
+  return `${url.host}${url.pathname.replace(/\/+$/, '')}${url.search}`;
+}
+
+function describe(raw: unknown, index: number): string {
+  const urlname = typeof raw === 'object' && raw !== null ? (raw as { urlname?: unknown }).urlname : undefined;
+  return typeof urlname === 'string' ? `entry ${index} (urlname "${urlname}")` : `entry ${index}`;
+}
+
+/**
+ * The catalog file's content as vendors, or an Error naming every bad entry: each entry must be
+ * well formed, and urlnames, names and feed addresses must each be unique.
+ */
+export function parseVendorCatalog(data: unknown): CatalogVendor[] {
+  if (!Array.isArray(data)) throw new Error('The vendor catalog should be a JSON array of vendors.');
+  const problems: string[] = [];
+  const vendors: CatalogVendor[] = [];
+  data.forEach((raw, index) => {
+    const parsed = catalogEntry.safeParse(raw);
+    if (parsed.success) vendors.push(parsed.data);
+    else for (const issue of parsed.error.issues) problems.push(`${describe(raw, index)}: ${issue.path.join('.') || 'entry'} ${issue.message}`);
+  });
+  const urlnames = new Set<string>();
+  const names = new Map<string, string>();
+  const feeds = new Map<string, string>();
+  for (const v of vendors) {
+    if (urlnames.has(v.urlname)) problems.push(`urlname "${v.urlname}" appears more than once`);
+    urlnames.add(v.urlname);
+    const sameName = names.get(v.name.toLowerCase());
+    if (sameName !== undefined) problems.push(`urlname "${v.urlname}": name "${v.name}" is already the name of "${sameName}"`);
+    else names.set(v.name.toLowerCase(), v.urlname);
+    const sameFeed = feeds.get(feedAddressKey(v.feed.url));
+    if (sameFeed !== undefined) problems.push(`urlname "${v.urlname}": feed ${v.feed.url} is already read for "${sameFeed}"`);
+    else feeds.set(feedAddressKey(v.feed.url), v.urlname);
+  }
+  if (problems.length > 0) throw new Error(`The vendor catalog has ${problems.length} bad entr${problems.length === 1 ? 'y' : 'ies'}:\n- ${problems.join('\n- ')}`);
+  return vendors;
+}
+
+function loadCatalogFile(): CatalogVendor[] {
+  try {
+    return parseVendorCatalog(JSON.parse(readFileSync(CATALOG_FILE, 'utf8')));
+  } catch (error) {
+    throw new Error(`${CATALOG_FILE.pathname}: ${(error as Error).message}`, { cause: error });
+  }
+}
+
 /** The built-in catalog of real vendors, merged with the config's `services` (the config wins). Sources: VENDORS.md. */
-export const VENDOR_CATALOG: readonly CatalogVendor[] = [
-  { urlname: '1password', name: '1Password', status_page_url: 'https://1password.statuspage.io', feed: { kind: 'statuspage', url: 'https://1password.statuspage.io' } },
-  { urlname: 'acquia', name: 'Acquia', status_page_url: 'https://status.acquia.com', feed: { kind: 'statuspage', url: 'https://status.acquia.com' } },
-  { urlname: 'aiven', name: 'Aiven', status_page_url: 'https://status.aiven.io', feed: { kind: 'statuspage', url: 'https://status.aiven.io' } },
-  { urlname: 'akamai', name: 'Akamai', status_page_url: 'https://www.akamaistatus.com', feed: { kind: 'statuspage', url: 'https://www.akamaistatus.com' } },
-  { urlname: 'anthropic', name: 'Anthropic (Claude)', status_page_url: 'https://status.claude.com', feed: { kind: 'statuspage', url: 'https://status.claude.com' } },
-  { urlname: 'aptible', name: 'Aptible', status_page_url: 'https://status.aptible.com', feed: { kind: 'statuspage', url: 'https://status.aptible.com' } },
-  { urlname: 'asana', name: 'Asana', status_page_url: 'https://trust.asana.com', feed: { kind: 'statuspage', url: 'https://trust.asana.com' } },
-  { urlname: 'assemblyai', name: 'AssemblyAI', status_page_url: 'https://status.assemblyai.com', feed: { kind: 'statuspage', url: 'https://status.assemblyai.com' } },
-  { urlname: 'atlassian-statuspage', name: 'Atlassian Statuspage', status_page_url: 'https://metastatuspage.com', feed: { kind: 'statuspage', url: 'https://metastatuspage.com' } },
-  { urlname: 'authorize-net', name: 'Authorize.Net', status_page_url: 'https://status.authorize.net', feed: { kind: 'statuspage', url: 'https://status.authorize.net' } },
-  { urlname: 'avalara', name: 'Avalara', status_page_url: 'https://status.avalara.com', feed: { kind: 'statuspage', url: 'https://status.avalara.com' } },
-  { urlname: 'aws', name: 'Amazon Web Services', status_page_url: 'https://health.aws.amazon.com/health/status', feed: { kind: 'rss', url: 'https://status.aws.amazon.com/rss/all.rss' } },
-  { urlname: 'azure', name: 'Microsoft Azure', status_page_url: 'https://azure.status.microsoft/en-us/status', feed: { kind: 'rss', url: 'https://azure.status.microsoft/en-us/status/feed' } },
-  { urlname: 'bandwidth', name: 'Bandwidth', status_page_url: 'https://status.bandwidth.com', feed: { kind: 'statuspage', url: 'https://status.bandwidth.com' } },
-  { urlname: 'basecamp', name: 'Basecamp', status_page_url: 'https://www.basecampstatus.com', feed: { kind: 'statuspage', url: 'https://www.basecampstatus.com' } },
-  { urlname: 'bigcommerce', name: 'BigCommerce', status_page_url: 'https://status.bigcommerce.com', feed: { kind: 'statuspage', url: 'https://status.bigcommerce.com' } },
-  { urlname: 'bird', name: 'Bird (MessageBird)', status_page_url: 'https://status.bird.com', feed: { kind: 'statuspage', url: 'https://status.bird.com' } },
-  { urlname: 'bitbucket', name: 'Bitbucket', status_page_url: 'https://bitbucket.status.atlassian.com', feed: { kind: 'statuspage', url: 'https://bitbucket.status.atlassian.com' } },
-  { urlname: 'bitrise', name: 'Bitrise', status_page_url: 'https://status.bitrise.io', feed: { kind: 'statuspage', url: 'https://status.bitrise.io' } },
-  { urlname: 'box', name: 'Box', status_page_url: 'https://status.box.com', feed: { kind: 'statuspage', url: 'https://status.box.com' } },
-  { urlname: 'branch', name: 'Branch', status_page_url: 'https://status.branch.io', feed: { kind: 'statuspage', url: 'https://status.branch.io' } },
-  { urlname: 'brevo', name: 'Brevo', status_page_url: 'https://status.brevo.com', feed: { kind: 'statuspage', url: 'https://status.brevo.com' } },
-  { urlname: 'bugsnag', name: 'Bugsnag', status_page_url: 'https://status.bugsnag.com', feed: { kind: 'statuspage', url: 'https://status.bugsnag.com' } },
-  { urlname: 'buildkite', name: 'Buildkite', status_page_url: 'https://www.buildkitestatus.com', feed: { kind: 'statuspage', url: 'https://www.buildkitestatus.com' } },
-  { urlname: 'bunny-net', name: 'bunny.net', status_page_url: 'https://status.bunny.net', feed: { kind: 'statuspage', url: 'https://status.bunny.net' } },
-  { urlname: 'cerebras', name: 'Cerebras Inference', status_page_url: 'https://status.cerebras.ai', feed: { kind: 'statuspage', url: 'https://status.cerebras.ai' } },
-  { urlname: 'chargebee', name: 'Chargebee', status_page_url: 'https://status.chargebee.com', feed: { kind: 'statuspage', url: 'https://status.chargebee.com' } },
-  { urlname: 'checkly', name: 'Checkly', status_page_url: 'https://is.checkly.online', feed: { kind: 'statuspage', url: 'https://is.checkly.online' } },
-  { urlname: 'circleci', name: 'CircleCI', status_page_url: 'https://status.circleci.com', feed: { kind: 'statuspage', url: 'https://status.circleci.com' } },
-  { urlname: 'clerk', name: 'Clerk', status_page_url: 'https://status.clerk.com', feed: { kind: 'rss', url: 'https://status.clerk.com/feed.rss' } },
-  { urlname: 'clickhouse-cloud', name: 'ClickHouse Cloud', status_page_url: 'https://status.clickhouse.com', feed: { kind: 'statuspage', url: 'https://status.clickhouse.com' } },
-  { urlname: 'cloudamqp', name: 'CloudAMQP', status_page_url: 'https://status.cloudamqp.com', feed: { kind: 'statuspage', url: 'https://status.cloudamqp.com' } },
-  { urlname: 'cloudflare', name: 'Cloudflare', status_page_url: 'https://www.cloudflarestatus.com', feed: { kind: 'statuspage', url: 'https://www.cloudflarestatus.com' } },
-  { urlname: 'cloudinary', name: 'Cloudinary', status_page_url: 'https://status.cloudinary.com', feed: { kind: 'statuspage', url: 'https://status.cloudinary.com' } },
-  { urlname: 'cockroachdb-cloud', name: 'CockroachDB Cloud', status_page_url: 'https://status.cockroachlabs.cloud', feed: { kind: 'statuspage', url: 'https://status.cockroachlabs.cloud' } },
-  { urlname: 'cocoapods', name: 'CocoaPods', status_page_url: 'https://status.cocoapods.org', feed: { kind: 'statuspage', url: 'https://status.cocoapods.org' } },
-  { urlname: 'codecov', name: 'Codecov', status_page_url: 'https://status.codecov.io', feed: { kind: 'statuspage', url: 'https://status.codecov.io' } },
-  { urlname: 'cohere', name: 'Cohere', status_page_url: 'https://status.cohere.com', feed: { kind: 'statuspage', url: 'https://status.cohere.com' } },
-  { urlname: 'coinbase', name: 'Coinbase', status_page_url: 'https://status.coinbase.com', feed: { kind: 'statuspage', url: 'https://status.coinbase.com' } },
-  { urlname: 'confluence', name: 'Confluence', status_page_url: 'https://confluence.status.atlassian.com', feed: { kind: 'statuspage', url: 'https://confluence.status.atlassian.com' } },
-  { urlname: 'confluent-cloud', name: 'Confluent Cloud', status_page_url: 'https://status.confluent.cloud', feed: { kind: 'statuspage', url: 'https://status.confluent.cloud' } },
-  { urlname: 'contentful', name: 'Contentful', status_page_url: 'https://www.contentfulstatus.com', feed: { kind: 'statuspage', url: 'https://www.contentfulstatus.com' } },
-  { urlname: 'coveralls', name: 'Coveralls', status_page_url: 'https://status.coveralls.io', feed: { kind: 'statuspage', url: 'https://status.coveralls.io' } },
-  { urlname: 'cursor', name: 'Cursor', status_page_url: 'https://status.cursor.com', feed: { kind: 'statuspage', url: 'https://status.cursor.com' } },
-  { urlname: 'customer-io', name: 'Customer.io', status_page_url: 'https://status.customerio.com', feed: { kind: 'statuspage', url: 'https://status.customerio.com' } },
-  { urlname: 'cybersource', name: 'Cybersource', status_page_url: 'https://status.cybersource.com', feed: { kind: 'statuspage', url: 'https://status.cybersource.com' } },
-  { urlname: 'cypress', name: 'Cypress Cloud', status_page_url: 'https://www.cypressstatus.com', feed: { kind: 'statuspage', url: 'https://www.cypressstatus.com' } },
-  { urlname: 'datadog', name: 'Datadog', status_page_url: 'https://status.datadoghq.com', feed: { kind: 'statuspage', url: 'https://status.datadoghq.com' } },
-  { urlname: 'datadog-eu', name: 'Datadog (EU)', status_page_url: 'https://status.datadoghq.eu', feed: { kind: 'statuspage', url: 'https://status.datadoghq.eu' } },
-  { urlname: 'deepgram', name: 'Deepgram', status_page_url: 'https://status.deepgram.com', feed: { kind: 'statuspage', url: 'https://status.deepgram.com' } },
-  { urlname: 'dialpad', name: 'Dialpad', status_page_url: 'https://status.dialpad.com', feed: { kind: 'statuspage', url: 'https://status.dialpad.com' } },
-  { urlname: 'digitalocean', name: 'DigitalOcean', status_page_url: 'https://status.digitalocean.com', feed: { kind: 'statuspage', url: 'https://status.digitalocean.com' } },
-  { urlname: 'discord', name: 'Discord', status_page_url: 'https://discordstatus.com', feed: { kind: 'statuspage', url: 'https://discordstatus.com' } },
-  { urlname: 'dnsimple', name: 'DNSimple', status_page_url: 'https://dnsimple.statuspage.io', feed: { kind: 'statuspage', url: 'https://dnsimple.statuspage.io' } },
-  { urlname: 'docker', name: 'Docker', status_page_url: 'https://www.dockerstatus.com', feed: { kind: 'rss', url: 'https://www.dockerstatus.com/pages/533c6539221ae15e3f000031/rss' } },
-  { urlname: 'doppler', name: 'Doppler', status_page_url: 'https://www.dopplerstatus.com', feed: { kind: 'statuspage', url: 'https://www.dopplerstatus.com' } },
-  { urlname: 'dropbox', name: 'Dropbox', status_page_url: 'https://status.dropbox.com', feed: { kind: 'statuspage', url: 'https://status.dropbox.com' } },
-  { urlname: 'dropbox-sign', name: 'Dropbox Sign (HelloSign)', status_page_url: 'https://status.hellosign.com', feed: { kind: 'statuspage', url: 'https://status.hellosign.com' } },
-  { urlname: 'duo', name: 'Duo Security', status_page_url: 'https://status.duo.com', feed: { kind: 'statuspage', url: 'https://status.duo.com' } },
-  { urlname: 'dwolla', name: 'Dwolla', status_page_url: 'https://status.dwolla.com', feed: { kind: 'statuspage', url: 'https://status.dwolla.com' } },
-  { urlname: 'easypost', name: 'EasyPost', status_page_url: 'https://www.easypoststatus.com', feed: { kind: 'statuspage', url: 'https://www.easypoststatus.com' } },
-  { urlname: 'egnyte', name: 'Egnyte', status_page_url: 'https://status.egnyte.com', feed: { kind: 'statuspage', url: 'https://status.egnyte.com' } },
-  { urlname: 'elastic-cloud', name: 'Elastic Cloud', status_page_url: 'https://cloud-status.elastic.co', feed: { kind: 'statuspage', url: 'https://cloud-status.elastic.co' } },
-  { urlname: 'elevenlabs', name: 'ElevenLabs', status_page_url: 'https://status.elevenlabs.io', feed: { kind: 'statuspage', url: 'https://status.elevenlabs.io' } },
-  { urlname: 'expo', name: 'Expo', status_page_url: 'https://status.expo.dev', feed: { kind: 'statuspage', url: 'https://status.expo.dev' } },
-  { urlname: 'fastly', name: 'Fastly', status_page_url: 'https://www.fastlystatus.com', feed: { kind: 'rss', url: 'https://www.fastlystatus.com/rss' } },
-  { urlname: 'figma', name: 'Figma', status_page_url: 'https://status.figma.com', feed: { kind: 'statuspage', url: 'https://status.figma.com' } },
-  { urlname: 'files-com', name: 'Files.com', status_page_url: 'https://status.files.com', feed: { kind: 'statuspage', url: 'https://status.files.com' } },
-  { urlname: 'filestack', name: 'Filestack', status_page_url: 'https://status.filestack.com', feed: { kind: 'statuspage', url: 'https://status.filestack.com' } },
-  { urlname: 'firebase', name: 'Firebase', status_page_url: 'https://status.firebase.google.com', feed: { kind: 'atom', url: 'https://status.firebase.google.com/feed.atom' } },
-  { urlname: 'fireworks-ai', name: 'Fireworks AI', status_page_url: 'https://status.fireworks.ai', feed: { kind: 'statuspage', url: 'https://status.fireworks.ai' } },
-  { urlname: 'fivetran', name: 'Fivetran', status_page_url: 'https://status.fivetran.com', feed: { kind: 'statuspage', url: 'https://status.fivetran.com' } },
-  { urlname: 'fly-io', name: 'Fly.io', status_page_url: 'https://status.flyio.net', feed: { kind: 'statuspage', url: 'https://status.flyio.net' } },
-  { urlname: 'gandi', name: 'Gandi', status_page_url: 'https://status.gandi.net', feed: { kind: 'statuspage', url: 'https://status.gandi.net' } },
-  { urlname: 'github', name: 'GitHub', status_page_url: 'https://www.githubstatus.com', feed: { kind: 'statuspage', url: 'https://www.githubstatus.com' } },
-  { urlname: 'gitlab', name: 'GitLab', status_page_url: 'https://status.gitlab.com', feed: { kind: 'rss', url: 'https://status.gitlab.com/pages/5b36dc6502d06804c08349f7/rss' } },
-  { urlname: 'google-cloud', name: 'Google Cloud', status_page_url: 'https://status.cloud.google.com', feed: { kind: 'gcp', url: 'https://status.cloud.google.com/incidents.json' } },
-  { urlname: 'google-workspace', name: 'Google Workspace', status_page_url: 'https://www.google.com/appsstatus/dashboard', feed: { kind: 'atom', url: 'https://www.google.com/appsstatus/dashboard/en/feed.atom' } },
-  { urlname: 'grafana-cloud', name: 'Grafana Cloud', status_page_url: 'https://status.grafana.com', feed: { kind: 'statuspage', url: 'https://status.grafana.com' } },
-  { urlname: 'groq', name: 'Groq', status_page_url: 'https://groqstatus.com', feed: { kind: 'statuspage', url: 'https://groqstatus.com' } },
-  { urlname: 'hashicorp', name: 'HashiCorp', status_page_url: 'https://status.hashicorp.com', feed: { kind: 'statuspage', url: 'https://status.hashicorp.com' } },
-  { urlname: 'heroku', name: 'Heroku', status_page_url: 'https://status.heroku.com', feed: { kind: 'atom', url: 'https://status.heroku.com/feed' } },
-  { urlname: 'hubspot', name: 'HubSpot', status_page_url: 'https://status.hubspot.com', feed: { kind: 'statuspage', url: 'https://status.hubspot.com' } },
-  { urlname: 'hugging-face', name: 'Hugging Face', status_page_url: 'https://status.huggingface.co', feed: { kind: 'rss', url: 'https://status.huggingface.co/feed' } },
-  { urlname: 'imgix', name: 'imgix', status_page_url: 'https://status.imgix.com', feed: { kind: 'statuspage', url: 'https://status.imgix.com' } },
-  { urlname: 'incident-io', name: 'incident.io', status_page_url: 'https://status.incident.io', feed: { kind: 'statuspage', url: 'https://status.incident.io' } },
-  { urlname: 'influxdb-cloud', name: 'InfluxDB Cloud', status_page_url: 'https://status.influxdata.com', feed: { kind: 'statuspage', url: 'https://status.influxdata.com' } },
-  { urlname: 'intuit-developer', name: 'Intuit Developer (QuickBooks Online API)', status_page_url: 'https://status.developer.intuit.com', feed: { kind: 'statuspage', url: 'https://status.developer.intuit.com' } },
-  { urlname: 'jamf', name: 'Jamf', status_page_url: 'https://status.jamf.com', feed: { kind: 'statuspage', url: 'https://status.jamf.com' } },
-  { urlname: 'jira-service-management', name: 'Jira Service Management', status_page_url: 'https://jira-service-management.status.atlassian.com', feed: { kind: 'statuspage', url: 'https://jira-service-management.status.atlassian.com' } },
-  { urlname: 'jira-software', name: 'Jira Software', status_page_url: 'https://jira-software.status.atlassian.com', feed: { kind: 'statuspage', url: 'https://jira-software.status.atlassian.com' } },
-  { urlname: 'jumpcloud', name: 'JumpCloud', status_page_url: 'https://status.jumpcloud.com', feed: { kind: 'statuspage', url: 'https://status.jumpcloud.com' } },
-  { urlname: 'keeper', name: 'Keeper Security', status_page_url: 'https://statuspage.keeper.io', feed: { kind: 'statuspage', url: 'https://statuspage.keeper.io' } },
-  { urlname: 'kentik', name: 'Kentik', status_page_url: 'https://status.kentik.com', feed: { kind: 'statuspage', url: 'https://status.kentik.com' } },
-  { urlname: 'kong-konnect', name: 'Kong Konnect', status_page_url: 'https://status.konghq.com', feed: { kind: 'statuspage', url: 'https://status.konghq.com' } },
-  { urlname: 'langfuse', name: 'Langfuse', status_page_url: 'https://status.langfuse.com', feed: { kind: 'statuspage', url: 'https://status.langfuse.com' } },
-  { urlname: 'lastpass', name: 'LastPass', status_page_url: 'https://status.lastpass.com', feed: { kind: 'statuspage', url: 'https://status.lastpass.com' } },
-  { urlname: 'launchdarkly', name: 'LaunchDarkly', status_page_url: 'https://status.launchdarkly.com', feed: { kind: 'statuspage', url: 'https://status.launchdarkly.com' } },
-  { urlname: 'linear', name: 'Linear', status_page_url: 'https://linearstatus.com', feed: { kind: 'statuspage', url: 'https://linearstatus.com' } },
-  { urlname: 'linode', name: 'Linode (Akamai Cloud)', status_page_url: 'https://status.linode.com', feed: { kind: 'statuspage', url: 'https://status.linode.com' } },
-  { urlname: 'lob', name: 'Lob', status_page_url: 'https://lob.statuspage.io', feed: { kind: 'statuspage', url: 'https://lob.statuspage.io' } },
-  { urlname: 'loggly', name: 'Loggly', status_page_url: 'https://status.loggly.com', feed: { kind: 'statuspage', url: 'https://status.loggly.com' } },
-  { urlname: 'logz-io', name: 'Logz.io', status_page_url: 'https://status.logz.io', feed: { kind: 'statuspage', url: 'https://status.logz.io' } },
-  { urlname: 'loom', name: 'Loom', status_page_url: 'https://loom.status.atlassian.com', feed: { kind: 'statuspage', url: 'https://loom.status.atlassian.com' } },
-  { urlname: 'mailgun', name: 'Mailgun', status_page_url: 'https://status.mailgun.com', feed: { kind: 'statuspage', url: 'https://status.mailgun.com' } },
-  { urlname: 'mapbox', name: 'Mapbox', status_page_url: 'https://status.mapbox.com', feed: { kind: 'statuspage', url: 'https://status.mapbox.com' } },
-  { urlname: 'miro', name: 'Miro', status_page_url: 'https://status.miro.com', feed: { kind: 'statuspage', url: 'https://status.miro.com' } },
-  { urlname: 'mixpanel', name: 'Mixpanel', status_page_url: 'https://status.mixpanel.com', feed: { kind: 'statuspage', url: 'https://status.mixpanel.com' } },
-  { urlname: 'modal', name: 'Modal', status_page_url: 'https://status.modal.com', feed: { kind: 'rss', url: 'https://status.modal.com/feed' } },
-  { urlname: 'mongodb', name: 'MongoDB Atlas', status_page_url: 'https://status.mongodb.com', feed: { kind: 'statuspage', url: 'https://status.mongodb.com' } },
-  { urlname: 'neon', name: 'Neon', status_page_url: 'https://neonstatus.com', feed: { kind: 'rss', url: 'https://neonstatus.com/pages/6878fc85709daa75be6c7e3c/rss' } },
-  { urlname: 'netlify', name: 'Netlify', status_page_url: 'https://www.netlifystatus.com', feed: { kind: 'statuspage', url: 'https://www.netlifystatus.com' } },
-  { urlname: 'new-relic', name: 'New Relic', status_page_url: 'https://status.newrelic.com', feed: { kind: 'statuspage', url: 'https://status.newrelic.com' } },
-  { urlname: 'notion', name: 'Notion', status_page_url: 'https://www.notion-status.com', feed: { kind: 'statuspage', url: 'https://www.notion-status.com' } },
-  { urlname: 'npm', name: 'npm', status_page_url: 'https://status.npmjs.org', feed: { kind: 'statuspage', url: 'https://status.npmjs.org' } },
-  { urlname: 'onesignal', name: 'OneSignal', status_page_url: 'https://status.onesignal.com', feed: { kind: 'statuspage', url: 'https://status.onesignal.com' } },
-  { urlname: 'openai', name: 'OpenAI', status_page_url: 'https://status.openai.com', feed: { kind: 'statuspage', url: 'https://status.openai.com' } },
-  { urlname: 'opsgenie', name: 'Opsgenie', status_page_url: 'https://opsgenie.status.atlassian.com', feed: { kind: 'statuspage', url: 'https://opsgenie.status.atlassian.com' } },
-  { urlname: 'pantheon', name: 'Pantheon', status_page_url: 'https://status.pantheon.io', feed: { kind: 'statuspage', url: 'https://status.pantheon.io' } },
-  { urlname: 'papertrail', name: 'Papertrail', status_page_url: 'https://www.papertrailstatus.com', feed: { kind: 'statuspage', url: 'https://www.papertrailstatus.com' } },
-  { urlname: 'paypal', name: 'PayPal', status_page_url: 'https://www.paypal-status.com/product/production', feed: { kind: 'rss', url: 'https://www.paypal-status.com/feed/rss' } },
-  { urlname: 'pendo', name: 'Pendo', status_page_url: 'https://status.pendo.io', feed: { kind: 'statuspage', url: 'https://status.pendo.io' } },
-  { urlname: 'pinecone', name: 'Pinecone', status_page_url: 'https://status.pinecone.io', feed: { kind: 'statuspage', url: 'https://status.pinecone.io' } },
-  { urlname: 'planetscale', name: 'PlanetScale', status_page_url: 'https://www.planetscalestatus.com', feed: { kind: 'statuspage', url: 'https://www.planetscalestatus.com' } },
-  { urlname: 'platform-sh', name: 'Platform.sh (Upsun)', status_page_url: 'https://status.platform.sh', feed: { kind: 'statuspage', url: 'https://status.platform.sh' } },
-  { urlname: 'plivo', name: 'Plivo', status_page_url: 'https://status.plivo.com', feed: { kind: 'statuspage', url: 'https://status.plivo.com' } },
-  { urlname: 'postman', name: 'Postman', status_page_url: 'https://status.postman.com', feed: { kind: 'statuspage', url: 'https://status.postman.com' } },
-  { urlname: 'productboard', name: 'Productboard', status_page_url: 'https://status.productboard.com', feed: { kind: 'statuspage', url: 'https://status.productboard.com' } },
-  { urlname: 'pubnub', name: 'PubNub', status_page_url: 'https://status.pubnub.com', feed: { kind: 'statuspage', url: 'https://status.pubnub.com' } },
-  { urlname: 'pusher', name: 'Pusher', status_page_url: 'https://status.pusher.com', feed: { kind: 'statuspage', url: 'https://status.pusher.com' } },
-  { urlname: 'pypi', name: 'PyPI (Python Infrastructure)', status_page_url: 'https://status.python.org', feed: { kind: 'statuspage', url: 'https://status.python.org' } },
-  { urlname: 'qdrant', name: 'Qdrant Cloud', status_page_url: 'https://status.qdrant.io', feed: { kind: 'rss', url: 'https://status.qdrant.io/feed.rss' } },
-  { urlname: 'quickbooks', name: 'QuickBooks', status_page_url: 'https://status.quickbooks.intuit.com', feed: { kind: 'statuspage', url: 'https://status.quickbooks.intuit.com' } },
-  { urlname: 'railway', name: 'Railway', status_page_url: 'https://status.railway.app', feed: { kind: 'instatus', url: 'https://railway.instatus.com' } },
-  { urlname: 'readme', name: 'ReadMe', status_page_url: 'https://www.readmestatus.com', feed: { kind: 'statuspage', url: 'https://www.readmestatus.com' } },
-  { urlname: 'recurly', name: 'Recurly', status_page_url: 'https://status.recurly.com', feed: { kind: 'rss', url: 'https://status.recurly.com/statuspage/recurly/subscribe/rss' } },
-  { urlname: 'red-hat', name: 'Red Hat', status_page_url: 'https://status.redhat.com', feed: { kind: 'statuspage', url: 'https://status.redhat.com' } },
-  { urlname: 'redis', name: 'Redis Cloud', status_page_url: 'https://status.redis.io', feed: { kind: 'statuspage', url: 'https://status.redis.io' } },
-  { urlname: 'redpanda', name: 'Redpanda Cloud', status_page_url: 'https://status.redpanda.com', feed: { kind: 'rss', url: 'https://status.redpanda.com/history.rss' } },
-  { urlname: 'render', name: 'Render', status_page_url: 'https://status.render.com', feed: { kind: 'rss', url: 'https://status.render.com/history.rss' } },
-  { urlname: 'revenuecat', name: 'RevenueCat', status_page_url: 'https://status.revenuecat.com', feed: { kind: 'statuspage', url: 'https://status.revenuecat.com' } },
-  { urlname: 'rollbar', name: 'Rollbar', status_page_url: 'https://status.rollbar.com', feed: { kind: 'statuspage', url: 'https://status.rollbar.com' } },
-  { urlname: 'rubygems', name: 'RubyGems', status_page_url: 'https://status.rubygems.org', feed: { kind: 'statuspage', url: 'https://status.rubygems.org' } },
-  { urlname: 'sauce-labs', name: 'Sauce Labs', status_page_url: 'https://status.saucelabs.com', feed: { kind: 'statuspage', url: 'https://status.saucelabs.com' } },
-  { urlname: 'scaleway', name: 'Scaleway', status_page_url: 'https://status.scaleway.com', feed: { kind: 'statuspage', url: 'https://status.scaleway.com' } },
-  { urlname: 'segment', name: 'Segment', status_page_url: 'https://status.segment.com', feed: { kind: 'statuspage', url: 'https://status.segment.com' } },
-  { urlname: 'semaphore', name: 'Semaphore CI', status_page_url: 'https://status.semaphoreci.com', feed: { kind: 'statuspage', url: 'https://status.semaphoreci.com' } },
-  { urlname: 'sendgrid', name: 'SendGrid', status_page_url: 'https://status.sendgrid.com', feed: { kind: 'statuspage', url: 'https://status.sendgrid.com' } },
-  { urlname: 'sentry', name: 'Sentry', status_page_url: 'https://status.sentry.io', feed: { kind: 'statuspage', url: 'https://status.sentry.io' } },
-  { urlname: 'shopify', name: 'Shopify', status_page_url: 'https://www.shopifystatus.com', feed: { kind: 'statuspage', url: 'https://www.shopifystatus.com' } },
-  { urlname: 'sinch', name: 'Sinch', status_page_url: 'https://status.sinch.com', feed: { kind: 'statuspage', url: 'https://status.sinch.com' } },
-  { urlname: 'slack', name: 'Slack', status_page_url: 'https://slack-status.com', feed: { kind: 'rss', url: 'https://slack-status.com/feed/rss' } },
-  { urlname: 'smarty', name: 'Smarty', status_page_url: 'https://status.smarty.com', feed: { kind: 'statuspage', url: 'https://status.smarty.com' } },
-  { urlname: 'snowflake', name: 'Snowflake', status_page_url: 'https://status.snowflake.com', feed: { kind: 'statuspage', url: 'https://status.snowflake.com' } },
-  { urlname: 'snyk', name: 'Snyk', status_page_url: 'https://snyk.statuspage.io', feed: { kind: 'statuspage', url: 'https://snyk.statuspage.io' } },
-  { urlname: 'sparkpost', name: 'SparkPost', status_page_url: 'https://status.sparkpost.com', feed: { kind: 'statuspage', url: 'https://status.sparkpost.com' } },
-  { urlname: 'splunk-on-call', name: 'Splunk On-Call (VictorOps)', status_page_url: 'https://status.victorops.com', feed: { kind: 'statuspage', url: 'https://status.victorops.com' } },
-  { urlname: 'squarespace', name: 'Squarespace', status_page_url: 'https://status.squarespace.com', feed: { kind: 'statuspage', url: 'https://status.squarespace.com' } },
-  { urlname: 'stability-ai', name: 'Stability AI', status_page_url: 'https://status.stability.ai', feed: { kind: 'statuspage', url: 'https://status.stability.ai' } },
-  { urlname: 'stream', name: 'Stream', status_page_url: 'https://status.getstream.io', feed: { kind: 'statuspage', url: 'https://status.getstream.io' } },
-  { urlname: 'stripe', name: 'Stripe', status_page_url: 'https://status.stripe.com', feed: { kind: 'statuspage', url: 'https://www.stripestatus.com' } },
-  { urlname: 'stytch', name: 'Stytch', status_page_url: 'https://status.stytch.com', feed: { kind: 'rss', url: 'https://status.stytch.com/history.rss' } },
-  { urlname: 'supabase', name: 'Supabase', status_page_url: 'https://status.supabase.com', feed: { kind: 'statuspage', url: 'https://status.supabase.com' } },
-  { urlname: 'teleport', name: 'Teleport Cloud', status_page_url: 'https://status.teleport.sh', feed: { kind: 'statuspage', url: 'https://status.teleport.sh' } },
-  { urlname: 'telnyx', name: 'Telnyx', status_page_url: 'https://status.telnyx.com', feed: { kind: 'statuspage', url: 'https://status.telnyx.com' } },
-  { urlname: 'temporal', name: 'Temporal Cloud', status_page_url: 'https://status.temporal.io', feed: { kind: 'statuspage', url: 'https://status.temporal.io' } },
-  { urlname: 'together-ai', name: 'Together AI', status_page_url: 'https://status.together.ai', feed: { kind: 'rss', url: 'https://status.together.ai/feed' } },
-  { urlname: 'travis-ci', name: 'Travis CI', status_page_url: 'https://www.traviscistatus.com', feed: { kind: 'statuspage', url: 'https://www.traviscistatus.com' } },
-  { urlname: 'trello', name: 'Trello', status_page_url: 'https://trello.status.atlassian.com', feed: { kind: 'statuspage', url: 'https://trello.status.atlassian.com' } },
-  { urlname: 'twilio', name: 'Twilio', status_page_url: 'https://status.twilio.com', feed: { kind: 'statuspage', url: 'https://status.twilio.com' } },
-  { urlname: 'tyk', name: 'Tyk Cloud', status_page_url: 'https://status.tyk.io', feed: { kind: 'statuspage', url: 'https://status.tyk.io' } },
-  { urlname: 'typeform', name: 'Typeform', status_page_url: 'https://status.typeform.com', feed: { kind: 'statuspage', url: 'https://status.typeform.com' } },
-  { urlname: 'upstash', name: 'Upstash', status_page_url: 'https://status.upstash.com', feed: { kind: 'statuspage', url: 'https://status.upstash.com' } },
-  { urlname: 'vercel', name: 'Vercel', status_page_url: 'https://www.vercel-status.com', feed: { kind: 'statuspage', url: 'https://www.vercel-status.com' } },
-  { urlname: 'vimeo', name: 'Vimeo', status_page_url: 'https://www.vimeostatus.com', feed: { kind: 'statuspage', url: 'https://www.vimeostatus.com' } },
-  { urlname: 'vonage', name: 'Vonage API', status_page_url: 'https://vonageapi.statuspage.io', feed: { kind: 'statuspage', url: 'https://vonageapi.statuspage.io' } },
-  { urlname: 'wasabi', name: 'Wasabi', status_page_url: 'https://status.wasabi.com', feed: { kind: 'statuspage', url: 'https://status.wasabi.com' } },
-  { urlname: 'windsurf', name: 'Windsurf', status_page_url: 'https://status.windsurf.com', feed: { kind: 'statuspage', url: 'https://status.windsurf.com' } },
-  { urlname: 'wiz', name: 'Wiz', status_page_url: 'https://status.wiz.io', feed: { kind: 'statuspage', url: 'https://status.wiz.io' } },
-  { urlname: 'xai', name: 'xAI', status_page_url: 'https://status.x.ai', feed: { kind: 'rss', url: 'https://status.x.ai/feed.xml' } },
-  { urlname: 'xero', name: 'Xero', status_page_url: 'https://status.xero.com', feed: { kind: 'statuspage', url: 'https://status.xero.com' } },
-  { urlname: 'zapier', name: 'Zapier', status_page_url: 'https://status.zapier.com', feed: { kind: 'statuspage', url: 'https://status.zapier.com' } },
-  { urlname: 'zoom', name: 'Zoom', status_page_url: 'https://status.zoom.us', feed: { kind: 'statuspage', url: 'https://status.zoom.us' } },
-  { urlname: 'zuora', name: 'Zuora', status_page_url: 'https://trust.zuora.com', feed: { kind: 'atom', url: 'https://trust.zuora.com/history.atom' } },
-];
+export const VENDOR_CATALOG: readonly CatalogVendor[] = Object.freeze(loadCatalogFile());

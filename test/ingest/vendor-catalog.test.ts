@@ -1,0 +1,118 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { FEED_KINDS } from '../../src/ingest/vendor-snapshot.js';
+import { type CatalogVendor, parseVendorCatalog, VENDOR_CATALOG } from '../../src/ingest/vendor-catalog.js';
+
+const catalogText = readFileSync(new URL('../../src/ingest/vendor-catalog.json', import.meta.url), 'utf8');
+const entries = JSON.parse(catalogText) as CatalogVendor[];
+const sources = readFileSync(new URL('../../src/ingest/VENDORS.md', import.meta.url), 'utf8');
+
+function byUrlname(urlname: string): CatalogVendor | undefined {
+  return VENDOR_CATALOG.find((v) => v.urlname === urlname);
+}
+
+describe('the built-in vendor catalog file', () => {
+  it('is loaded whole: every entry of the file is a vendor statusbot knows', () => {
+    expect(VENDOR_CATALOG).toEqual(entries);
+  });
+
+  it('keeps one entry per line, sorted by urlname, so that a change is a one-line diff', () => {
+    const lines = catalogText.trimEnd().split('\n');
+    expect(lines[0]).toBe('[');
+    expect(lines.at(-1)).toBe(']');
+    const body = lines.slice(1, -1);
+    expect(body).toHaveLength(entries.length);
+    body.forEach((line, i) => expect(JSON.parse(line.replace(/,$/, ''))).toEqual(entries[i]));
+    const urlnames = entries.map((e) => e.urlname);
+    expect(urlnames).toEqual([...urlnames].sort());
+  });
+
+  it('gives every entry a slug, a name, https addresses and a known feed kind', () => {
+    for (const e of entries) {
+      expect(Object.keys(e).sort(), e.urlname).toEqual(['feed', 'name', 'status_page_url', 'urlname']);
+      expect(Object.keys(e.feed).sort(), e.urlname).toEqual(['kind', 'url']);
+      expect(e.urlname).toMatch(/^[a-z0-9]+(-[a-z0-9]+)*$/);
+      expect(e.name.trim(), e.urlname).toBe(e.name);
+      expect(e.name.length, e.urlname).toBeGreaterThan(0);
+      expect(new URL(e.status_page_url).protocol, e.urlname).toBe('https:');
+      expect(new URL(e.feed.url).protocol, e.urlname).toBe('https:');
+      expect(FEED_KINDS, e.urlname).toContain(e.feed.kind);
+    }
+  });
+
+  it("gives every feed the address its kind's reader expects", () => {
+    for (const { urlname, feed } of entries) {
+      const url = new URL(feed.url);
+      const base = url.pathname === '/' && url.search === '' && url.hash === '';
+      if (feed.kind === 'slack') expect(feed.url, urlname).toBe('https://slack-status.com');
+      else if (feed.kind === 'statusio') expect(feed.url, urlname).toMatch(/^https:\/\/api\.status\.io\/1\.0\/status\/[0-9a-f]{24}$/);
+      else if (feed.kind === 'gcp') expect(url.pathname, urlname).toMatch(/\/incidents\.json$/);
+      else if (feed.kind === 'rss' || feed.kind === 'atom') expect(base, `${urlname}: a feed, not a site`).toBe(false);
+      else expect(base, `${urlname}: a page's base address`).toBe(true);
+    }
+  });
+
+  it('names each vendor, urlname and feed address once', () => {
+    const unique = (values: string[]) => expect(new Set(values).size).toBe(values.length);
+    unique(entries.map((e) => e.urlname));
+    unique(entries.map((e) => e.name.toLowerCase()));
+    unique(entries.map((e) => {
+      const url = new URL(e.feed.url);
+      return `${url.host}${url.pathname.replace(/\/+$/, '')}${url.search}`;
+    }));
+  });
+
+  it('has one row in VENDORS.md per entry, with its kind and a source', () => {
+    const rows = [...sources.matchAll(/^\| ([a-z0-9-]+) \| ([a-z]+) \| (.+) \|$/gm)].filter((m) => m[1] !== 'urlname');
+    expect(rows.map((m) => m[1])).toEqual(entries.map((e) => e.urlname));
+    for (const [, urlname, kind, source] of rows) {
+      expect(kind, urlname).toBe(byUrlname(urlname!)?.feed.kind);
+      expect(source!.trim().length, urlname).toBeGreaterThan(10);
+    }
+  });
+});
+
+describe('a catalog file with a bad entry', () => {
+  const good = (urlname: string): CatalogVendor => ({
+    urlname,
+    name: `Vendor ${urlname}`,
+    status_page_url: `https://status.${urlname}.example`,
+    feed: { kind: 'statuspage', url: `https://status.${urlname}.example` },
+  });
+  const rejects = (bad: unknown[], ...reasons: RegExp[]) => {
+    let message = '';
+    try {
+      parseVendorCatalog(bad);
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    for (const reason of reasons) expect(message).toMatch(reason);
+  };
+
+  it('is refused with the entry and what is wrong with it', () => {
+    rejects([good('acme'), { ...good('x'), urlname: 'Acme Cloud' }], /entry 1 \(urlname "Acme Cloud"\): urlname should be a slug/);
+    rejects([{ ...good('acme'), status_page_url: 'http://status.acme.example' }], /urlname "acme"\): status_page_url should be an absolute https URL/);
+    rejects([{ ...good('acme'), feed: { kind: 'html', url: 'https://status.acme.example' } }], /urlname "acme"\): feed\.kind /);
+    rejects([{ ...good('acme'), extra: true }], /urlname "acme"\)/);
+    rejects([{ name: 'No slug' }], /entry 0: urlname /);
+  });
+
+  it("is refused when a feed's address is not what its kind reads", () => {
+    const feed = (kind: string, url: string) => [{ ...good('acme'), feed: { kind, url } }];
+    rejects(feed('statuspage', 'https://status.acme.example/api/v2/summary.json'), /"acme"\): feed\.url should be the page's base address/);
+    rejects(feed('rss', 'https://status.acme.example'), /"acme"\): feed\.url should be the rss feed's own address/);
+    rejects(feed('statusio', 'https://status.acme.example/pages/5b36dc6502d06804c08349f7/rss'), /"acme"\): feed\.url should be https:\/\/api\.status\.io/);
+    rejects(feed('slack', 'https://status.slack.com'), /"acme"\): feed\.url should be https:\/\/slack-status\.com/);
+    rejects(feed('gcp', 'https://status.cloud.google.com/feed.atom'), /"acme"\): feed\.url should be the incidents\.json address/);
+  });
+
+  it('is refused when a urlname, a name or a feed address is repeated', () => {
+    rejects([good('acme'), good('acme')], /urlname "acme" appears more than once/);
+    rejects([good('acme'), { ...good('globex'), name: 'vendor ACME' }], /urlname "globex": name "vendor ACME" is already the name of "acme"/);
+    rejects([good('acme'), { ...good('globex'), feed: { kind: 'statuspage', url: 'https://STATUS.acme.example/' } }], /urlname "globex": feed .* is already read for "acme"/);
+  });
+
+  it('is read when every entry is good', () => {
+    expect(parseVendorCatalog([good('acme'), good('globex')]).map((v) => v.urlname)).toEqual(['acme', 'globex']);
+  });
+});
