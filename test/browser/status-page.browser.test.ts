@@ -129,7 +129,7 @@ describeInBrowser('public status page in Chromium', () => {
     const monitor = page.locator('section[aria-labelledby="monitors"] .row .status');
     expect(await monitor.innerText()).toBe('No data yet');
     // Its grey mark has a shape of its own (a ring), not a colour alone.
-    expect(await monitor.evaluate<string>((el) => getComputedStyle(el, '::before').borderTopStyle)).toBe('solid');
+    expect(await monitor.evaluate((el) => getComputedStyle(el, '::before').borderTopStyle)).toBe('solid');
     // And so is every other status on the page (banner, monitors): never a colour without its word.
     for (const status of await page.locator('.status').all()) expect(await status.innerText()).toMatch(/\w{2,}/);
 
