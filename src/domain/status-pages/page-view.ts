@@ -63,7 +63,7 @@ export interface PageView {
 }
 
 const RANK: Record<ServiceStatus | 'none', number> = { none: 0, ok: 1, maintenance: 2, minor: 3, major: 4 };
-export const worstOf = <S extends ServiceStatus | 'none'>(statuses: readonly S[], fallback: S): S =>
+const worstOf = <S extends ServiceStatus | 'none'>(statuses: readonly S[], fallback: S): S =>
   statuses.reduce((worst, s) => (RANK[s] > RANK[worst] ? s : worst), fallback);
 
 const dayStartOf = (ms: number): number => Math.floor(ms / DAY_MS) * DAY_MS;
