@@ -72,6 +72,19 @@ describe('the built-in vendor catalog file', () => {
   });
 });
 
+describe('vendors whose pages moved or have a reader of their own', () => {
+  it('reads Recurly from its incident.io page, Railway from status.railway.com, Slack from its status API', () => {
+    expect(byUrlname('recurly')?.feed).toEqual({ kind: 'incidentio', url: 'https://status.recurly.com' });
+    expect(byUrlname('railway')).toMatchObject({ status_page_url: 'https://status.railway.com', feed: { kind: 'instatus', url: 'https://status.railway.com' } });
+    expect(byUrlname('slack')?.feed).toEqual({ kind: 'slack', url: 'https://slack-status.com' });
+  });
+
+  it('reads GitLab and Docker from their status.io pages', () => {
+    expect(byUrlname('gitlab')?.feed).toEqual({ kind: 'statusio', url: 'https://api.status.io/1.0/status/5b36dc6502d06804c08349f7' });
+    expect(byUrlname('docker')?.feed).toEqual({ kind: 'statusio', url: 'https://api.status.io/1.0/status/533c6539221ae15e3f000031' });
+  });
+});
+
 describe('a catalog file with a bad entry', () => {
   const good = (urlname: string): CatalogVendor => ({
     urlname,
