@@ -14,6 +14,7 @@ function byUrlname(urlname: string): CatalogVendor | undefined {
 describe('the built-in vendor catalog file', () => {
   it('is loaded whole: every entry of the file is a vendor statusbot knows', () => {
     expect(VENDOR_CATALOG).toEqual(entries);
+    expect(VENDOR_CATALOG.length).toBeGreaterThanOrEqual(400);
   });
 
   it('keeps one entry per line, sorted by urlname, so that a change is a one-line diff', () => {
@@ -82,6 +83,12 @@ describe('vendors whose pages moved or have a reader of their own', () => {
   it('reads GitLab and Docker from their status.io pages', () => {
     expect(byUrlname('gitlab')?.feed).toEqual({ kind: 'statusio', url: 'https://api.status.io/1.0/status/5b36dc6502d06804c08349f7' });
     expect(byUrlname('docker')?.feed).toEqual({ kind: 'statusio', url: 'https://api.status.io/1.0/status/533c6539221ae15e3f000031' });
+  });
+
+  it('knows vendors teams depend on, each with a feed', () => {
+    for (const urlname of ['microsoft-365', 'okta', 'auth0', 'intercom', 'postmark', 'databricks', 'hetzner', 'ovhcloud-us', 'plaid', 'square', 'perplexity']) {
+      expect(byUrlname(urlname)?.feed.url, urlname).toMatch(/^https:\/\//);
+    }
   });
 });
 
