@@ -158,17 +158,20 @@ describe('an incident from user reports', () => {
     await reportOk('acme-cloud', KEYS[0], { component: 'API' });
     const first = await reportOk('acme-cloud', KEYS[1], { component: 'Webhooks' });
     s.clock.advance(10 * MINUTE);
-    // The same key again: still 202, the same report, counted once.
+    // The same key again: still 202, the same report, its reporter counted once; the component it names now counts too.
     const again = await reportOk('acme-cloud', KEYS[1], { component: 'Dashboard' });
     expect(again.body.data).toEqual(first.body.data);
-    expect(await reportRows()).toHaveLength(2);
+    expect((await reportRows()).map((r) => r.component)).toEqual(['API', 'Webhooks', 'Dashboard']);
+    // The same component again adds nothing.
+    await reportOk('acme-cloud', KEYS[1], { component: 'Dashboard' });
+    expect(await reportRows()).toHaveLength(3);
     expect(await userIncidents('acme-cloud')).toEqual([]);
     expect(await announcements()).toEqual([]);
 
     await reportOk('acme-cloud', KEYS[2], { component: 'API', description: 'Timeouts' });
     const [opened, ...more] = await userIncidents('acme-cloud');
     expect(more).toEqual([]);
-    const description = '3 people reported problems in the last 30 minutes, with: API, Webhooks.';
+    const description = '3 people reported problems in the last 30 minutes, with: API, Webhooks, Dashboard.';
     expect(opened).toEqual({
       id: expect.stringMatching(/^\d+$/),
       type: 'incident',

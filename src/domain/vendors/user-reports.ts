@@ -24,9 +24,6 @@ export interface UserReportSettings {
 export const DEFAULT_USER_REPORTS: UserReportSettings = { threshold: 3, windowMs: 30 * 60_000, resolveAfterMs: 60 * 60_000 };
 
 const MINUTE = 60_000;
-/** Components named in an incident's description; the rest are counted. */
-const COMPONENTS_NAMED = 10;
-
 /** Who reports: one API key or one chat user; stable, and never a secret. */
 export const reporters = {
   apiKey: (keyId: number): string => `key:${keyId}`,
@@ -58,33 +55,36 @@ export async function reportProblem(ctx: DomainContext, company: Company, urlnam
     const now = ctx.clock.now().getTime();
     const ended = await lastEnded(trx, service.id, now);
     const since = Math.max(now - ctx.userReports.windowMs + 1, ended);
+    const component = input.component || null;
     const earlier = await trx
       .selectFrom('user_reports')
-      .select(['id', 'created_at'])
+      .select(['id', 'created_at', 'component'])
       .where('service_id', '=', service.id)
       .where('reporter', '=', reporter)
       .where('created_at', '>=', since)
       .orderBy('id')
-      .executeTakeFirst();
-    const report =
-      earlier ??
-      (await trx
+      .execute();
+    // A reporter counts once per window; a component it had not named yet in the window counts too.
+    const fresh = earlier.length === 0 || (component !== null && !earlier.some((r) => r.component === component));
+    let report = earlier[0];
+    if (fresh) {
+      const row = await trx
         .insertInto('user_reports')
-        .values({ service_id: service.id, reporter, component: input.component || null, description: input.description ?? '', created_at: now })
-        .returning(['id', 'created_at'])
-        .executeTakeFirstOrThrow());
-    if (!earlier) {
+        .values({ service_id: service.id, reporter, component, description: input.description ?? '', created_at: now })
+        .returning(['id', 'created_at', 'component'])
+        .executeTakeFirstOrThrow();
+      report ??= row;
       await recordAudit(ctx, trx, {
         companyId: company.id,
         action: 'user_report.create',
         targetType: 'user_report',
-        targetId: report.id,
-        changes: created({ service: service.urlname, component: input.component || null, description: input.description ?? '' }),
+        targetId: row.id,
+        changes: created({ service: service.urlname, component, description: input.description ?? '' }),
       });
     }
     const tally = await tallySince(trx, service.id, since);
     await reflect(ctx, trx, service, { now, since, ended, tally });
-    return { id: report.id, service, createdAt: new Date(report.created_at), reporters: tally.reporters, minutes: minutesBetween(since, now) };
+    return { id: report!.id, service, createdAt: new Date(report!.created_at), reporters: tally.reporters, minutes: minutesBetween(since, now) };
   });
 }
 
@@ -155,9 +155,8 @@ async function lastEnded(trx: Kysely<Database>, serviceId: number, now: number):
 
 interface Tally {
   reporters: number;
-  /** Reported components, the most reported first. */
+  /** Reported components, the most reported first: every one is named in the incident's description. */
   components: string[];
-  unnamed: number;
 }
 
 async function tallySince(trx: Kysely<Database>, serviceId: number, since: number): Promise<Tally> {
@@ -170,8 +169,7 @@ async function tallySince(trx: Kysely<Database>, serviceId: number, since: numbe
     .orderBy('n', 'desc')
     .orderBy('first')
     .execute();
-  const named = components.slice(0, COMPONENTS_NAMED).map((c) => c.component!);
-  return { reporters: Number(n), components: named, unnamed: components.length - named.length };
+  return { reporters: Number(n), components: components.map((c) => c.component!) };
 }
 
 const minutesBetween = (since: number, now: number): number => Math.max(1, Math.ceil((now - since) / MINUTE));
@@ -180,7 +178,7 @@ const inTheLast = (n: number): string => (n === 1 ? 'in the last minute' : `in t
 
 function describeReports(tally: Tally, span: number): string {
   const people = tally.reporters === 1 ? '1 person' : `${tally.reporters} people`;
-  const named = [...tally.components, ...(tally.unnamed > 0 ? [`and ${tally.unnamed} more`] : [])];
+  const named = tally.components;
   return `${people} reported problems ${inTheLast(span)}${named.length ? `, with: ${named.join(', ')}` : ''}.`;
 }
 
