@@ -12,6 +12,7 @@ import { createDomainContext } from './domain/context.js';
 import { syncDemoServices } from './domain/demo/demo-services.js';
 import type { DomainContext, ObservingSwitch } from './domain/context.js';
 import { applySetup } from './domain/setup/apply-setup.js';
+import { feedAddresses } from './domain/vendors/vendor-feeds.js';
 import { DEMO_BOARD_ID, seedDemoCompany } from './domain/setup/demo-setup.js';
 import { createClientAddress } from './http/client-address.js';
 import { createHttpServer } from './http/server.js';
@@ -32,7 +33,7 @@ import { createMailPublisher } from './delivery/mail-publisher.js';
 import { emailSubscriberCount } from './domain/status-pages/subscriptions.js';
 import { createOutboundDispatcher } from './core/outbound.js';
 import { createFeedPoller } from './jobs/feed-poller.js';
-import type { FeedPoller } from './jobs/feed-poller.js';
+import type { FeedCheck, FeedPoller } from './jobs/feed-poller.js';
 import { createProbeClient } from './jobs/http-probe.js';
 import { JOBS } from './jobs/jobs.js';
 import { createMonitorProber } from './jobs/monitor-prober.js';
@@ -318,13 +319,24 @@ function keyHint(companies: string[], dbPath: string): string {
 }
 
 /** Runs one job once against a database, as `serve` would run a slot of it; for `statusbot jobs run`. */
-export async function runJobOnce(options: {
+export async function runJobOnce(options: JobRunOptions & { name: string }): Promise<string | void> {
+  return withJobDeps(options, (deps) => createScheduler({ deps, jobs: JOBS }).runOnce(options.name));
+}
+
+/** Reads the named feeds (or every watched one) once, as the poller would, and records nothing: `statusbot feeds check`. */
+export async function checkFeeds(options: JobRunOptions & { urlnames: readonly string[] }): Promise<FeedCheck[]> {
+  return withJobDeps(options, async (deps) => deps.feeds.check(await feedAddresses(deps.ctx, options.urlnames)));
+}
+
+interface JobRunOptions {
   dbPath: string;
   config: Config;
-  name: string;
   logger?: Logger;
   clock?: Clock;
-}): Promise<string | void> {
+}
+
+/** The config applied to the database, and what jobs run with, for one command's work. */
+async function withJobDeps<T>(options: JobRunOptions, work: (deps: ReturnType<typeof createJobDeps>) => Promise<T>): Promise<T> {
   const logger = options.logger ?? createLogger({ level: logLevelOf(process.env.LOG_LEVEL) });
   const { config } = options;
   const db = openDatabase({ path: options.dbPath, poolSize: (options.config ?? emptyConfig()).database.poolSize });
@@ -339,7 +351,7 @@ export async function runJobOnce(options: {
     });
     await applySetup(ctx, config.setup);
     deps = createJobDeps(ctx, config, logger);
-    return await createScheduler({ deps, jobs: JOBS }).runOnce(options.name);
+    return await work(deps);
   } finally {
     await deps?.close();
     await db.destroy();

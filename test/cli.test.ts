@@ -10,6 +10,7 @@ import { openDatabase } from '../src/db/database.js';
 import { migrations } from '../migrations/index.js';
 import { README_EXAMPLE_CONFIG, startTestServer } from './helpers/test-server.js';
 import { CLI, ROOT, assertBuilt, cleanEnv, freePort, runCli, until } from './cli/run-cli.js';
+import { fixture, movedTo, startFakeStatusPages } from './fakes/fake-status-pages.js';
 import type { Run } from './cli/run-cli.js';
 
 const CONFIG = README_EXAMPLE_CONFIG;
@@ -254,11 +255,54 @@ describe('statusbot feeds', () => {
     expect(applied.code, applied.stderr).toBe(0);
     const watched = await cli(['feeds', '--db', dbPath]);
     expect(watched.code, watched.stderr).toBe(0);
-    // Never read yet: no status, no success, due at once.
-    expect(watched.stdout).toMatch(/^github\tstatuspage\thttps:\/\/www\.githubstatus\.com\t-\tlast ok -\tnext 1970-01-01T00:00:00\.000Z\n$/);
+    // Never read yet: no data, no success, due at once.
+    expect(watched.stdout).toMatch(
+      /^github\tstatuspage\thttps:\/\/www\.githubstatus\.com\tno data \(the feed has not been read yet\)\tlast ok -\tnext 1970-01-01T00:00:00\.000Z\n$/,
+    );
     const all = await cli(['feeds', '--all', '--db', dbPath]);
     expect(all.stdout.trim().split('\n').length).toBeGreaterThan(150);
-    expect(all.stdout).toMatch(/^aws\trss\thttps:\/\/status\.aws\.amazon\.com\/rss\/all\.rss\t-\tlast ok -\tnot watched$/m);
+    expect(all.stdout).toMatch(/^aws\trss\thttps:\/\/status\.aws\.amazon\.com\/rss\/all\.rss\tno data \(the feed has not been read yet\)\tlast ok -\tnot watched$/m);
+  });
+
+  it('feeds check reads the named feeds once and says ok or why not, recording nothing; 1 when one failed', async () => {
+    const pages = await startFakeStatusPages();
+    try {
+      const now = new Date();
+      pages.set('/up/api/v2/summary.json', { body: movedTo(fixture('statuspage-github-summary.json'), now) });
+      pages.set('/up/api/v2/incidents.json', { body: movedTo(fixture('statuspage-github-incidents.json'), now) });
+      pages.set('/down/api/v2/summary.json', { status: 503, body: 'maintenance' });
+      pages.set('/down/api/v2/incidents.json', { status: 503, body: 'maintenance' });
+      const file = join(dir, 'check.yml');
+      writeFileSync(
+        file,
+        [
+          'services:',
+          `  - { urlname: up-vendor, name: Up Vendor, feed: { kind: statuspage, url: "${pages.url}/up" } }`,
+          `  - { urlname: down-vendor, name: Down Vendor, feed: { kind: statuspage, url: "${pages.url}/down" } }`,
+          'companies:',
+          '  - { name: Acme, monitored_services: [up-vendor, down-vendor] }',
+          '',
+        ].join('\n'),
+      );
+      const both = await cli(['feeds', 'check', '--config', file, '--db', dbPath]);
+      expect(both.code, both.stderr).toBe(1);
+      const lines = both.stdout.trim().split('\n');
+      expect(lines).toEqual([
+        expect.stringMatching(/^down-vendor\tstatuspage\thttp:\/\/127\.0\.0\.1:\d+\/down\tfailed: http:\/\/127\.0\.0\.1:\d+\/down\/api\/v2\/summary\.json: HTTP 503$/),
+        expect.stringMatching(/^up-vendor\tstatuspage\thttp:\/\/127\.0\.0\.1:\d+\/up\tok: status ok, 0 open of 5 incidents, \d+ components, 0 maintenances$/),
+      ]);
+      const one = await cli(['feeds', 'check', 'up-vendor', '--config', file, '--db', dbPath]);
+      expect(one.code, one.stderr).toBe(0);
+      expect(one.stdout).toMatch(/^up-vendor\t.*\tok: /);
+      // A check records nothing: the feeds are still unread.
+      const listed = await cli(['feeds', '--db', dbPath]);
+      expect(listed.stdout).toContain('no data (the feed has not been read yet)');
+      const unknown = await cli(['feeds', 'check', 'nope', '--db', dbPath]);
+      expect(unknown.code).toBe(1);
+      expect(unknown.stderr).toBe('statusbot: no service with a feed is named nope; statusbot feeds --all lists them\n');
+    } finally {
+      await pages.close();
+    }
   });
 });
 

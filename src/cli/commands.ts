@@ -3,7 +3,7 @@ import { auditListCommand } from './audit-command.js';
 import type { Command } from './command.js';
 import { dbCopyCommand } from './db-copy-command.js';
 import { discordRegisterCommand } from './discord-command.js';
-import { feedsCommand } from './feeds-command.js';
+import { feedsCheckCommand, feedsCommand } from './feeds-command.js';
 import { jobsRunCommand } from './jobs-command.js';
 import { keyCreateCommand, keyListCommand, keyRevokeCommand } from './key-commands.js';
 import { migrateCommand } from './migrate-command.js';
@@ -22,6 +22,7 @@ export const COMMANDS: readonly Command[] = [
   outboxListCommand,
   outboxRetryCommand,
   feedsCommand,
+  feedsCheckCommand,
   dbCopyCommand,
   discordRegisterCommand,
   jobsRunCommand,

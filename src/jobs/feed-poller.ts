@@ -8,6 +8,7 @@ import type { DueFeed } from '../domain/vendors/vendor-feeds.js';
 import { applyVendorSnapshot } from '../domain/vendors/vendor-ingest.js';
 import { FEED_READERS } from '../ingest/feed-readers.js';
 import { FeedFormatError } from '../ingest/vendor-snapshot.js';
+import type { VendorSnapshot } from '../ingest/vendor-snapshot.js';
 
 /** A feed document may be this large; a larger one is an error of the feed. */
 export const MAX_FEED_BYTES = 5 * 1024 * 1024;
@@ -33,11 +34,27 @@ export interface FeedPoller {
   tick(): Promise<void>;
   /** Reads every due feed and waits for all; `statusbot jobs run feeds` and tests. */
   pollDue(): Promise<number>;
+  /** Reads each feed once, whole, and says what it found or why it failed; records nothing (`statusbot feeds check`). */
+  check(feeds: readonly FeedAddress[]): Promise<FeedCheck[]>;
   idle(): Promise<void>;
   close(): Promise<void>;
 }
 
+export interface FeedAddress {
+  urlname: string;
+  kind: DueFeed['kind'];
+  url: string;
+}
+
+export type FeedCheck = FeedAddress & ({ ok: true; snapshot: VendorSnapshot } | { ok: false; error: string });
+
 class FeedHttpError extends Error {}
+
+/** Why a read failed, in one line: the feed's own fault as it is, anything else as unexpected. */
+function failureOf(error: unknown): { message: string; expected: boolean } {
+  const expected = error instanceof FeedHttpError || error instanceof FeedFormatError;
+  return { message: expected ? error.message : `unexpected: ${error instanceof Error ? error.message : String(error)}`, expected };
+}
 
 /**
  * Reads vendors' status feeds through the one outbound client: conditional
@@ -110,25 +127,39 @@ export function createFeedPoller(options: FeedPollerOptions): FeedPoller {
       answers = await Promise.all(urls.map((url, i) => (answers[i]!.changed ? answers[i]! : fetchDocument(url, undefined))));
       const bodies = answers.map((a) => (a.changed ? a.body : ''));
       const snapshot = reader.parse(bodies, { url: feed.url, now: ctx.clock.now() });
-      const fingerprint = createHash('sha256').update(JSON.stringify(snapshot)).digest('base64url');
+      const fingerprint = fingerprintOf(snapshot);
       const fresh = Object.fromEntries(urls.map((url, i) => [url, answers[i]!.validator]));
       if (fingerprint === feed.fingerprint) {
         await recordFeedUnchanged(ctx, feed, { validators: fresh, intervalMs: options.intervalMs });
         options.onFetch?.('ok');
         return;
       }
+      // Said when what the feed says changes, not at every read of the same document.
+      if (snapshot.skipped.length > 0) {
+        logger.warn(`feed ${feed.urlname}: ${snapshot.skipped.length} item(s) left out: ${snapshot.skipped.slice(0, 3).join('; ')}`);
+      }
       const { changes, first } = await applyVendorSnapshot(ctx, feed, snapshot, { validators: fresh, fingerprint, intervalMs: options.intervalMs });
       if (!first && changes > 0) logger.info(`feed ${feed.urlname}: ${changes} incident changes`);
       options.onFetch?.('ok');
     } catch (error) {
       options.onFetch?.('failed');
-      const known = error instanceof FeedHttpError || error instanceof FeedFormatError;
-      const message = known ? error.message : `unexpected: ${error instanceof Error ? error.message : String(error)}`;
-      if (!known) logger.error(`feed ${feed.urlname} could not be read`, error);
+      const { message, expected } = failureOf(error);
+      if (!expected) logger.error(`feed ${feed.urlname} could not be read`, error);
       if (feed.failures === 0) logger.info(`feed ${feed.urlname} failed: ${message}`);
       await recordFeedFailure(ctx, feed, message, { intervalMs: options.intervalMs }).catch((e: unknown) =>
         logger.error(`feed ${feed.urlname}: the failure could not be recorded`, e),
       );
+    }
+  }
+
+  async function check(feed: FeedAddress): Promise<FeedCheck> {
+    const reader = FEED_READERS[feed.kind];
+    try {
+      const answers = await Promise.all(reader.documents(feed.url).map((url) => fetchDocument(url, undefined)));
+      const bodies = answers.map((a) => (a.changed ? a.body : ''));
+      return { ...feed, ok: true, snapshot: reader.parse(bodies, { url: feed.url, now: ctx.clock.now() }) };
+    } catch (error) {
+      return { ...feed, ok: false, error: failureOf(error).message };
     }
   }
 
@@ -157,9 +188,28 @@ export function createFeedPoller(options: FeedPollerOptions): FeedPoller {
         if (inFlight.size > 0) await Promise.race(inFlight);
       }
     },
+    async check(feeds) {
+      const results: FeedCheck[] = new Array(feeds.length);
+      let next = 0;
+      const worker = async () => {
+        for (let i = next++; i < feeds.length; i = next++) results[i] = await check(feeds[i]!);
+      };
+      await Promise.all(Array.from({ length: Math.min(options.concurrency, feeds.length) }, worker));
+      return results;
+    },
     async idle() {
       while (inFlight.size > 0) await Promise.race(inFlight);
     },
     close,
   };
+}
+
+/** What a snapshot says, as a digest: the times an undated incident takes from the read are not part of it. */
+export function fingerprintOf(snapshot: VendorSnapshot): string {
+  const dated = snapshot.incidents.map((incident) =>
+    incident.undated
+      ? { ...incident, createdAt: null, updatedAt: null, resolvedAt: null, updates: incident.updates.map((u) => ({ ...u, createdAt: null })) }
+      : incident,
+  );
+  return createHash('sha256').update(JSON.stringify({ ...snapshot, incidents: dated })).digest('base64url');
 }

@@ -1,3 +1,5 @@
+import type { Knowledge } from '../vendors/feed-knowledge.js';
+
 export type ServiceStatus = 'ok' | 'minor' | 'major' | 'maintenance';
 
 export interface Service {
@@ -18,6 +20,8 @@ export interface ServiceWithStatus extends Service {
 export interface ServiceDetail extends ServiceWithStatus {
   lastCheckedAt: Date | null;
   feedError: string | null;
+  /** Whether `status` is known now; human surfaces show "No data" and the reason when it is not (the API shows `status`). */
+  knowledge: Knowledge;
 }
 
 export const serviceTrackerUrl = (publicUrl: string, urlname: string): string =>

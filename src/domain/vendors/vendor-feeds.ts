@@ -1,7 +1,10 @@
+import { sql } from 'kysely';
 import type { ExpressionBuilder, Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { DomainContext } from '../context.js';
-import { STALE_AFTER_INTERVALS } from './feed-knowledge.js';
+import { DomainError } from '../errors.js';
+import { knowledgeFrom, STALE_AFTER_INTERVALS } from './feed-knowledge.js';
+import type { Knowledge } from './feed-knowledge.js';
 import type { FeedKind } from './vendor-snapshot.js';
 
 /** A feed to read now, with what the last read left: the validators for a conditional request. */
@@ -29,12 +32,27 @@ export interface FeedState {
   lastErrorAt: Date | null;
   failures: number;
   nextPollAt: Date;
+  /** What the last read left out (items it could not read). */
+  skipped: string[];
+  /** Whether the status is known now, or why not (see feed-knowledge.ts). */
+  knowledge: Knowledge;
 }
 
-/** Services somebody watches: a company monitors it, a board shows it, a channel follows it, or it is polled always. */
+/**
+ * Services somebody watches: a company monitors it, a board shows it, a status page shows it (as one of its services or
+ * as a third party), a channel follows it, or it is polled always. Whatever statusbot shows, it reads.
+ */
 export const watched = (eb: ExpressionBuilder<Database, 'services'>) =>
   eb.or([
     eb('services.poll_always', '=', 1),
+    eb.exists(eb.selectFrom('status_page_services as s').select('s.service_id').whereRef('s.service_id', '=', 'services.id')),
+    // third_party is a JSON list of urlnames, which are letters, digits and dashes: no LIKE wildcard can occur in one.
+    eb.exists(
+      eb
+        .selectFrom('status_pages as p')
+        .select('p.id')
+        .where(sql<boolean>`p.third_party like '%"' || services.urlname || '"%'`),
+    ),
     eb.exists(eb.selectFrom('company_monitored_services as m').select('m.service_id').whereRef('m.service_id', '=', 'services.id')),
     eb.exists(eb.selectFrom('board_services as b').select('b.service_id').whereRef('b.service_id', '=', 'services.id')),
     eb.exists(
@@ -166,6 +184,7 @@ export async function recordFeedFailure(ctx: DomainContext, feed: DueFeed, error
 
 /** Every feed of the catalog with its state, watched ones first. */
 export async function listFeeds(ctx: DomainContext): Promise<FeedState[]> {
+  const now = ctx.clock.now().getTime();
   const rows = await ctx.db
     .selectFrom('vendor_feeds')
     .innerJoin('services', 'services.id', 'vendor_feeds.service_id')
@@ -179,6 +198,8 @@ export async function listFeeds(ctx: DomainContext): Promise<FeedState[]> {
       'vendor_feeds.last_error_at',
       'vendor_feeds.failures',
       'vendor_feeds.next_poll_at',
+      'vendor_feeds.stale_at',
+      'vendor_feeds.skipped',
       watched(eb).as('watched'),
     ])
     .where('services.feed_kind', 'is not', null)
@@ -196,20 +217,29 @@ export async function listFeeds(ctx: DomainContext): Promise<FeedState[]> {
       lastErrorAt: r.last_error_at === null ? null : new Date(r.last_error_at),
       failures: r.failures,
       nextPollAt: new Date(r.next_poll_at),
+      skipped: parseJson<string[]>(r.skipped, []),
+      knowledge: knowledgeFrom({ ...r, failures: Number(r.failures) }, now),
     }))
     .sort((a, b) => Number(b.watched) - Number(a.watched));
 }
 
 /** What `GET /services/{name}` adds for a service with a feed: when it was last read, and why the last read failed. */
-export async function feedHealthOf(ctx: DomainContext, serviceId: number): Promise<{ lastCheckedAt: Date | null; feedError: string | null }> {
+export async function feedHealthOf(
+  ctx: DomainContext,
+  serviceId: number,
+): Promise<{ lastCheckedAt: Date | null; feedError: string | null; knowledge: Knowledge }> {
   const row = await ctx.db
     .selectFrom('vendor_feeds')
-    .select(['last_checked_at', 'last_error', 'failures'])
-    .where('service_id', '=', serviceId)
+    .innerJoin('services', 'services.id', 'vendor_feeds.service_id')
+    .select(['vendor_feeds.last_checked_at', 'vendor_feeds.stale_at', 'vendor_feeds.last_error', 'vendor_feeds.failures'])
+    .where('vendor_feeds.service_id', '=', serviceId)
+    .where('services.feed_kind', 'is not', null)
     .executeTakeFirst();
+  const facts = row === undefined ? undefined : { ...row, failures: Number(row.failures) };
   return {
-    lastCheckedAt: row?.last_checked_at == null ? null : new Date(row.last_checked_at),
-    feedError: row && row.failures > 0 ? row.last_error : null,
+    lastCheckedAt: facts?.last_checked_at == null ? null : new Date(facts.last_checked_at),
+    feedError: facts && facts.failures > 0 ? facts.last_error : null,
+    knowledge: knowledgeFrom(facts, ctx.clock.now().getTime()),
   };
 }
 
@@ -235,4 +265,19 @@ export async function vendorMaintenancesOf(db: Kysely<Database>, serviceId: numb
     .map((m) => ({ ...m, startsAt: new Date(m.startsAt), endsAt: m.endsAt === null ? null : new Date(m.endsAt) }))
     .filter((m) => !FINISHED_MAINTENANCE.test(m.status) && (m.endsAt === null || m.endsAt.getTime() > now))
     .sort((a, b) => a.startsAt.getTime() - b.startsAt.getTime());
+}
+
+/** The feeds of the services named (each must have one), or, with none named, of every watched service; by urlname. */
+export async function feedAddresses(ctx: DomainContext, urlnames: readonly string[]): Promise<{ urlname: string; kind: FeedKind; url: string }[]> {
+  let query = ctx.db
+    .selectFrom('services')
+    .select(['services.urlname', 'services.feed_kind', 'services.feed_url'])
+    .where('services.feed_kind', 'is not', null)
+    .where('services.feed_url', 'is not', null)
+    .orderBy('services.urlname');
+  query = urlnames.length > 0 ? query.where('services.urlname', 'in', [...urlnames]) : query.where(watched);
+  const rows = await query.execute();
+  const missing = urlnames.filter((name) => !rows.some((r) => r.urlname === name));
+  if (missing.length > 0) throw new DomainError('not_found', `no service with a feed is named ${missing.join(', ')}`);
+  return rows.map((r) => ({ urlname: r.urlname, kind: r.feed_kind!, url: r.feed_url! }));
 }

@@ -50,6 +50,7 @@ export async function applyVendorSnapshot(
     const before = await statusOf(trx, feed.serviceId, now);
     const changes = await upsertIncidents(trx, feed.serviceId, snapshot.incidents, {
       now,
+      partial: snapshot.skipped.length > 0,
       // A new incident that already ended is told of only if it ended since the last read.
       announceEndedSince: state?.last_checked_at ?? now,
     });
@@ -97,13 +98,28 @@ export async function applyVendorSnapshot(
   });
 }
 
-type Stored = { id: number; external_key: string | null; resolved: number; updated_at: number; updates: number };
+type Stored = {
+  id: number;
+  external_key: string | null;
+  resolved: number;
+  updated_at: number;
+  created_at: number;
+  resolved_at: number | null;
+  title: string;
+  description: string;
+  updates: number;
+};
 
 async function upsertIncidents(
   trx: Kysely<Database>,
   serviceId: number,
   incidents: readonly VendorIncident[],
-  options: { now: number; announceEndedSince: number },
+  options: {
+    now: number;
+    announceEndedSince: number;
+    /** The read left items out: an incident (or update) it did not list may be one it could not read, not one that ended. */
+    partial: boolean;
+  },
 ): Promise<Change[]> {
   const { now } = options;
   const stored = new Map<string, Stored>();
@@ -114,6 +130,10 @@ async function upsertIncidents(
       'incidents.external_key',
       'incidents.resolved',
       'incidents.updated_at',
+      'incidents.created_at',
+      'incidents.resolved_at',
+      'incidents.title',
+      'incidents.description',
       eb.selectFrom('incident_updates').select((u) => u.fn.countAll<number>().as('n')).whereRef('incident_updates.incident_id', '=', 'incidents.id').as('updates'),
     ])
     .where('incidents.service_id', '=', serviceId)
@@ -155,9 +175,10 @@ async function upsertIncidents(
       continue;
     }
     const newUpdates = incident.updates.length > known.updates;
+    if (incident.undated) keepFirstSeenTimes(values, known, newUpdates);
     if (known.updated_at === values.updated_at && known.resolved === values.resolved && !newUpdates) continue;
     await trx.updateTable('incidents').set(values).where('id', '=', known.id).execute();
-    if (incident.updates.length < known.updates) {
+    if (incident.updates.length < known.updates && !options.partial) {
       // The provider removed updates: the timeline is written anew.
       await trx.deleteFrom('incident_updates').where('incident_id', '=', known.id).execute();
       await insertUpdates(trx, known.id, incident, 0);
@@ -171,7 +192,7 @@ async function upsertIncidents(
     changes.push({ incidentId: known.id, event, update: newUpdates });
   }
 
-  for (const [key, known] of stored) {
+  for (const [key, known] of options.partial ? [] : stored) {
     if (listed.has(key) || known.resolved === 1) continue;
     await trx
       .updateTable('incidents')
@@ -182,6 +203,21 @@ async function upsertIncidents(
     changes.push({ incidentId: known.id, event: 'resolved', update: true });
   }
   return changes;
+}
+
+/**
+ * An undated incident's times are those of the read: it keeps the times it was first seen with, and counts as
+ * changed (at this read's time) only when its own content changes.
+ */
+function keepFirstSeenTimes(
+  values: { title: string; description: string; resolved: number; created_at: number; updated_at: number; resolved_at: number | null },
+  known: Stored,
+  newUpdates: boolean,
+): void {
+  const changed = newUpdates || values.title !== known.title || values.description !== known.description || values.resolved !== known.resolved;
+  values.created_at = known.created_at;
+  if (!changed) values.updated_at = known.updated_at;
+  if (values.resolved === 1 && known.resolved === 1) values.resolved_at = known.resolved_at;
 }
 
 async function insertUpdates(trx: Kysely<Database>, incidentId: number, incident: VendorIncident, from: number): Promise<void> {
