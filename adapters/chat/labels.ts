@@ -1,5 +1,5 @@
 import type { ResolutionStage, Severity } from '../../src/domain/incidents/incident.js';
-import type { ServiceStatus } from '../../src/domain/services/service.js';
+import type { ShownStatus } from '../../src/domain/status-pages/shown-status.js';
 
 /** How both chat platforms name an incident's severity, its resolution stage and a service's status. */
 export const SEVERITY_LABEL: Record<Severity, string> = { minor: 'Minor', major: 'Major' };
@@ -9,9 +9,10 @@ export const STAGE_LABEL: Record<ResolutionStage, string> = {
   monitoring: 'Monitoring',
   resolved: 'Resolved',
 };
-export const STATUS_LABEL: Record<ServiceStatus, string> = {
+export const STATUS_LABEL: Record<ShownStatus, string> = {
   ok: 'Operational',
   minor: 'Minor issues',
   major: 'Major outage',
   maintenance: 'Maintenance',
+  unknown: 'No data',
 };

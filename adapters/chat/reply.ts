@@ -1,5 +1,5 @@
 import type { Incident, IncidentSummary, ResolutionStage } from '../../src/domain/incidents/incident.js';
-import type { Service, ServiceWithStatus } from '../../src/domain/services/service.js';
+import type { Service, ServiceDetail } from '../../src/domain/services/service.js';
 
 /** The incident forms: open one, change one (and post an update), resolve one. */
 export type FormKind = 'new' | 'update' | 'resolve';
@@ -40,7 +40,7 @@ export type ChatReply =
   /** `actions`: the incident is the company's own, so its buttons are offered. */
   | { kind: 'incident'; incident: Incident; actions: boolean }
   /** `open` is null when the company's plan does not show the service's incidents. */
-  | { kind: 'service'; service: ServiceWithStatus; open: readonly IncidentSummary[] | null }
+  | { kind: 'service'; service: ServiceDetail; open: readonly IncidentSummary[] | null }
   | { kind: 'form'; form: IncidentForm }
   /** A refusal; `fields` holds the messages of a form's inputs, by field. */
   | { kind: 'error'; text: string; fields: Partial<Record<FormField, string>> };

@@ -1,5 +1,5 @@
 import type { ChannelSubscription } from '../../src/domain/chat/chat.js';
-import type { IncidentAnnouncement } from '../../src/domain/notifications/announcement.js';
+import type { DigestAnnouncement, IncidentAnnouncement } from '../../src/domain/notifications/announcement.js';
 import { DomainError } from '../../src/domain/errors.js';
 import type { Logger } from '../../src/core/logger.js';
 import type { ChatDialect, ChatRight, Syntax } from './dialect.js';
@@ -143,7 +143,16 @@ export const offersActions = (a: IncidentAnnouncement): boolean => a.event !== '
 export const UNCONFIRMED = 'Unconfirmed: reported by users, not by the provider';
 
 /** The affected components, as a message lists them; empty when none are named. */
-export const componentsLine = (a: IncidentAnnouncement): string => {
-  const names = a.incident.components ?? [];
-  return names.length ? `Affected: ${names.join(', ')}` : '';
-};
+/** The vendor's components an incident touches, as one line; empty when it names none. */
+export const componentsLine = (names: readonly string[] | undefined): string => (names?.length ? `Affected: ${names.join(', ')}` : '');
+
+/** A digest's one-line summary: how many of its services have issues, and how many statusbot has no data for. */
+export function digestSummary(a: DigestAnnouncement): string {
+  const issues = a.services.filter((s) => s.status !== 'ok' && s.status !== 'unknown').length;
+  const unknown = a.services.filter((s) => s.status === 'unknown').length;
+  if (issues === 0 && unknown === 0) return 'all services operational';
+  const parts = [];
+  if (issues > 0) parts.push(`${issues} of ${a.services.length} services with issues`);
+  if (unknown > 0) parts.push(`${unknown} of ${a.services.length} without data`);
+  return parts.join(', ');
+}

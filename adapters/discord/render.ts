@@ -13,18 +13,20 @@ import type {
   MonitorAnnouncement,
   StatusChangeAnnouncement,
 } from '../../src/domain/notifications/announcement.js';
-import type { ServiceStatus, ServiceWithStatus } from '../../src/domain/services/service.js';
+import type { ServiceDetail, ServiceWithStatus } from '../../src/domain/services/service.js';
+import { shownStatus } from '../../src/domain/status-pages/shown-status.js';
+import type { ShownStatus } from '../../src/domain/status-pages/shown-status.js';
 import type { ChatRenderer } from '../chat/delivery.js';
 import { SEVERITY_LABEL, STAGE_LABEL, STATUS_LABEL as STATUS_WORDS } from '../chat/labels.js';
 import type { ChatReply } from '../chat/reply.js';
-import { NO_OPEN_INCIDENTS, PLAN_HIDES_INCIDENTS, REPORT_BUTTON, UNCONFIRMED, componentsLine, offersActions } from '../chat/wording.js';
+import { NO_OPEN_INCIDENTS, PLAN_HIDES_INCIDENTS, REPORT_BUTTON, UNCONFIRMED, componentsLine, digestSummary, offersActions } from '../chat/wording.js';
 import { CUSTOM_ID_MAX, customIds, formModal } from './modals.js';
 
-const STATUS_ICON: Record<ServiceStatus, string> = { ok: '🟢', minor: '🟠', major: '🔴', maintenance: '🔧' };
+const STATUS_ICON: Record<ShownStatus, string> = { ok: '🟢', minor: '🟠', major: '🔴', maintenance: '🔧', unknown: '⚪' };
 const STATUS_LABEL = Object.fromEntries(
-  Object.entries(STATUS_ICON).map(([status, icon]) => [status, `${icon} ${STATUS_WORDS[status as ServiceStatus]}`]),
-) as Record<ServiceStatus, string>;
-const STATUS_COLOR: Record<ServiceStatus, number> = { ok: Colors.Green, minor: Colors.Orange, major: Colors.Red, maintenance: Colors.Blue };
+  Object.entries(STATUS_ICON).map(([status, icon]) => [status, `${icon} ${STATUS_WORDS[status as ShownStatus]}`]),
+) as Record<ShownStatus, string>;
+const STATUS_COLOR: Record<ShownStatus, number> = { ok: Colors.Green, minor: Colors.Orange, major: Colors.Red, maintenance: Colors.Blue, unknown: Colors.Grey };
 const severityMark = (s: Severity): string => (s === 'major' ? '🔴' : '🟠');
 
 // Discord refuses the whole message when one embed part is over its limit.
@@ -126,7 +128,7 @@ function incidentButtons(id: number, resolved: boolean): APIActionRowComponent<A
 function incidentMessage(a: IncidentAnnouncement): RESTPostAPIChannelMessageJSONBody {
   const view = viewOfAnnouncement(a);
   const embed = incidentEmbed(view).setTimestamp(new Date(a.incident.updatedAt));
-  const notes = [a.source === 'users' ? `⚠️ ${UNCONFIRMED}` : '', componentsLine(a)].filter(Boolean);
+  const notes = [a.source === 'users' ? `⚠️ ${UNCONFIRMED}` : '', componentsLine(a.incident.components)].filter(Boolean);
   if (notes.length) embed.setFooter({ text: clip(notes.join(' · '), 2048) });
   return {
     embeds: [embed.toJSON()],
@@ -175,7 +177,12 @@ function digestMessage(a: DigestAnnouncement): RESTPostAPIChannelMessageJSONBody
       .slice(0, 3)
       .map((i) => `\n  ${severityMark(i.severity)} ${clip(i.title, 120)}${i.components?.length ? ` _(${clip(i.components.join(', '), 120)})_` : ''}`)
       .join('');
-    return `${STATUS_LABEL[s.status]} · [${clip(s.name, 80)}](${s.trackerUrl})${tags}${incidents}`;
+    const noData = s.status === 'unknown' && s.noData ? ` — ${clip(s.noData, 200)}` : '';
+    const maintenances = (s.maintenances ?? [])
+      .slice(0, 3)
+      .map((m) => `\n  🔧 ${clip(m.name, 120)}, from ${time(new Date(m.startsAt), TimestampStyles.ShortDateTime)}${m.endsAt ? ` to ${time(new Date(m.endsAt), TimestampStyles.ShortDateTime)}` : ''}${m.components.length ? ` _(${clip(m.components.join(', '), 120)})_` : ''}`)
+      .join('');
+    return `${STATUS_LABEL[s.status]} · [${clip(s.name, 80)}](${s.trackerUrl})${tags}${noData}${incidents}${maintenances}`;
   });
   const embed = new EmbedBuilder()
     .setTitle(clip(`Board ${a.board.name}`, LIMIT.title))
@@ -228,6 +235,8 @@ const TIMELINE_SHOWN = 10;
 /** One incident with its timeline, the latest update last. */
 function incidentTimelineEmbed(incident: Incident): APIEmbed {
   const embed = incidentEmbed(viewOfIncident(incident)).setTimestamp(incident.updatedAt);
+  const affected = componentsLine(incident.components);
+  if (affected) embed.setFooter({ text: clip(affected, 2048) });
   // An embed holds 25 fields and 6,000 characters in all.
   const shown = incident.updates.slice(-TIMELINE_SHOWN);
   const skipped = incident.updates.length - shown.length;
@@ -242,13 +251,15 @@ function incidentTimelineEmbed(incident: Incident): APIEmbed {
 }
 
 /** A service's status; `open` is null when the plan does not show its incidents. */
-function serviceStatusEmbed(service: ServiceWithStatus, open: readonly IncidentSummary[] | null): APIEmbed {
+function serviceStatusEmbed(service: ServiceDetail, open: readonly IncidentSummary[] | null): APIEmbed {
+  const shown = shownStatus(service.status, service.knowledge);
   const lines = open === null ? [PLAN_HIDES_INCIDENTS] : open.length === 0 ? [NO_OPEN_INCIDENTS] : open.map((i) => incidentLine(i, false));
   if (service.statusPageUrl) lines.unshift(`Status page: ${service.statusPageUrl}`);
+  if (shown.reason) lines.unshift(`No data: ${shown.reason}`);
   return new EmbedBuilder()
-    .setTitle(clip(`${service.name}: ${STATUS_LABEL[service.status]}`, LIMIT.title))
+    .setTitle(clip(`${service.name}: ${STATUS_LABEL[shown.status]}`, LIMIT.title))
     .setURL(service.trackerUrl)
-    .setColor(STATUS_COLOR[service.status])
+    .setColor(STATUS_COLOR[shown.status])
     .setDescription(joinLines(lines))
     .toJSON();
 }

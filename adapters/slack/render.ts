@@ -6,11 +6,13 @@ import type {
   MonitorAnnouncement,
   StatusChangeAnnouncement,
 } from '../../src/domain/notifications/announcement.js';
-import type { ServiceStatus, ServiceWithStatus } from '../../src/domain/services/service.js';
+import type { ServiceDetail, ServiceStatus, ServiceWithStatus } from '../../src/domain/services/service.js';
+import { shownStatus } from '../../src/domain/status-pages/shown-status.js';
+import type { ShownStatus } from '../../src/domain/status-pages/shown-status.js';
 import type { ChatRenderer } from '../chat/delivery.js';
 import { SEVERITY_LABEL, STAGE_LABEL, STATUS_LABEL as STATUS_WORDS } from '../chat/labels.js';
 import type { ChatReply } from '../chat/reply.js';
-import { NO_OPEN_INCIDENTS, PLAN_HIDES_INCIDENTS, REPORT_BUTTON, UNCONFIRMED, componentsLine, offersActions } from '../chat/wording.js';
+import { NO_OPEN_INCIDENTS, PLAN_HIDES_INCIDENTS, REPORT_BUTTON, UNCONFIRMED, componentsLine, digestSummary, offersActions } from '../chat/wording.js';
 import { SLACK_DIALECT, esc } from './dialect.js';
 
 /** A message as chat.postMessage, chat.update and response_url take it. */
@@ -24,15 +26,16 @@ export const ACTION_RESOLVE = 'incident_resolve';
 export const ACTION_REPORT = 'service_report';
 
 const SEVERITY_ICON: Record<Severity, string> = { minor: ':large_yellow_circle:', major: ':red_circle:' };
-const STATUS_ICON: Record<ServiceStatus, string> = {
+const STATUS_ICON: Record<ShownStatus, string> = {
   ok: ':white_check_mark:',
   minor: ':large_yellow_circle:',
   major: ':red_circle:',
   maintenance: ':wrench:',
+  unknown: ':white_circle:',
 };
 const STATUS_LABEL = Object.fromEntries(
-  Object.entries(STATUS_ICON).map(([status, icon]) => [status, `${icon} ${STATUS_WORDS[status as ServiceStatus]}`]),
-) as Record<ServiceStatus, string>;
+  Object.entries(STATUS_ICON).map(([status, icon]) => [status, `${icon} ${STATUS_WORDS[status as ShownStatus]}`]),
+) as Record<ShownStatus, string>;
 
 // Block Kit's limits: 3000 characters in a section, 150 in a header.
 const SECTION_MAX = 2900;
@@ -82,7 +85,7 @@ function incidentMessage(a: IncidentAnnouncement): SlackMessage {
   ];
   if (a.source === 'users') blocks.push(context(`:warning: ${UNCONFIRMED}`));
   if (i.description.trim()) blocks.push(section(esc(i.description)));
-  const affected = componentsLine(a);
+  const affected = componentsLine(a.incident.components);
   if (affected) blocks.push(context(esc(affected)));
   const times = [`Opened ${when(i.createdAt)}`, `updated ${when(i.updatedAt)}`];
   if (i.resolvedAt) times.push(`resolved ${when(i.resolvedAt)}`);
@@ -127,7 +130,11 @@ function digestMessage(a: DigestAnnouncement): SlackMessage {
     const incidents = s.openIncidents.map(
       (i) => `\n    ${SEVERITY_ICON[i.severity]} ${i.url ? link(i.url, i.title) : esc(i.title)}${i.components?.length ? ` _(${esc(i.components.join(', '))})_` : ''}`,
     );
-    return `${STATUS_LABEL[s.status].split(' ')[0]} ${link(s.trackerUrl, s.name)}${tags}${incidents.join('')}`;
+    const noData = s.status === 'unknown' ? ` — No data${s.noData ? `: ${esc(s.noData)}` : ''}` : '';
+    const maintenances = (s.maintenances ?? []).map(
+      (m) => `\n    ${STATUS_ICON.maintenance} ${m.url ? link(m.url, m.name) : esc(m.name)}, ${`from ${when(m.startsAt)}${m.endsAt ? ` to ${when(m.endsAt)}` : ''}`}${m.components.length ? ` _(${esc(m.components.join(', '))})_` : ''}`,
+    );
+    return `${STATUS_LABEL[s.status].split(' ')[0]} ${link(s.trackerUrl, s.name)}${tags}${noData}${incidents.join('')}${maintenances.join('')}`;
   });
   const sections: string[] = [];
   for (const line of lines.length ? lines : ['_This board has no services._']) {
@@ -135,8 +142,7 @@ function digestMessage(a: DigestAnnouncement): SlackMessage {
     if (last !== undefined && last.length + line.length + 1 <= SECTION_MAX) sections[sections.length - 1] = `${last}\n${line}`;
     else sections.push(line);
   }
-  const troubled = a.services.filter((s) => s.status !== 'ok').length;
-  const summary = troubled === 0 ? 'all services operational' : `${troubled} of ${a.services.length} services with issues`;
+  const summary = digestSummary(a);
   return {
     text: `${a.board.name}: ${summary}`,
     blocks: [
@@ -157,7 +163,8 @@ function incidentList(incidents: readonly IncidentSummary[]): SlackMessage {
 
 function incidentTimeline(i: Incident, actions: boolean): SlackMessage {
   const state = i.resolved ? ':white_check_mark: Resolved' : `${SEVERITY_ICON[i.status]} ${SEVERITY_LABEL[i.status]}, open`;
-  const head = `*#${i.id} ${esc(i.title)}* — ${esc(i.serviceName)} · ${state} · ${link(i.trackerUrl, 'details')}`;
+  const affected = componentsLine(i.components);
+  const head = `*#${i.id} ${esc(i.title)}* — ${esc(i.serviceName)} · ${state} · ${link(i.trackerUrl, 'details')}${affected ? `\n_${esc(affected)}_` : ''}`;
   const updates = i.updates.map(
     (u) => `• ${when(u.createdAt)} *${STAGE_LABEL[u.stage]}*${u.description.trim() ? ` — ${esc(u.description)}` : ''}`,
   );
@@ -172,8 +179,10 @@ const reportButton = (service: ServiceWithStatus): slack.ActionsBlock => ({
   elements: [{ type: 'button', action_id: ACTION_REPORT, text: { type: 'plain_text', text: REPORT_BUTTON }, value: service.urlname }],
 });
 
-function serviceStatus(service: ServiceWithStatus, open: readonly IncidentSummary[] | null): SlackMessage {
-  const head = `*${link(service.trackerUrl, service.name)}* (\`${esc(service.urlname)}\`): ${STATUS_LABEL[service.status]}`;
+function serviceStatus(service: ServiceDetail, open: readonly IncidentSummary[] | null): SlackMessage {
+  const shown = shownStatus(service.status, service.knowledge);
+  const noData = shown.reason ? ` — ${esc(shown.reason)}` : '';
+  const head = `*${link(service.trackerUrl, service.name)}* (\`${esc(service.urlname)}\`): ${STATUS_LABEL[shown.status]}${noData}`;
   const page = service.statusPageUrl ? `\nStatus page: ${link(service.statusPageUrl, service.statusPageUrl)}` : '';
   if (open === null) return { text: `${head}${page}\n${PLAN_HIDES_INCIDENTS}` };
   const lines = open.map((i) => `• *#${i.id}* ${SEVERITY_ICON[i.status]} ${esc(i.title)}, since ${when(i.createdAt)}`);

@@ -8,11 +8,14 @@ import { openAt } from '../demo/demo-view.js';
 import type { Severity } from '../incidents/incident.js';
 import type { DigestAnnouncement } from '../notifications/announcement.js';
 import { enqueue } from '../notifications/enqueue.js';
-import type { ServiceStatus } from '../services/service.js';
 import { serviceTrackerUrl } from '../services/service.js';
 import { statusesOf } from '../services/service-status.js';
+import { shownStatus } from '../status-pages/shown-status.js';
+import type { ShownStatus } from '../status-pages/shown-status.js';
+import { knowledgeOf } from '../vendors/feed-knowledge.js';
+import { vendorMaintenancesOf } from '../vendors/vendor-feeds.js';
 
-const SEVERITY_RANK: Record<ServiceStatus, number> = { major: 0, minor: 1, maintenance: 2, ok: 3 };
+const SEVERITY_RANK: Record<ShownStatus, number> = { major: 0, minor: 1, unknown: 2, maintenance: 3, ok: 4 };
 
 const digestColumns = [
   'id',
@@ -62,7 +65,11 @@ export async function buildDigest(
     .execute();
   const ids = entries.map((e) => e.id);
   const now = ctx.clock.now().getTime();
-  const statuses = await statusesOf(ctx.db, ids, now);
+  const [statuses, knowledge, maintenances] = await Promise.all([
+    statusesOf(ctx.db, ids, now),
+    knowledgeOf(ctx.db, ids, now),
+    Promise.all(ids.map((id) => vendorMaintenancesOf(ctx.db, id, now))),
+  ]);
   const open =
     ids.length === 0
       ? []
@@ -75,24 +82,35 @@ export async function buildDigest(
           .where(openAt(now))
           .orderBy('created_at', 'desc')
           .execute();
-  const services = entries.map((e) => ({
-    name: e.name,
-    urlname: e.urlname,
-    status: statuses.get(e.id) ?? ('ok' as ServiceStatus),
-    tags: JSON.parse(e.tags) as string[],
-    trackerUrl: serviceTrackerUrl(ctx.publicUrl, e.urlname),
-    openIncidents: open
-      .filter((i) => i.service_id === e.id)
-      .map((i) => ({
-        id: i.id,
-        title: i.title,
-        severity: i.status as Severity,
-        createdAt: new Date(i.created_at).toISOString(),
-        url: i.url,
-        components: JSON.parse(i.components) as string[],
+  const services = entries.map((e, index) => {
+    const shown = shownStatus(statuses.get(e.id) ?? 'ok', knowledge.get(e.id));
+    return {
+      name: e.name,
+      urlname: e.urlname,
+      status: shown.status,
+      noData: shown.reason,
+      tags: JSON.parse(e.tags) as string[],
+      trackerUrl: serviceTrackerUrl(ctx.publicUrl, e.urlname),
+      openIncidents: open
+        .filter((i) => i.service_id === e.id)
+        .map((i) => ({
+          id: i.id,
+          title: i.title,
+          severity: i.status as Severity,
+          createdAt: new Date(i.created_at).toISOString(),
+          url: i.url,
+          components: JSON.parse(i.components) as string[],
+        })),
+      maintenances: maintenances[index]!.map((m) => ({
+        name: m.name,
+        startsAt: m.startsAt.toISOString(),
+        endsAt: m.endsAt?.toISOString() ?? null,
+        url: m.url,
+        components: m.components,
       })),
-    position: e.position,
-  }));
+      position: e.position,
+    };
+  });
   services.sort((a, b) => SEVERITY_RANK[a.status] - SEVERITY_RANK[b.status] || a.position - b.position);
   return { board, services: services.map(({ position: _position, ...s }) => s) };
 }

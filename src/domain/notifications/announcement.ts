@@ -1,6 +1,7 @@
 import type { ChannelRef } from '../chat/chat.js';
 import type { IncidentEvent, ResolutionStage, Severity } from '../incidents/incident.js';
 import type { ServiceStatus } from '../services/service.js';
+import type { ShownStatus } from '../status-pages/shown-status.js';
 
 /**
  * What a chat channel is told, as plain data stored in the outbox; each chat
@@ -77,11 +78,15 @@ export interface DigestAnnouncement {
   services: {
     name: string;
     urlname: string;
-    status: ServiceStatus;
+    /** `unknown` ("No data") when statusbot does not know it now, with `noData` saying why. */
+    status: ShownStatus;
+    noData?: string | null;
     tags: string[];
     trackerUrl: string;
     /** `components`: the vendor's affected components (absent in older rows). */
     openIncidents: { id: number; title: string; severity: Severity; createdAt: string; url: string | null; components?: string[] }[];
+    /** The vendor's upcoming or ongoing maintenances, as its feed lists them (absent in older rows). */
+    maintenances?: { name: string; startsAt: string; endsAt: string | null; url: string | null; components: string[] }[];
   }[];
 }
 

@@ -1,0 +1,46 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ChatHarness } from '../helpers/chat.js';
+import { PLATFORMS } from '../helpers/platforms.js';
+
+/** A vendor whose status statusbot does not know is "No data" in chat, with the reason; never its last status. */
+describe.each(PLATFORMS)('$platform', ({ start }) => {
+  let h: ChatHarness;
+  beforeAll(async () => {
+    h = await start();
+  });
+  afterAll(async () => {
+    await h?.stop();
+  });
+
+  /** Acme Cloud gets a feed in the state a poller would have left it. */
+  async function feedState(state: { last_checked_at: number | null; stale_at: number | null; last_error: string | null; failures: number }) {
+    const db = h.s.ctx.db;
+    const service = await db.selectFrom('services').select('id').where('urlname', '=', 'acme-cloud').executeTakeFirstOrThrow();
+    await db.updateTable('services').set({ feed_kind: 'statuspage', feed_url: 'https://status.acme-cloud.example' }).where('id', '=', service.id).execute();
+    await db.deleteFrom('vendor_feeds').where('service_id', '=', service.id).execute();
+    await db.insertInto('vendor_feeds').values({ service_id: service.id, indicator: 'ok', ...state }).execute();
+  }
+
+  it('says "No data" and why for a vendor whose feed was never read, though the API keeps its seed status', async () => {
+    await feedState({ last_checked_at: null, stale_at: null, last_error: 'https://status.acme-cloud.example/api/v2/summary.json: HTTP 503', failures: 2 });
+    const answer = await h.ask({ verb: 'status', service: 'acme-cloud' });
+    expect(answer.text).toContain('No data');
+    expect(answer.text).toContain('the feed could not be read: https://status.acme-cloud.example/api/v2/summary.json: HTTP 503');
+    expect(answer.text).not.toContain('Operational');
+    const api = (await h.s.api('GET', '/api/v2/services/acme-cloud')).body.data.attributes;
+    expect(api).toMatchObject({ status: 'ok', last_checked_at: null });
+  });
+
+  it('says "No data" once the last successful read is older than three intervals, and the status again once read', async () => {
+    const now = h.s.clock.now().getTime();
+    await feedState({ last_checked_at: now - 4 * 60_000, stale_at: now - 60_000, last_error: 'timeout after 10 s', failures: 3 });
+    const stale = await h.ask({ verb: 'status', service: 'acme-cloud' });
+    expect(stale.text).toContain('No data');
+    expect(stale.text).toMatch(/no successful read since \d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC: timeout after 10 s/);
+
+    await feedState({ last_checked_at: now, stale_at: now + 3 * 60_000, last_error: null, failures: 0 });
+    const known = await h.ask({ verb: 'status', service: 'acme-cloud' });
+    expect(known.text).toContain('Operational');
+    expect(known.text).not.toContain('No data');
+  });
+});
