@@ -86,9 +86,22 @@ describe('vendors whose pages moved or have a reader of their own', () => {
   });
 
   it('knows vendors teams depend on, each with a feed', () => {
-    for (const urlname of ['microsoft-365', 'okta', 'auth0', 'intercom', 'postmark', 'databricks', 'hetzner', 'ovhcloud-us', 'plaid', 'square', 'perplexity']) {
+    for (const urlname of ['microsoft-365', 'okta', 'auth0', 'intercom', 'postmark', 'databricks', 'hetzner', 'ovhcloud-us', 'plaid', 'square', 'perplexity', 'mistral']) {
       expect(byUrlname(urlname)?.feed.url, urlname).toMatch(/^https:\/\//);
     }
+  });
+
+  it("reads Okta's FeedBurner feed as the Atom document it is, and Mistral's Checkly page by its RSS feed", () => {
+    expect(byUrlname('okta')?.feed).toEqual({ kind: 'atom', url: 'https://feeds.feedburner.com/OktaTrustRSS' });
+    expect(byUrlname('mistral')).toMatchObject({ status_page_url: 'https://status.mistral.ai', feed: { kind: 'rss', url: 'https://status.mistral.ai/feed.rss' } });
+  });
+
+  it("reads OVHcloud's European status pages, one per product line, besides its US page", () => {
+    for (const line of ['bare-metal-servers', 'network', 'public-cloud', 'web-cloud']) {
+      const page = `https://${line}.status-ovhcloud.com`;
+      expect(VENDOR_CATALOG.find((v) => v.status_page_url === page)?.feed, line).toEqual({ kind: 'statuspage', url: page });
+    }
+    expect(byUrlname('ovhcloud-hosted-private-cloud')?.feed).toEqual({ kind: 'rss', url: 'https://hosted-private-cloud.status-ovhcloud.com/history.rss' });
   });
 });
 
