@@ -79,5 +79,5 @@ export interface VendorMaintenance {
 }
 
 /** The kinds of feed statusbot reads. */
-export const FEED_KINDS = ['statuspage', 'rss', 'atom', 'gcp', 'instatus', 'slack', 'statusio', 'betterstack', 'incidentio'] as const;
+export const FEED_KINDS = ['statuspage', 'rss', 'atom', 'gcp', 'instatus', 'slack', 'statusio', 'betterstack', 'incidentio', 'salesforce'] as const;
 export type FeedKind = (typeof FEED_KINDS)[number];
