@@ -48,6 +48,7 @@ describe('the built-in vendor catalog file', () => {
       if (feed.kind === 'slack') expect(feed.url, urlname).toBe('https://slack-status.com');
       else if (feed.kind === 'statusio') expect(feed.url, urlname).toMatch(/^https:\/\/api\.status\.io\/1\.0\/status\/[0-9a-f]{24}$/);
       else if (feed.kind === 'gcp') expect(url.pathname, urlname).toMatch(/\/incidents\.json$/);
+      else if (feed.kind === 'salesforce') expect(feed.url, urlname).toBe('https://api.status.salesforce.com/v1/instances/status/preview');
       else if (feed.kind === 'rss' || feed.kind === 'atom') expect(base, `${urlname}: a feed, not a site`).toBe(false);
       else expect(base, `${urlname}: a page's base address`).toBe(true);
     }
@@ -78,6 +79,13 @@ describe('vendors whose pages moved or have a reader of their own', () => {
     expect(byUrlname('recurly')?.feed).toEqual({ kind: 'incidentio', url: 'https://status.recurly.com' });
     expect(byUrlname('railway')).toMatchObject({ status_page_url: 'https://status.railway.com', feed: { kind: 'instatus', url: 'https://status.railway.com' } });
     expect(byUrlname('slack')?.feed).toEqual({ kind: 'slack', url: 'https://slack-status.com' });
+  });
+
+  it("reads Salesforce from its Trust status API, every instance's status at once", () => {
+    expect(byUrlname('salesforce')).toMatchObject({
+      status_page_url: 'https://status.salesforce.com',
+      feed: { kind: 'salesforce', url: 'https://api.status.salesforce.com/v1/instances/status/preview' },
+    });
   });
 
   it('reads GitLab and Docker from their status.io pages', () => {
