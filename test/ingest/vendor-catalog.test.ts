@@ -99,8 +99,9 @@ describe('vendors whose pages moved or have a reader of their own', () => {
     }
   });
 
-  it("reads Okta's FeedBurner feed as the Atom document it is, and Mistral's Checkly page by its RSS feed", () => {
+  it("reads Okta's FeedBurner feed as the Atom document it is, Hetzner's English feed, and Mistral's Checkly page by its RSS feed", () => {
     expect(byUrlname('okta')?.feed).toEqual({ kind: 'atom', url: 'https://feeds.feedburner.com/OktaTrustRSS' });
+    expect(byUrlname('hetzner')?.feed).toEqual({ kind: 'atom', url: 'https://status.hetzner.com/en.atom' });
     expect(byUrlname('mistral')).toMatchObject({ status_page_url: 'https://status.mistral.ai', feed: { kind: 'rss', url: 'https://status.mistral.ai/feed.rss' } });
   });
 
