@@ -4,7 +4,7 @@ import type { Incident, IncidentSummary } from '../incidents/incident.js';
 import { findIncidentRow, incidentRow, loadIncident, toSummary } from '../incidents/incident-repository.js';
 import { statusOf } from '../services/service-status.js';
 import { knowledgeOf } from '../vendors/feed-knowledge.js';
-import type { KeptMaintenance } from '../vendors/vendor-feeds.js';
+import type { VendorMaintenance } from '../vendors/vendor-snapshot.js';
 import { vendorMaintenancesOf } from '../vendors/vendor-feeds.js';
 import type { VendorComponent } from '../vendors/vendor-snapshot.js';
 import type { ShownStatus } from './shown-status.js';
@@ -30,7 +30,7 @@ export interface TrackedService {
   statusPageUrl: string | null;
   components: VendorComponent[];
   /** The vendor's maintenances upcoming or under way, soonest first, as its feed last listed them. */
-  maintenances: KeptMaintenance[];
+  maintenances: VendorMaintenance[];
   /** Incidents of the last 30 days (and any still open), newest first; user reports are marked. */
   incidents: IncidentSummary[];
   /** A company's own service: the status page that shows it (null: its status is not public). */

@@ -5,7 +5,7 @@ import type { DomainContext } from '../context.js';
 import { DomainError } from '../errors.js';
 import { knowledgeFrom, STALE_AFTER_INTERVALS } from './feed-knowledge.js';
 import type { Knowledge } from './feed-knowledge.js';
-import type { FeedKind } from './vendor-snapshot.js';
+import type { FeedKind, VendorMaintenance } from './vendor-snapshot.js';
 
 /** A feed to read now, with what the last read left: the validators for a conditional request. */
 export interface DueFeed {
@@ -39,13 +39,12 @@ export interface FeedState {
 }
 
 /**
- * Services somebody watches: a company monitors it, a board shows it, a status page shows it (as one of its services or
- * as a third party), a channel follows it, or it is polled always. Whatever statusbot shows, it reads.
+ * Services somebody watches: a company monitors it, a board shows it, a status page shows it as a third party, a
+ * channel follows it, or it is polled always. Whatever statusbot shows, it reads.
  */
 export const watched = (eb: ExpressionBuilder<Database, 'services'>) =>
   eb.or([
     eb('services.poll_always', '=', 1),
-    eb.exists(eb.selectFrom('status_page_services as s').select('s.service_id').whereRef('s.service_id', '=', 'services.id')),
     // third_party is a JSON list of urlnames, which are letters, digits and dashes: no LIKE wildcard can occur in one.
     eb.exists(
       eb
@@ -243,24 +242,12 @@ export async function feedHealthOf(
   };
 }
 
-/** A vendor's maintenance as statusbot keeps it from the last read of its feed. */
-export interface KeptMaintenance {
-  id: string;
-  name: string;
-  startsAt: Date;
-  endsAt: Date | null;
-  /** The provider's own status word (`scheduled`, `in_progress`, `verifying`, `completed`, …). */
-  status: string;
-  components: string[];
-  url: string | null;
-}
-
 const FINISHED_MAINTENANCE = /^(completed|complete|cancelled|canceled|resolved|finished|ended)$/i;
 
 /** The vendor's maintenances not over at `now` (upcoming or under way), soonest first, as its feed last listed them. */
-export async function vendorMaintenancesOf(db: Kysely<Database>, serviceId: number, now: number): Promise<KeptMaintenance[]> {
+export async function vendorMaintenancesOf(db: Kysely<Database>, serviceId: number, now: number): Promise<VendorMaintenance[]> {
   const row = await db.selectFrom('vendor_feeds').select('maintenances').where('service_id', '=', serviceId).executeTakeFirst();
-  const kept = parseJson<Array<Omit<KeptMaintenance, 'startsAt' | 'endsAt'> & { startsAt: string; endsAt: string | null }>>(row?.maintenances ?? null, []);
+  const kept = parseJson<Array<Omit<VendorMaintenance, 'startsAt' | 'endsAt'> & { startsAt: string; endsAt: string | null }>>(row?.maintenances ?? null, []);
   return kept
     .map((m) => ({ ...m, startsAt: new Date(m.startsAt), endsAt: m.endsAt === null ? null : new Date(m.endsAt) }))
     .filter((m) => !FINISHED_MAINTENANCE.test(m.status) && (m.endsAt === null || m.endsAt.getTime() > now))
