@@ -7,7 +7,8 @@ import { FEED_KINDS, type FeedKind } from './vendor-snapshot.js';
  * statusbot can read. `urlname` is its stable slug, `status_page_url` the page people open, and
  * `feed` the document(s) the poller reads: for `statuspage`, `incidentio`, `instatus`,
  * `betterstack` and `slack` the page's base address (the reader appends its own paths), for
- * `statusio` the status.io API address of the page, for `rss`, `atom` and `gcp` the feed itself.
+ * `statusio` the status.io API address of the page, for `salesforce` the Trust API's instances
+ * preview address, for `rss`, `atom` and `gcp` the feed itself.
  */
 export interface CatalogVendor {
   urlname: string;
