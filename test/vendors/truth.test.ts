@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { manualClock } from '../../src/domain/clock.js';
 import { listFeeds } from '../../src/domain/vendors/vendor-feeds.js';
 import { startFakeSlack } from '../fakes/fake-slack.js';
 import type { FakeSlack } from '../fakes/fake-slack.js';
@@ -247,5 +248,79 @@ describe('an item a reader cannot read', () => {
     expect(records.filter((r) => r.level === 'warn').map((r) => r.message)).toEqual([
       expect.stringMatching(/^feed github: 1 item\(s\) left out: incidents\.json: incidents\[0\] \(id "openincident1"\)/),
     ]);
+  });
+});
+
+describe("a Statuspage history feed's item", () => {
+  it('is one incident whose dated timeline grows from read to read, from its first stage to its resolution', async () => {
+    // GitHub's history.atom as saved on three days (test/fixtures/status-feeds/rss-atom/SOURCES.md), read at those times.
+    const clock = manualClock('2026-04-29T06:00:00Z');
+    pages = await startFakeStatusPages();
+    slack = await startFakeSlack();
+    const s = await startTestServer({
+      clock,
+      config: `
+public_url: http://status.test
+ingestion: { interval_seconds: 60 }
+services:
+  - { urlname: github-history, name: GitHub, feed: { kind: atom, url: "${pages.url}/github/history.atom" } }
+companies:
+  - { name: Acme, api_keys: ["${ACME_KEY}"], monitored_services: [github-history] }
+`,
+    });
+    servers.push(s);
+    const read = async (day: string) => {
+      pages.set('/github/history.atom', { body: fixture(`rss-atom/statuspage-github-history-${day}.atom`), contentType: 'application/atom+xml' });
+      await s.feeds.pollDue();
+      const [incident, ...others] = await incidentsOf(s, 'github-history');
+      expect(others).toEqual([]);
+      return (await s.api('GET', `/api/v2/incidents/${incident!.id}`)).body.data;
+    };
+
+    const first = await read('2026-04-29');
+    expect(first.attributes).toMatchObject({ created_at: '2026-04-28T14:17:00.000Z', resolved: false, resolved_at: null });
+    expect(first.attributes.updates).toHaveLength(6);
+
+    clock.set('2026-04-30T06:00:00Z');
+    const second = await read('2026-04-30');
+    expect(second.id).toBe(first.id);
+    expect(second.attributes.updates).toHaveLength(8);
+    expect(second.attributes.updates.slice(0, 6)).toEqual(first.attributes.updates);
+
+    clock.set('2026-05-01T06:00:00Z');
+    const third = await read('2026-05-01');
+    expect(third.id).toBe(first.id);
+    expect(third.attributes).toMatchObject({ created_at: '2026-04-28T14:17:00.000Z', resolved: true, resolved_at: '2026-05-01T04:15:00.000Z' });
+    expect(third.attributes.updates.map((u: any) => [u.created_at.slice(0, 16), u.status])).toEqual([
+      ['2026-04-28T14:17', 'investigating'], ['2026-04-28T14:51', 'investigating'], ['2026-04-28T15:58', 'investigating'],
+      ['2026-04-28T21:43', 'investigating'], ['2026-04-28T22:46', 'investigating'], ['2026-04-29T00:40', 'investigating'],
+      ['2026-04-29T22:22', 'investigating'], ['2026-04-30T03:49', 'investigating'], ['2026-05-01T04:11', 'investigating'],
+      ['2026-05-01T04:15', 'resolved'],
+    ]);
+  });
+
+  it('still takes its resolution when the resolution comes in after the 30-day window', async () => {
+    const clock = manualClock('2026-04-29T06:00:00Z');
+    pages = await startFakeStatusPages();
+    slack = await startFakeSlack();
+    const s = await startTestServer({
+      clock,
+      config: `
+public_url: http://status.test
+services:
+  - { urlname: github-history, name: GitHub, feed: { kind: atom, url: "${pages.url}/github/history.atom" } }
+companies:
+  - { name: Acme, api_keys: ["${ACME_KEY}"], monitored_services: [github-history] }
+`,
+    });
+    servers.push(s);
+    pages.set('/github/history.atom', { body: fixture('rss-atom/statuspage-github-history-2026-04-29.atom'), contentType: 'application/atom+xml' });
+    await s.feeds.pollDue();
+    // Read next only in June: the resolution of May 1 is older than 30 days, and still ends the open incident.
+    clock.set('2026-06-15T00:00:00Z');
+    pages.set('/github/history.atom', { body: fixture('rss-atom/statuspage-github-history-2026-05-01.atom'), contentType: 'application/atom+xml' });
+    await s.feeds.pollDue();
+    const row = await s.ctx.db.selectFrom('incidents').select(['resolved', 'resolved_at']).where('external_key', 'like', '%Incident/29855242').executeTakeFirstOrThrow();
+    expect(row).toEqual({ resolved: 1, resolved_at: Date.parse('2026-05-01T04:15:00Z') });
   });
 });

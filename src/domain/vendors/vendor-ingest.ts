@@ -147,9 +147,9 @@ async function upsertIncidents(
   for (const incident of incidents) {
     const key = vendorIncidentKey(serviceId, incident.id);
     listed.add(key);
-    // Incidents that ended before the 30-day window would never be shown.
-    if (incident.resolved && (incident.resolvedAt ?? incident.updatedAt).getTime() < now - HISTORY_WINDOW_MS) continue;
     const known = stored.get(key);
+    // A new incident that ended before the 30-day window would never be shown; a known one still takes its end.
+    if (!known && incident.resolved && (incident.resolvedAt ?? incident.updatedAt).getTime() < now - HISTORY_WINDOW_MS) continue;
     const values = {
       title: incident.title.slice(0, 255),
       status: incident.severity,
