@@ -7,8 +7,8 @@ import type {
   StatusChangeAnnouncement,
 } from '../../src/domain/notifications/announcement.js';
 import type { ServiceDetail, ServiceStatus, ServiceWithStatus } from '../../src/domain/services/service.js';
-import { shownStatus } from '../../src/domain/status-pages/shown-status.js';
-import type { ShownStatus } from '../../src/domain/status-pages/shown-status.js';
+import { shownStatus } from '../../src/domain/services/shown-status.js';
+import type { ShownStatus } from '../../src/domain/services/shown-status.js';
 import type { ChatRenderer } from '../chat/delivery.js';
 import { SEVERITY_LABEL, STAGE_LABEL, STATUS_LABEL as STATUS_WORDS } from '../chat/labels.js';
 import type { ChatReply } from '../chat/reply.js';

@@ -10,8 +10,8 @@ import type { DigestAnnouncement } from '../notifications/announcement.js';
 import { enqueue } from '../notifications/enqueue.js';
 import { serviceTrackerUrl } from '../services/service.js';
 import { statusesOf } from '../services/service-status.js';
-import { shownStatus } from '../status-pages/shown-status.js';
-import type { ShownStatus } from '../status-pages/shown-status.js';
+import { shownStatus } from '../services/shown-status.js';
+import type { ShownStatus } from '../services/shown-status.js';
 import { knowledgeOf } from '../vendors/feed-knowledge.js';
 import { vendorMaintenancesOf } from '../vendors/vendor-feeds.js';
 

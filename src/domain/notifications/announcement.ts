@@ -1,7 +1,7 @@
 import type { ChannelRef } from '../chat/chat.js';
 import type { IncidentEvent, ResolutionStage, Severity } from '../incidents/incident.js';
 import type { ServiceStatus } from '../services/service.js';
-import type { ShownStatus } from '../status-pages/shown-status.js';
+import type { ShownStatus } from '../services/shown-status.js';
 
 /**
  * What a chat channel is told, as plain data stored in the outbox; each chat

@@ -1,4 +1,4 @@
-import type { Knowledge } from '../vendors/feed-knowledge.js';
+import type { Knowledge } from './shown-status.js';
 
 export type ServiceStatus = 'ok' | 'minor' | 'major' | 'maintenance';
 

@@ -4,8 +4,8 @@ import { serviceTrackerUrl } from '../services/service.js';
 import { statusesOf } from '../services/service-status.js';
 import { knowledgeOf } from '../vendors/feed-knowledge.js';
 import type { VendorComponent } from '../vendors/vendor-snapshot.js';
-import type { ShownStatus } from './shown-status.js';
-import { shownStatus } from './shown-status.js';
+import type { ShownStatus } from '../services/shown-status.js';
+import { shownStatus } from '../services/shown-status.js';
 
 /** A third-party service a page shows beside its own: never the page's status, always told as read. */
 export interface VendorView {

@@ -7,8 +7,8 @@ import { knowledgeOf } from '../vendors/feed-knowledge.js';
 import type { VendorMaintenance } from '../vendors/vendor-snapshot.js';
 import { vendorMaintenancesOf } from '../vendors/vendor-feeds.js';
 import type { VendorComponent } from '../vendors/vendor-snapshot.js';
-import type { ShownStatus } from './shown-status.js';
-import { shownStatus } from './shown-status.js';
+import type { ShownStatus } from '../services/shown-status.js';
+import { shownStatus } from '../services/shown-status.js';
 import { linkedPages } from './status-pages.js';
 import type { LinkedPage } from './status-pages.js';
 

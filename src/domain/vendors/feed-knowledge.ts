@@ -1,16 +1,9 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
+import type { Knowledge } from '../services/shown-status.js';
 
 /** A vendor's status is stale after this many intervals without a successful read. */
 export const STALE_AFTER_INTERVALS = 3;
-
-/**
- * Whether statusbot knows a service's status: `known` unless the service has a
- * feed that was never read, or whose last successful read is older than three
- * intervals. Every human surface shows an unknown status as "No data" with the
- * reason, never as the last status read (the API keeps that one).
- */
-export type Knowledge = { known: true } | { known: false; reason: string };
 
 export const KNOWN: Knowledge = Object.freeze({ known: true });
 

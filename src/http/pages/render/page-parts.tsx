@@ -1,7 +1,7 @@
 import type { Incident, IncidentSummary } from '../../../domain/incidents/incident.js';
 import type { PageStatus } from '../../../domain/status-pages/page-status.js';
 import type { DayView } from '../../../domain/status-pages/page-view.js';
-import type { ShownStatus } from '../../../domain/status-pages/shown-status.js';
+import type { ShownStatus } from '../../../domain/services/shown-status.js';
 
 /** Words for a status: never shown by colour alone. */
 export const STATUS_WORDS: Record<ShownStatus, string> = {

@@ -3,7 +3,7 @@ import type { Incident, IncidentSummary } from '../../../domain/incidents/incide
 import type { PublicPage } from '../../../domain/status-pages/page-directory.js';
 import type { PageStatus } from '../../../domain/status-pages/page-status.js';
 import type { PageView } from '../../../domain/status-pages/page-view.js';
-import type { ShownStatus } from '../../../domain/status-pages/shown-status.js';
+import type { ShownStatus } from '../../../domain/services/shown-status.js';
 import { Layout } from './layout.js';
 import { Affected, BANNER_WORDS, DayBars, IncidentCard, IncidentHeading, IncidentLine, noDataText, percent, Status, STATUS_WORDS, Timeline, When } from './page-parts.js';
 
