@@ -6,7 +6,7 @@ import type { VendorSnapshot } from '../../src/ingest/vendor-snapshot.js';
 import { fixture, fixtureJson, NOW } from './fixtures.js';
 import { wellFormed } from './well-formed.js';
 
-// No captured index.json could be found: the page is built from Better Stack's documentation (betterstack/SOURCES.md).
+// A page built from Better Stack's documentation, for the edges the captured one does not show (betterstack/SOURCES.md).
 const PAGE = 'https://status.example.com';
 const BUILT = 'betterstack/index-built-from-docs.json';
 const BEFORE_MAINTENANCE = new Date('2025-02-16T15:00:00Z');
@@ -129,6 +129,66 @@ describe('betterstack reader', () => {
     expect(() => read('<!DOCTYPE html><html><body>Status</body></html>')).toThrow(FeedFormatError);
     expect(() => read('<!DOCTYPE html><html><body>Status</body></html>')).toThrow(/^index\.json: an HTML page instead of JSON$/);
     expect(() => read({ data: { attributes: {} }, included: [] })).toThrow(/^index\.json: unexpected content: data\.attributes\.aggregate_state is missing$/);
+  });
+});
+
+describe("betterstack reader on Better Stack's own captured page", () => {
+  const BETTERSTACK = 'https://status.betterstack.com';
+  const READ_AT = new Date('2026-09-08T00:00:00Z');
+  const snapshot = betterstack.parse([fixture('betterstack/betterstack-index-2026-09-07.json')], { url: BETTERSTACK, now: READ_AT });
+  const report = (id: string) => snapshot.incidents.find((i) => i.id === id);
+
+  it('reads an operational page, its resources in Statuspage words, a resource nobody watches as written', () => {
+    expect(snapshot.indicator).toBe('ok');
+    expect(snapshot.components).toEqual([
+      { name: 'Better Stack', status: 'operational' },
+      { name: 'Uptime', status: 'operational' },
+      { name: 'Uptime backend processing health', status: 'not_monitored' },
+    ]);
+    expect(snapshot.skipped).toEqual([]);
+    expect(wellFormed(snapshot)).toBe(true);
+  });
+
+  it('reads a resolved report whose ends_at is null, its updates put in time order, ended by the last', () => {
+    expect(report('1050825')).toMatchObject({
+      title: 'Delayed data processing in the Europe region',
+      // Its resource only ever went degraded.
+      severity: 'minor',
+      severityFromProvider: 'degraded',
+      url: BETTERSTACK,
+      createdAt: new Date('2026-09-04T13:50:00.000Z'),
+      updatedAt: new Date('2026-09-06T19:13:00.000Z'),
+      resolved: true,
+      resolvedAt: new Date('2026-09-06T19:13:00.000Z'),
+    });
+    // The report links its updates out of time order; the page shows them by publication.
+    expect(report('1050825')!.updates.map((u) => [u.stage, u.createdAt.toISOString(), u.description.slice(0, 40)])).toEqual([
+      ['investigating', '2026-09-04T13:50:00.000Z', "We're seeing delayed data processing for"],
+      ['investigating', '2026-09-04T19:53:00.000Z', 'Processing of new data in the Europe reg'],
+      ['investigating', '2026-09-05T15:23:00.000Z', 'Live data is coming in. Historical data '],
+      ['resolved', '2026-09-06T19:13:00.000Z', 'This incident is now resolved. All sourc'],
+    ]);
+    expect(report('1050825')!.description).toMatch(/^This incident is now resolved\./);
+  });
+
+  it('reads a resolved report whose updates the document does not carry, with no update invented', () => {
+    expect(report('1049150')).toMatchObject({ title: 'Delayed data processing in the Europe region', resolved: true, updates: [] });
+    expect(snapshot.incidents.map((i) => i.id)).toEqual(['1050825', '1049150']);
+  });
+
+  it('keeps a maintenance report apart, completed once resolved, with its window', () => {
+    expect(snapshot.maintenances).toEqual([
+      {
+        id: '1035022',
+        name: 'Migrating some Telemetry sources to new infrastructure',
+        startsAt: new Date('2026-09-03T00:00:00.000Z'),
+        endsAt: new Date('2026-09-03T17:00:00.000Z'),
+        status: 'completed',
+        // Its resource is one the capture left out of `included`.
+        components: [],
+        url: BETTERSTACK,
+      },
+    ]);
   });
 });
 
