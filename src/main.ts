@@ -323,9 +323,12 @@ export async function runJobOnce(options: JobRunOptions & { name: string }): Pro
   return withJobDeps(options, (deps) => createScheduler({ deps, jobs: JOBS }).runOnce(options.name));
 }
 
-/** Reads the named feeds (or every watched one) once, as the poller would, and records nothing: `statusbot feeds check`. */
+/**
+ * Reads the named feeds (or every watched one) of the database once, as the poller would, with the config's
+ * ingestion settings and outbound guard, and records nothing: `statusbot feeds check`. The config is not applied.
+ */
 export async function checkFeeds(options: JobRunOptions & { urlnames: readonly string[] }): Promise<FeedCheck[]> {
-  return withJobDeps(options, async (deps) => deps.feeds.check(await feedAddresses(deps.ctx, options.urlnames)));
+  return withJobDeps({ ...options, apply: false }, async (deps) => deps.feeds.check(await feedAddresses(deps.ctx, options.urlnames)));
 }
 
 interface JobRunOptions {
@@ -333,6 +336,8 @@ interface JobRunOptions {
   config: Config;
   logger?: Logger;
   clock?: Clock;
+  /** Whether the config is applied to the database first (as serve does); a job run does, a check does not. */
+  apply?: boolean;
 }
 
 /** The config applied to the database, and what jobs run with, for one command's work. */
@@ -349,7 +354,7 @@ async function withJobDeps<T>(options: JobRunOptions, work: (deps: ReturnType<ty
       publicUrl: config.publicUrl ?? 'http://localhost:8080',
       userReports: config.userReports,
     });
-    await applySetup(ctx, config.setup);
+    if (options.apply !== false) await applySetup(ctx, config.setup);
     deps = createJobDeps(ctx, config, logger);
     return await work(deps);
   } finally {

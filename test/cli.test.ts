@@ -284,6 +284,12 @@ describe('statusbot feeds', () => {
           '',
         ].join('\n'),
       );
+      // A check reads what the database holds: the config is applied by apply (or serve), not by the check.
+      const before = await cli(['feeds', 'check', '--config', file, '--db', dbPath]);
+      expect(before.code).toBe(1);
+      expect(before.stderr).toBe(`statusbot: there is no database at ${dbPath}; pass the one the server uses with --db (or STATUSBOT_DB)\n`);
+      const applied = await cli(['apply', '--config', file, '--db', dbPath]);
+      expect(applied.code, applied.stderr).toBe(0);
       const both = await cli(['feeds', 'check', '--config', file, '--db', dbPath]);
       expect(both.code, both.stderr).toBe(1);
       const lines = both.stdout.trim().split('\n');

@@ -41,12 +41,14 @@ export const feedsCheckCommand: Command = {
   synopsis: '[URLNAME...] [--config FILE] [--db FILE|URL]',
   summary: 'read the named feeds (or every watched one) once, from here, and say ok or why not',
   details: [
-    'For checking that this network reaches the vendors: each feed is read whole, as the poller reads it,',
-    'and nothing is recorded. One line per feed; the exit code is 1 when any read failed.',
+    'For checking that this network reaches the vendors: each feed the database knows is read whole, as the',
+    "poller reads it, with --config's ingestion settings and outbound guard; nothing is recorded and the",
+    'config is not applied. One line per feed; the exit code is 1 when any read failed.',
   ].join('\n'),
   options: ['config', 'db'],
   operands: { min: 0, max: 1_000 },
   async run(input) {
+    mustExist(input.dbPath);
     const loaded = configOf(input.configFile);
     const results = await onDatabase(input.dbPath, () =>
       withConfigErrors(loaded, input.configFile, async () => {
