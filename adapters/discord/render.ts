@@ -188,6 +188,7 @@ function digestMessage(a: DigestAnnouncement): RESTPostAPIChannelMessageJSONBody
     .setTitle(clip(`Board ${a.board.name}`, LIMIT.title))
     .setColor(STATUS_COLOR[worst])
     .setDescription(lines.length ? joinLines(lines) : 'This board has no services.')
+    .setFooter({ text: digestSummary(a) })
     .setTimestamp(new Date(a.at));
   return { embeds: [embed.toJSON()], components: [], allowed_mentions: NO_MENTIONS };
 }

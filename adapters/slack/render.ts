@@ -6,7 +6,7 @@ import type {
   MonitorAnnouncement,
   StatusChangeAnnouncement,
 } from '../../src/domain/notifications/announcement.js';
-import type { ServiceDetail, ServiceStatus, ServiceWithStatus } from '../../src/domain/services/service.js';
+import type { ServiceDetail, ServiceWithStatus } from '../../src/domain/services/service.js';
 import { shownStatus } from '../../src/domain/services/shown-status.js';
 import type { ShownStatus } from '../../src/domain/services/shown-status.js';
 import type { ChatRenderer } from '../chat/delivery.js';

@@ -1,12 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChatHarness } from '../helpers/chat.js';
 import { PLATFORMS } from '../helpers/platforms.js';
+import { FAST_DELIVERY } from '../helpers/test-server.js';
+import { queueDueDigests } from '../../src/domain/boards/board-digest.js';
 
 /** A vendor whose status statusbot does not know is "No data" in chat, with the reason; never its last status. */
 describe.each(PLATFORMS)('$platform', ({ start }) => {
   let h: ChatHarness;
   beforeAll(async () => {
-    h = await start();
+    h = await start({ delivery: FAST_DELIVERY });
   });
   afterAll(async () => {
     await h?.stop();
@@ -42,5 +44,18 @@ describe.each(PLATFORMS)('$platform', ({ start }) => {
     const known = await h.ask({ verb: 'status', service: 'acme-cloud' });
     expect(known.text).toContain('Operational');
     expect(known.text).not.toContain('No data');
+  });
+
+  it('says "No data" and why for such a vendor in the board digest, which does not call the board operational', async () => {
+    await feedState({ last_checked_at: null, stale_at: null, last_error: null, failures: 0 });
+    await h.ask({ verb: 'subscribe', target: 'board', name: 'vendors', settings: { schedule: '* * * * *' } }, { channel: 'nodata' });
+    expect(await queueDueDigests(h.s.ctx, h.s.clock.now())).toBeGreaterThan(0);
+    await h.settle();
+    const [digest] = h.shown('nodata');
+    expect(digest!.text).toContain('Acme Cloud');
+    expect(digest!.text).toContain('No data');
+    expect(digest!.text).toContain('the feed has not been read yet');
+    expect(digest!.text).toContain('1 of 1 without data');
+    expect(digest!.text).not.toContain('all services operational');
   });
 });
