@@ -1,6 +1,13 @@
-import type { Knowledge } from './shown-status.js';
-
 export type ServiceStatus = 'ok' | 'minor' | 'major' | 'maintenance';
+
+/**
+ * Whether statusbot knows a service's status: `known` unless the service has a
+ * feed that was never read, or whose last successful read is older than three
+ * intervals (see vendors/feed-knowledge.ts). Every human surface shows an
+ * unknown status as "No data" with the reason, never as the last status read
+ * (the API keeps that one).
+ */
+export type Knowledge = { known: true } | { known: false; reason: string };
 
 export interface Service {
   id: number;

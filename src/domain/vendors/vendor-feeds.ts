@@ -4,7 +4,7 @@ import type { Database } from '../../db/schema.js';
 import type { DomainContext } from '../context.js';
 import { DomainError } from '../errors.js';
 import { knowledgeFrom, STALE_AFTER_INTERVALS } from './feed-knowledge.js';
-import type { Knowledge } from '../services/shown-status.js';
+import type { Knowledge } from '../services/service.js';
 import type { FeedKind, VendorMaintenance } from './vendor-snapshot.js';
 
 /** A feed to read now, with what the last read left: the validators for a conditional request. */
