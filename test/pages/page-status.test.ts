@@ -121,7 +121,7 @@ describe("a page's own status counts its monitors, and never states what was not
     expect(down).toContain('Acme API health Down');
     expect(await badge('acme')).toBe('partial outage');
     expect(await summary('acme')).toEqual({
-      status: { indicator: 'minor', description: 'Partial System Outage' },
+      status: { indicator: 'major', description: 'Partial System Outage' },
       components: [
         ['Acme API', 'operational'],
         ['Acme API health', 'major_outage'],

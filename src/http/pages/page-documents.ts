@@ -27,7 +27,7 @@ const COMPONENT_STATUS: Record<ServiceStatus, string> = {
 const INDICATOR: Record<PageStatus, { indicator: string; description: string }> = {
   ok: { indicator: 'none', description: 'All Systems Operational' },
   minor: { indicator: 'minor', description: 'Minor Service Outage' },
-  partial: { indicator: 'minor', description: 'Partial System Outage' },
+  partial: { indicator: 'major', description: 'Partial System Outage' },
   major: { indicator: 'major', description: 'Major Service Outage' },
   maintenance: { indicator: 'maintenance', description: 'Service Under Maintenance' },
   unknown: { indicator: 'none', description: 'No Data Yet' },
