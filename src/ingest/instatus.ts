@@ -11,8 +11,9 @@ import type { FeedReader, VendorIncident, VendorMaintenance } from './vendor-sna
  * status, impact, url }` and `activeMaintenances[] { name, start, status,
  * duration, url }`, dates in JavaScript's Date#toString form
  * (`Sat Jun 11 2022 18:55:50 GMT+0000 (Coordinated Universal Time)`). Payloads
- * seen in the wild also carry `id` and `updatedAt` and may leave out an empty
- * list, so all of these are optional here. The API reference
+ * seen in the wild carry ISO dates, `id` and `updatedAt`, link an incident as
+ * `{page}/{id}` as well as `{page}/incident/{id}`, and leave out an empty list,
+ * so all of these are optional here. The API reference
  * (https://instatus.com/help/api) gives the impact words (OPERATIONAL,
  * DEGRADEDPERFORMANCE, PARTIALOUTAGE, MINOROUTAGE, MAJOROUTAGE,
  * UNDERMAINTENANCE), which newer pages also use, after ALL/SOME/ONE, as the
@@ -102,8 +103,10 @@ function indicatorOf(pageStatus: string, incidents: readonly VendorIncident[], m
   const open = incidents.filter((i) => !i.resolved && normalize(i.severityFromProvider ?? '') !== 'OPERATIONAL');
   const worst: ServiceStatus | null = open.some((i) => i.severity === 'major') ? 'major' : open.length > 0 ? 'minor' : null;
   switch (word) {
+    // Live pages keep saying UP while an incident they list is open (Manychat, 2026):
+    // the open incident is read, so it decides over the page word.
     case 'UP':
-      return maintenanceUnderway ? worst ?? 'maintenance' : 'ok';
+      return worst ?? (maintenanceUnderway ? 'maintenance' : 'ok');
     case 'HASISSUES':
       return worst ?? 'minor';
     case 'UNDERMAINTENANCE':

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { instatus } from '../../src/ingest/instatus.js';
 import type { VendorSnapshot } from '../../src/ingest/vendor-snapshot.js';
-import { NOW } from './fixtures.js';
+import { fixture, NOW } from './fixtures.js';
 
 // The example response of https://instatus.com/help/api/public-data.
 const DOCUMENTED = {
@@ -75,6 +75,10 @@ describe('instatus reader', () => {
     ['UP', [], [], 'ok'],
     ['UP', [], [maintenance('INPROGRESS')], 'maintenance'],
     ['UP', [], [maintenance('NOTSTARTEDYET')], 'ok'],
+    ['UP', [incident('DEGRADEDPERFORMANCE', 'IDENTIFIED')], [], 'minor'],
+    ['UP', [incident('MAJOROUTAGE')], [maintenance('INPROGRESS')], 'major'],
+    ['UP', [incident('OPERATIONAL', 'MONITORING')], [], 'ok'],
+    ['UP', [incident('MAJOROUTAGE', 'RESOLVED')], [], 'ok'],
     ['HASISSUES', [], [], 'minor'],
     ['HASISSUES', [incident('PARTIALOUTAGE')], [], 'minor'],
     ['HASISSUES', [incident('MAJOROUTAGE')], [], 'major'],
@@ -86,6 +90,40 @@ describe('instatus reader', () => {
     ['SOMETHINGNEW', [], [], null],
   ])('reads page status %s with incidents %j and maintenances %j as %s', (status, activeIncidents, activeMaintenances, indicator) => {
     expect(read({ page: { ...DOCUMENTED.page, status }, activeIncidents, activeMaintenances }).indicator).toBe(indicator);
+  });
+
+  // A real capture: the page word says UP while it lists an open, identified incident.
+  it("reads Manychat's captured summary: the open incident, and not the page's UP", () => {
+    const snapshot = instatus.parse([fixture('instatus/summary-manychat-2026-05.json')], { url: 'https://status.manychat.com', now: NOW });
+    expect(snapshot.indicator).toBe('minor');
+    expect(snapshot.incidents).toEqual([
+      {
+        id: 'cmmxljn3s01ntuud42lsa7zud',
+        title: 'Delays in Instagram automation',
+        severity: 'minor',
+        severityFromProvider: 'DEGRADEDPERFORMANCE',
+        url: 'https://status.manychat.com/cmmxljn3s01ntuud42lsa7zud',
+        description: '',
+        components: [],
+        createdAt: new Date('2026-03-17T03:00:00Z'),
+        updatedAt: new Date('2026-05-06T15:19:52.073Z'),
+        resolved: false,
+        resolvedAt: null,
+        updates: [{ stage: 'identified', description: '', createdAt: new Date('2026-05-06T15:19:52.073Z') }],
+      },
+    ]);
+    expect(snapshot.maintenances).toEqual([]);
+    expect(snapshot.skipped).toEqual([]);
+  });
+
+  it("reads Recraft's captured healthy summary, which leaves both lists out, as ok with nothing open", () => {
+    expect(instatus.parse([fixture('instatus/summary-recraft.json')], { url: 'https://recraft.instatus.com', now: NOW })).toEqual({
+      indicator: 'ok',
+      components: [],
+      incidents: [],
+      maintenances: [],
+      skipped: [],
+    });
   });
 
   it('reads the id and updatedAt live pages add, and a page that leaves its lists out', () => {
