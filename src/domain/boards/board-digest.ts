@@ -68,7 +68,7 @@ export async function buildDigest(
   const [statuses, knowledge, maintenances] = await Promise.all([
     statusesOf(ctx.db, ids, now),
     knowledgeOf(ctx.db, ids, now),
-    Promise.all(ids.map((id) => vendorMaintenancesOf(ctx.db, id, now))),
+    vendorMaintenancesOf(ctx.db, ids, now),
   ]);
   const open =
     ids.length === 0
@@ -82,7 +82,7 @@ export async function buildDigest(
           .where(openAt(now))
           .orderBy('created_at', 'desc')
           .execute();
-  const services = entries.map((e, index) => {
+  const services = entries.map((e) => {
     const shown = shownStatus(statuses.get(e.id) ?? 'ok', knowledge.get(e.id));
     return {
       name: e.name,
@@ -101,7 +101,7 @@ export async function buildDigest(
           url: i.url,
           components: JSON.parse(i.components) as string[],
         })),
-      maintenances: maintenances[index]!.map((m) => ({
+      maintenances: (maintenances.get(e.id) ?? []).map((m) => ({
         name: m.name,
         startsAt: m.startsAt.toISOString(),
         endsAt: m.endsAt?.toISOString() ?? null,

@@ -61,15 +61,15 @@ export async function trackedService(ctx: DomainContext, urlname: string): Promi
         .execute()
     : [];
   const [status, knowledge, maintenances] = shown
-    ? await Promise.all([statusOf(ctx.db, service.id, now), knowledgeOf(ctx.db, [service.id], now), vendorMaintenancesOf(ctx.db, service.id, now)])
-    : (['ok', new Map(), []] as const);
+    ? await Promise.all([statusOf(ctx.db, service.id, now), knowledgeOf(ctx.db, [service.id], now), vendorMaintenancesOf(ctx.db, [service.id], now)])
+    : (['ok', new Map(), new Map()] as const);
   return {
     name: service.name,
     urlname: service.urlname,
     ...shownStatus(status, knowledge.get(service.id)),
     statusPageUrl: custom ? (page?.url ?? null) : service.status_page_url,
     components: service.components ? (JSON.parse(service.components) as VendorComponent[]) : [],
-    maintenances: [...maintenances],
+    maintenances: maintenances.get(service.id) ?? [],
     incidents: rows.map((row) => toSummary(row, now)),
     page,
     custom,

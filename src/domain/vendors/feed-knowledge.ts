@@ -7,7 +7,8 @@ export const STALE_AFTER_INTERVALS = 3;
 
 export const KNOWN: Knowledge = Object.freeze({ known: true });
 
-interface FeedFacts {
+/** What a service's feed row says of its reads. */
+export interface FeedFacts {
   last_checked_at: number | null;
   stale_at: number | null;
   last_error: string | null;
@@ -26,20 +27,23 @@ export function knowledgeFrom(feed: FeedFacts | undefined, now: number): Knowled
   return { known: false, reason: error ? `${since}: ${error}` : since };
 }
 
-/** The knowledge of each service (see Knowledge); services without a feed are known. */
-export async function knowledgeOf(db: Kysely<Database>, serviceIds: readonly number[], now: number): Promise<Map<number, Knowledge>> {
-  const known = new Map<number, Knowledge>();
-  for (const id of serviceIds) known.set(id, KNOWN);
-  if (serviceIds.length === 0) return known;
+/** The feed facts of each of the services that has a feed. */
+export async function feedFactsOf(db: Kysely<Database>, serviceIds: readonly number[]): Promise<Map<number, FeedFacts>> {
+  if (serviceIds.length === 0) return new Map();
   const rows = await db
     .selectFrom('vendor_feeds')
     .innerJoin('services', 'services.id', 'vendor_feeds.service_id')
     .select(['vendor_feeds.service_id', 'vendor_feeds.last_checked_at', 'vendor_feeds.stale_at', 'vendor_feeds.last_error', 'vendor_feeds.failures'])
-    .where('vendor_feeds.service_id', 'in', serviceIds)
+    .where('vendor_feeds.service_id', 'in', [...serviceIds])
     .where('services.feed_kind', 'is not', null)
     .execute();
-  for (const row of rows) known.set(row.service_id, knowledgeFrom({ ...row, failures: Number(row.failures) }, now));
-  return known;
+  return new Map(rows.map(({ service_id, ...facts }) => [service_id, { ...facts, failures: Number(facts.failures) }]));
+}
+
+/** The knowledge of each service (see Knowledge); services without a feed are known. */
+export async function knowledgeOf(db: Kysely<Database>, serviceIds: readonly number[], now: number): Promise<Map<number, Knowledge>> {
+  const facts = await feedFactsOf(db, serviceIds);
+  return new Map(serviceIds.map((id) => [id, knowledgeFrom(facts.get(id), now)]));
 }
 
 /** `2026-11-22 10:02 UTC`: a time in a reason, the same on every surface. */

@@ -3,7 +3,7 @@ import type { ExpressionBuilder, Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { DomainContext } from '../context.js';
 import { DomainError } from '../errors.js';
-import { knowledgeFrom, STALE_AFTER_INTERVALS } from './feed-knowledge.js';
+import { feedFactsOf, knowledgeFrom, STALE_AFTER_INTERVALS } from './feed-knowledge.js';
 import type { Knowledge } from '../services/service.js';
 import type { FeedKind, VendorMaintenance } from './vendor-snapshot.js';
 
@@ -227,14 +227,7 @@ export async function feedHealthOf(
   ctx: DomainContext,
   serviceId: number,
 ): Promise<{ lastCheckedAt: Date | null; feedError: string | null; knowledge: Knowledge }> {
-  const row = await ctx.db
-    .selectFrom('vendor_feeds')
-    .innerJoin('services', 'services.id', 'vendor_feeds.service_id')
-    .select(['vendor_feeds.last_checked_at', 'vendor_feeds.stale_at', 'vendor_feeds.last_error', 'vendor_feeds.failures'])
-    .where('vendor_feeds.service_id', '=', serviceId)
-    .where('services.feed_kind', 'is not', null)
-    .executeTakeFirst();
-  const facts = row === undefined ? undefined : { ...row, failures: Number(row.failures) };
+  const facts = (await feedFactsOf(ctx.db, [serviceId])).get(serviceId);
   return {
     lastCheckedAt: facts?.last_checked_at == null ? null : new Date(facts.last_checked_at),
     feedError: facts && facts.failures > 0 ? facts.last_error : null,
@@ -244,11 +237,20 @@ export async function feedHealthOf(
 
 const FINISHED_MAINTENANCE = /^(completed|complete|cancelled|canceled|resolved|finished|ended)$/i;
 
-/** The vendor's maintenances not over at `now` (upcoming or under way), soonest first, as its feed last listed them. */
-export async function vendorMaintenancesOf(db: Kysely<Database>, serviceId: number, now: number): Promise<VendorMaintenance[]> {
-  const row = await db.selectFrom('vendor_feeds').select('maintenances').where('service_id', '=', serviceId).executeTakeFirst();
-  const kept = parseJson<Array<Omit<VendorMaintenance, 'startsAt' | 'endsAt'> & { startsAt: string; endsAt: string | null }>>(row?.maintenances ?? null, []);
-  return kept
+/**
+ * Each vendor's maintenances not over at `now` (upcoming or under way), soonest first, as its feed last listed
+ * them, in one read; a service without any has an empty list.
+ */
+export async function vendorMaintenancesOf(db: Kysely<Database>, serviceIds: readonly number[], now: number): Promise<Map<number, VendorMaintenance[]>> {
+  const rows = serviceIds.length === 0
+    ? []
+    : await db.selectFrom('vendor_feeds').select(['service_id', 'maintenances']).where('service_id', 'in', [...serviceIds]).execute();
+  const listed = new Map(rows.map((r) => [r.service_id, r.maintenances]));
+  return new Map(serviceIds.map((id) => [id, notOver(listed.get(id) ?? null, now)]));
+}
+
+function notOver(kept: string | null, now: number): VendorMaintenance[] {
+  return parseJson<Array<Omit<VendorMaintenance, 'startsAt' | 'endsAt'> & { startsAt: string; endsAt: string | null }>>(kept, [])
     .map((m) => ({ ...m, startsAt: new Date(m.startsAt), endsAt: m.endsAt === null ? null : new Date(m.endsAt) }))
     .filter((m) => !FINISHED_MAINTENANCE.test(m.status) && (m.endsAt === null || m.endsAt.getTime() > now))
     .sort((a, b) => a.startsAt.getTime() - b.startsAt.getTime());
