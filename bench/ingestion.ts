@@ -47,7 +47,9 @@ function documents(base: { summary: any; incidents: any }, vendor: number, versi
     incident.resolved_at = null;
     incident.created_at = now;
     incident.updated_at = now;
-    incident.incident_updates = [{ ...incident.incident_updates.at(-1), id: `u${version}`, status: 'investigating', body: 'Looking into it', created_at: now, updated_at: now }];
+    incident.incident_updates = [
+      { ...incident.incident_updates.at(-1), id: `u${version}`, status: 'investigating', body: 'Looking into it', created_at: now, updated_at: now },
+    ];
     summary.incidents = [incident];
     incidents.incidents = [incident, ...incidents.incidents.slice(0, 4)];
   }

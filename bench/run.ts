@@ -464,9 +464,10 @@ async function measure(servers: readonly Child[], e: Endpoint, database?: 'postg
   if (VERBOSE) {
     const db = Number.isFinite(out.dbCpuUs) ? `, PostgreSQL ${f(out.dbCpuUs, 1)} µs` : '';
     const after = batchesBefore ? await writerBatches(ports) : null;
-    const batches = batchesBefore && after && after.count > batchesBefore.count
-      ? `, ${f(after.count - batchesBefore.count)} transactions of ${f((after.sum - batchesBefore.sum) / (after.count - batchesBefore.count), 1)} units`
-      : '';
+    const batches =
+      batchesBefore && after && after.count > batchesBefore.count
+        ? `, ${f(after.count - batchesBefore.count)} transactions of ${f((after.sum - batchesBefore.sum) / (after.count - batchesBefore.count), 1)} units`
+        : '';
     console.error(`\n  ${servers.map((s) => s.name).join(', ')}: ${f(out.rps)} req/s, ${f(out.cpuUs, 1)} µs CPU a request${db}${batches}`);
   }
   return out;
@@ -572,9 +573,7 @@ interface EngineRun {
 
 async function main(): Promise<number> {
   const dir = mkdtempSync(join(tmpdir(), 'statusbot-bench-'));
-  const engines: EngineRun[] = [
-    { label: 'SQLite', db: join(dir, 'statusbot.db'), replicas: 1, createRps: TARGETS.createRps },
-  ];
+  const engines: EngineRun[] = [{ label: 'SQLite', db: join(dir, 'statusbot.db'), replicas: 1, createRps: TARGETS.createRps }];
   const cleanup = async () => {
     await Promise.allSettled(children.map(stopChild));
     for (const e of engines) await e.drop?.().catch(() => undefined);
@@ -708,7 +707,13 @@ async function main(): Promise<number> {
             },
             ...(target.p99Ms === undefined
               ? []
-              : [{ target: `${engine.label}: ${r.endpoint} p99 < ${target.p99Ms} ms`, measured: `${f(r.statusbot.p99, 2)} ms`, met: r.statusbot.p99 < target.p99Ms }]),
+              : [
+                  {
+                    target: `${engine.label}: ${r.endpoint} p99 < ${target.p99Ms} ms`,
+                    measured: `${f(r.statusbot.p99, 2)} ms`,
+                    met: r.statusbot.p99 < target.p99Ms,
+                  },
+                ]),
           ];
         }),
         ...engineResults.flatMap((r) =>
@@ -724,8 +729,16 @@ async function main(): Promise<number> {
         ),
         ...(create
           ? [
-              { target: `${engine.label}: POST /api/v2/incidents ≥ ${f(engine.createRps)} req/s`, measured: `${f(create.statusbot.rps)} req/s`, met: create.statusbot.rps >= engine.createRps },
-              { target: `${engine.label}: POST /api/v2/incidents p99 < ${TARGETS.createP99Ms} ms`, measured: `${f(create.statusbot.p99, 2)} ms`, met: create.statusbot.p99 < TARGETS.createP99Ms },
+              {
+                target: `${engine.label}: POST /api/v2/incidents ≥ ${f(engine.createRps)} req/s`,
+                measured: `${f(create.statusbot.rps)} req/s`,
+                met: create.statusbot.rps >= engine.createRps,
+              },
+              {
+                target: `${engine.label}: POST /api/v2/incidents p99 < ${TARGETS.createP99Ms} ms`,
+                measured: `${f(create.statusbot.p99, 2)} ms`,
+                met: create.statusbot.p99 < TARGETS.createP99Ms,
+              },
             ]
           : []),
       );
@@ -736,7 +749,22 @@ async function main(): Promise<number> {
     console.log(
       '\n' +
         table([
-          ['engine', 'endpoint', 'bytes', 'req/s', 'p50 ms', 'p99 ms', 'cpu µs/req', 'PG cpu µs/req', 'bare req/s', 'bare p50', 'bare p99', 'bare cpu µs', 'ratio', 'peak RSS MB'],
+          [
+            'engine',
+            'endpoint',
+            'bytes',
+            'req/s',
+            'p50 ms',
+            'p99 ms',
+            'cpu µs/req',
+            'PG cpu µs/req',
+            'bare req/s',
+            'bare p50',
+            'bare p99',
+            'bare cpu µs',
+            'ratio',
+            'peak RSS MB',
+          ],
           ...results.map((r) => [
             r.engine,
             r.endpoint,
@@ -784,7 +812,13 @@ async function main(): Promise<number> {
 
     const report = {
       date: new Date().toISOString(),
-      machine: { cpuBusyBeforeStart: busyBefore, cpus: cpus().length, cpuModel: cpus()[0]?.model.trim() ?? null, node: process.version, platform: process.platform },
+      machine: {
+        cpuBusyBeforeStart: busyBefore,
+        cpus: cpus().length,
+        cpuModel: cpus()[0]?.model.trim() ?? null,
+        node: process.version,
+        platform: process.platform,
+      },
       settings: { connections: CONNECTIONS, seconds: SECONDS, warmupSeconds: WARMUP_SECONDS, only: ONLY || null, cpuProfile: CPU_PROF_DIR !== null },
       results,
       statusbotPeakRssMb: peakRssMb,

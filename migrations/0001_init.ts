@@ -34,11 +34,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('starts_at', 'bigint', (c) => c.notNull())
     .addColumn('ends_at', 'bigint', (c) => c.notNull())
     .execute();
-  await db.schema
-    .createIndex('maintenance_windows_service')
-    .on('maintenance_windows')
-    .columns(['service_id', 'ends_at'])
-    .execute();
+  await db.schema.createIndex('maintenance_windows_service').on('maintenance_windows').columns(['service_id', 'ends_at']).execute();
 
   await db.schema
     .createTable('company_monitored_services')
@@ -73,17 +69,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .execute();
   await db.schema.createIndex('incidents_service_created').on('incidents').columns(['service_id', 'created_at']).execute();
   // Covers the status of a service: its open incidents by severity.
-  await db.schema
-    .createIndex('incidents_service_open')
-    .on('incidents')
-    .columns(['service_id', 'resolved', 'status'])
-    .execute();
+  await db.schema.createIndex('incidents_service_open').on('incidents').columns(['service_id', 'resolved', 'status']).execute();
 
   await withId(db, db.schema.createTable('incident_updates'))
     .addColumn('incident_id', 'bigint', (c) => c.notNull().references('incidents.id').onDelete('cascade'))
-    .addColumn('stage', 'text', (c) =>
-      c.notNull().check(sql`stage in ('investigating', 'identified', 'monitoring', 'resolved')`),
-    )
+    .addColumn('stage', 'text', (c) => c.notNull().check(sql`stage in ('investigating', 'identified', 'monitoring', 'resolved')`))
     .addColumn('description', 'text', (c) => c.notNull())
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .execute();
@@ -111,11 +101,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('updated_at', 'bigint', (c) => c.notNull())
     .addColumn('resolved_at', 'bigint')
     .execute();
-  await db.schema
-    .createIndex('monitor_incidents_monitor_created')
-    .on('monitor_incidents')
-    .columns(['monitor_id', 'created_at'])
-    .execute();
+  await db.schema.createIndex('monitor_incidents_monitor_created').on('monitor_incidents').columns(['monitor_id', 'created_at']).execute();
 
   await db.schema
     .createTable('boards')
@@ -182,12 +168,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('sent_at', 'bigint')
     .execute();
   // Only rows still to deliver are indexed, by stream in order; delivered rows leave the index.
-  await db.schema
-    .createIndex('outbox_pending')
-    .on('outbox')
-    .columns(['stream', 'id'])
-    .where(sql.ref('state'), '=', 'pending')
-    .execute();
+  await db.schema.createIndex('outbox_pending').on('outbox').columns(['stream', 'id']).where(sql.ref('state'), '=', 'pending').execute();
 
   await db.schema
     .createTable('meta')

@@ -34,11 +34,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .addUniqueConstraint('channel_subscriptions_target', ['platform', 'channel_id', 'target_key'])
     .execute();
-  await db.schema
-    .createIndex('channel_subscriptions_company')
-    .on('channel_subscriptions')
-    .columns(['company_id', 'kind'])
-    .execute();
+  await db.schema.createIndex('channel_subscriptions_company').on('channel_subscriptions').columns(['company_id', 'kind']).execute();
   await db.schema.createIndex('channel_subscriptions_service').on('channel_subscriptions').column('service_id').execute();
   await db.schema.createIndex('channel_subscriptions_monitor').on('channel_subscriptions').column('monitor_id').execute();
 

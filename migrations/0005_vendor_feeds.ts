@@ -7,7 +7,10 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema.alterTable('services').addColumn('feed_kind', 'text').execute();
   await db.schema.alterTable('services').addColumn('feed_url', 'text').execute();
   // 1: polled even when nobody watches the service.
-  await db.schema.alterTable('services').addColumn('poll_always', 'bigint', (c) => c.notNull().defaultTo(0)).execute();
+  await db.schema
+    .alterTable('services')
+    .addColumn('poll_always', 'bigint', (c) => c.notNull().defaultTo(0))
+    .execute();
 
   // What statusbot last read from a service's feed, and when it reads it next.
   await db.schema

@@ -7,8 +7,14 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema.alterTable('status_pages').addColumn('slug', 'text').execute();
   await db.schema.alterTable('status_pages').addColumn('host', 'text').execute();
   // JSON lists: catalog services shown live beside the company's own, and custom monitors by id.
-  await db.schema.alterTable('status_pages').addColumn('third_party', 'text', (c) => c.notNull().defaultTo('[]')).execute();
-  await db.schema.alterTable('status_pages').addColumn('monitors', 'text', (c) => c.notNull().defaultTo('[]')).execute();
+  await db.schema
+    .alterTable('status_pages')
+    .addColumn('third_party', 'text', (c) => c.notNull().defaultTo('[]'))
+    .execute();
+  await db.schema
+    .alterTable('status_pages')
+    .addColumn('monitors', 'text', (c) => c.notNull().defaultTo('[]'))
+    .execute();
   await sql`update status_pages set slug = 'page-' || id`.execute(db);
   await db.schema.createIndex('status_pages_slug').on('status_pages').column('slug').unique().execute();
 

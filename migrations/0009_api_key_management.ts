@@ -47,10 +47,21 @@ async function moveDemoIds(db: AnyDb): Promise<void> {
   if (service && Number(service.company_id) === companyId && service.urlname === DEMO.serviceUrlname && serviceFree) {
     const { from, to } = DEMO.service;
     // urlname is unique: the old row lets go of it first.
-    await db.updateTable('services').set({ urlname: `${DEMO.serviceUrlname}-moving` }).where('id', '=', from).execute();
-    await db.insertInto('services').values({ ...service, id: to }).execute();
+    await db
+      .updateTable('services')
+      .set({ urlname: `${DEMO.serviceUrlname}-moving` })
+      .where('id', '=', from)
+      .execute();
+    await db
+      .insertInto('services')
+      .values({ ...service, id: to })
+      .execute();
     for (const table of SERVICE_REFS) await db.updateTable(table).set({ service_id: to }).where('service_id', '=', from).execute();
-    await db.updateTable('channel_subscriptions').set({ target_key: `service:${to}` }).where('target_key', '=', `service:${from}`).execute();
+    await db
+      .updateTable('channel_subscriptions')
+      .set({ target_key: `service:${to}` })
+      .where('target_key', '=', `service:${from}`)
+      .execute();
     await replaceInJsonLists(db, 'email_subscribers', 'services', companyId, from, to);
     await db.deleteFrom('services').where('id', '=', from).execute();
     await nextIdAfterGiven(db, 'services');
@@ -60,9 +71,16 @@ async function moveDemoIds(db: AnyDb): Promise<void> {
   const monitorFree = !(await db.selectFrom('custom_monitors').select('id').where('id', '=', DEMO.monitor.to).executeTakeFirst());
   if (monitor && Number(monitor.company_id) === companyId && monitorFree) {
     const { from, to } = DEMO.monitor;
-    await db.insertInto('custom_monitors').values({ ...monitor, id: to }).execute();
+    await db
+      .insertInto('custom_monitors')
+      .values({ ...monitor, id: to })
+      .execute();
     for (const table of MONITOR_REFS) await db.updateTable(table).set({ monitor_id: to }).where('monitor_id', '=', from).execute();
-    await db.updateTable('channel_subscriptions').set({ target_key: `monitor:${to}` }).where('target_key', '=', `monitor:${from}`).execute();
+    await db
+      .updateTable('channel_subscriptions')
+      .set({ target_key: `monitor:${to}` })
+      .where('target_key', '=', `monitor:${from}`)
+      .execute();
     await replaceInJsonLists(db, 'status_pages', 'monitors', companyId, from, to);
     await db.deleteFrom('custom_monitors').where('id', '=', from).execute();
     await nextIdAfterGiven(db, 'custom_monitors');
@@ -88,7 +106,11 @@ async function replaceInJsonLists(
     const list: unknown = row[column] === null ? null : JSON.parse(String(row[column]));
     if (!Array.isArray(list) || !list.includes(from)) continue;
     const moved = JSON.stringify(list.map((id) => (id === from ? to : id)));
-    await db.updateTable(table).set({ [column]: moved }).where('id', '=', row.id).execute();
+    await db
+      .updateTable(table)
+      .set({ [column]: moved })
+      .where('id', '=', row.id)
+      .execute();
   }
 }
 

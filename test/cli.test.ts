@@ -32,9 +32,7 @@ async function serve(args: string[]): Promise<Served> {
   const out = { stdout: '', stderr: '' };
   child.stdout!.on('data', (b: Buffer) => (out.stdout += b.toString('utf8')));
   child.stderr!.on('data', (b: Buffer) => (out.stderr += b.toString('utf8')));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) =>
-    child.on('exit', (code, signal) => r({ code, signal })),
-  );
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) => child.on('exit', (code, signal) => r({ code, signal })));
   return { child, port, out, exited };
 }
 
@@ -51,7 +49,10 @@ async function counts(dbPath: string): Promise<Record<string, number>> {
   try {
     const out: Record<string, number> = {};
     for (const table of ['companies', 'api_keys', 'services', 'company_monitored_services', 'custom_monitors', 'boards', 'board_services'] as const) {
-      const row = await db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+      const row = await db
+        .selectFrom(table)
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow();
       out[table] = Number(row.n);
     }
     return out;
@@ -196,8 +197,30 @@ describe('statusbot outbox', () => {
       await db
         .insertInto('outbox')
         .values([
-          { company_id: company.id, subscriber_id: null, stream: 'slack:T1:C1', event: 'incident.created', payload: '{}', state: 'dead', attempts: 10, next_attempt_at: 0, last_error: 'HTTP 500', created_at: 0 },
-          { company_id: company.id, subscriber_id: null, stream: 'slack:T1:C1', event: 'incident.updated', payload: '{}', state: 'sent', attempts: 1, next_attempt_at: 0, created_at: 0, sent_at: 1 },
+          {
+            company_id: company.id,
+            subscriber_id: null,
+            stream: 'slack:T1:C1',
+            event: 'incident.created',
+            payload: '{}',
+            state: 'dead',
+            attempts: 10,
+            next_attempt_at: 0,
+            last_error: 'HTTP 500',
+            created_at: 0,
+          },
+          {
+            company_id: company.id,
+            subscriber_id: null,
+            stream: 'slack:T1:C1',
+            event: 'incident.updated',
+            payload: '{}',
+            state: 'sent',
+            attempts: 1,
+            next_attempt_at: 0,
+            created_at: 0,
+            sent_at: 1,
+          },
         ])
         .execute();
     } finally {
@@ -247,10 +270,7 @@ describe('statusbot jobs run', () => {
 describe('statusbot feeds', () => {
   it('lists the watched feeds with their state, and every feed with --all', async () => {
     const withFeeds = join(dir, 'feeds.yml');
-    writeFileSync(
-      withFeeds,
-      `${CONFIG}    monitored_services: [github]\n`.replace('    monitored_services: [demo-service-minor]\n', ''),
-    );
+    writeFileSync(withFeeds, `${CONFIG}    monitored_services: [github]\n`.replace('    monitored_services: [demo-service-minor]\n', ''));
     const applied = await cli(['apply', '--config', withFeeds, '--db', dbPath]);
     expect(applied.code, applied.stderr).toBe(0);
     const watched = await cli(['feeds', '--db', dbPath]);
@@ -261,7 +281,9 @@ describe('statusbot feeds', () => {
     );
     const all = await cli(['feeds', '--all', '--db', dbPath]);
     expect(all.stdout.trim().split('\n').length).toBeGreaterThan(150);
-    expect(all.stdout).toMatch(/^aws\trss\thttps:\/\/status\.aws\.amazon\.com\/rss\/all\.rss\tno data \(the feed has not been read yet\)\tlast ok -\tnot watched$/m);
+    expect(all.stdout).toMatch(
+      /^aws\trss\thttps:\/\/status\.aws\.amazon\.com\/rss\/all\.rss\tno data \(the feed has not been read yet\)\tlast ok -\tnot watched$/m,
+    );
   });
 
   it('feeds check reads the named feeds once and says ok or why not, recording nothing; 1 when one failed', async () => {
@@ -294,7 +316,9 @@ describe('statusbot feeds', () => {
       expect(both.code, both.stderr).toBe(1);
       const lines = both.stdout.trim().split('\n');
       expect(lines).toEqual([
-        expect.stringMatching(/^down-vendor\tstatuspage\thttp:\/\/127\.0\.0\.1:\d+\/down\tfailed: http:\/\/127\.0\.0\.1:\d+\/down\/api\/v2\/summary\.json: HTTP 503$/),
+        expect.stringMatching(
+          /^down-vendor\tstatuspage\thttp:\/\/127\.0\.0\.1:\d+\/down\tfailed: http:\/\/127\.0\.0\.1:\d+\/down\/api\/v2\/summary\.json: HTTP 503$/,
+        ),
         expect.stringMatching(/^up-vendor\tstatuspage\thttp:\/\/127\.0\.0\.1:\d+\/up\tok: status ok, 0 open of 5 incidents, \d+ components, 0 maintenances$/),
       ]);
       const one = await cli(['feeds', 'check', 'up-vendor', '--config', file, '--db', dbPath]);
@@ -336,7 +360,10 @@ describe('help, version, and read-only commands on a missing database', () => {
 describe('a PostgreSQL database that cannot be used', () => {
   it('stops serve and migrate with one line naming the host and the cause, never a stack or a password', async () => {
     const refused = `postgres://statusbot:hunter2-secret@127.0.0.1:${await freePort()}/statusbot`;
-    for (const args of [['migrate', '--db', refused], ['serve', '--port', '0', '--db', refused]]) {
+    for (const args of [
+      ['migrate', '--db', refused],
+      ['serve', '--port', '0', '--db', refused],
+    ]) {
       const res = await cli(args);
       expect(res.code, args.join(' ')).toBe(1);
       expect(res.stderr.trim().split('\n')).toEqual([
@@ -346,7 +373,9 @@ describe('a PostgreSQL database that cannot be used', () => {
     }
     const badUser = await cli(['migrate', '--db', 'postgres://no_such_role_here@127.0.0.1:5432/test']);
     if (badUser.stderr.includes('connection refused')) return; // No PostgreSQL server on this machine.
-    expect(badUser.stderr.trim()).toMatch(/^statusbot: cannot use the PostgreSQL database at 127\.0\.0\.1:5432\/test: authentication failed: role "no_such_role_here" does not exist$/);
+    expect(badUser.stderr.trim()).toMatch(
+      /^statusbot: cannot use the PostgreSQL database at 127\.0\.0\.1:5432\/test: authentication failed: role "no_such_role_here" does not exist$/,
+    );
   });
 });
 

@@ -26,9 +26,7 @@ const SUGGESTIONS = 5;
 /** A service typed by its name rather than its urlname still finds its urlname. */
 async function urlnameOf(req: ChatRequest, company: Company, ref: string): Promise<string> {
   const wanted = ref.trim();
-  const found = (await searchServices(req.ctx, company, wanted, 25)).find(
-    (s) => s.urlname === wanted || s.name.toLowerCase() === wanted.toLowerCase(),
-  );
+  const found = (await searchServices(req.ctx, company, wanted, 25)).find((s) => s.urlname === wanted || s.name.toLowerCase() === wanted.toLowerCase());
   return found?.urlname ?? wanted;
 }
 

@@ -1,12 +1,6 @@
 import type { Company } from '../../src/domain/companies/company.js';
 import { DomainError, invalidInput } from '../../src/domain/errors.js';
-import {
-  createIncident,
-  getIncident,
-  listOpenIncidents,
-  resolveIncident,
-  updateIncident,
-} from '../../src/domain/incidents/incident-service.js';
+import { createIncident, getIncident, listOpenIncidents, resolveIncident, updateIncident } from '../../src/domain/incidents/incident-service.js';
 import { listCustomServices } from '../../src/domain/services/service-queries.js';
 import type { Service } from '../../src/domain/services/service.js';
 import { createInput, updateInput } from './forms.js';

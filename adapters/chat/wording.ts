@@ -52,8 +52,7 @@ export const noRight = (d: ChatDialect, right: ChatRight): string =>
 
 export const usage = (d: ChatDialect, syntax: Syntax): string => `Usage: ${d.markup.code(d.syntax[syntax])}`;
 
-export const unknownCommand = (d: ChatDialect, typed: string): string =>
-  `There is no ${d.markup.code(typed)}.\n\n${help(d)}`;
+export const unknownCommand = (d: ChatDialect, typed: string): string => `There is no ${d.markup.code(typed)}.\n\n${help(d)}`;
 
 const HELP: readonly [Syntax, string][] = [
   ['incident_new', 'open an incident (a form)'],

@@ -9,10 +9,7 @@ export const DISCORD_API = 'https://discord.com/api';
  * so that the outbox worker, not this process, waits out the Retry-After.
  * `retries: 0` for the same reason: the worker owns the backoff.
  */
-export function createDiscordRest(
-  env: NonNullable<ChatEnv['discord']>,
-  options: { rejectOnRateLimit: boolean },
-): REST {
+export function createDiscordRest(env: NonNullable<ChatEnv['discord']>, options: { rejectOnRateLimit: boolean }): REST {
   return new REST({
     version: '10',
     api: env.apiUrl ?? DISCORD_API,

@@ -75,11 +75,7 @@ const statusbot = new SlashCommandBuilder()
   .addSubcommand((s) => s.setName('subscriptions').setDescription('What this channel follows'));
 
 /** The slash commands as Discord's API takes them. */
-export const commandDefinitions = (): RESTPostAPIChatInputApplicationCommandsJSONBody[] => [
-  incident.toJSON(),
-  status.toJSON(),
-  statusbot.toJSON(),
-];
+export const commandDefinitions = (): RESTPostAPIChatInputApplicationCommandsJSONBody[] => [incident.toJSON(), status.toJSON(), statusbot.toJSON()];
 
 /** Registers the slash commands globally, or in one guild (instant, for development). */
 export async function registerDiscordCommands(options: {

@@ -98,7 +98,10 @@ export const NO_CHOICES: APIApplicationCommandAutocompleteResponse = {
 };
 
 /** Suggestions for the focused option; none in an unlinked guild. */
-export async function autocomplete(req: ChatRequest, data: APIAutocompleteApplicationCommandInteractionData): Promise<APIApplicationCommandAutocompleteResponse> {
+export async function autocomplete(
+  req: ChatRequest,
+  data: APIAutocompleteApplicationCommandInteractionData,
+): Promise<APIApplicationCommandAutocompleteResponse> {
   const i = invocationOf(data);
   const company = await companyForWorkspace(req.ctx, 'discord', req.workspaceId);
   if (!company || !i.focused) return NO_CHOICES;

@@ -1,12 +1,4 @@
-import {
-  ComponentType,
-  InteractionResponseType,
-  LabelBuilder,
-  ModalBuilder,
-  StringSelectMenuBuilder,
-  TextInputBuilder,
-  TextInputStyle,
-} from 'discord.js';
+import { ComponentType, InteractionResponseType, LabelBuilder, ModalBuilder, StringSelectMenuBuilder, TextInputBuilder, TextInputStyle } from 'discord.js';
 import type { APIModalInteractionResponse, APIModalSubmission } from 'discord.js';
 import { RESOLUTION_STAGES, SEVERITIES } from '../../src/domain/incidents/incident.js';
 import type { ResolutionStage, Severity } from '../../src/domain/incidents/incident.js';
@@ -51,9 +43,7 @@ export function parseCustomId(customId: string): FormRef | null {
   const kind = m[1] as FormKind;
   const id = Number(m[2]);
   const shownStage = RESOLUTION_STAGES.find((s) => s === m[3]) ?? null;
-  return kind === 'new'
-    ? { kind, incidentId: null, serviceId: id === 0 ? null : id, shownStage: null }
-    : { kind, incidentId: id, serviceId: null, shownStage };
+  return kind === 'new' ? { kind, incidentId: null, serviceId: id === 0 ? null : id, shownStage: null } : { kind, incidentId: id, serviceId: null, shownStage };
 }
 
 const titleInput = (value?: string) =>
@@ -66,20 +56,34 @@ const select = (label: string, id: string, options: { label: string; value: stri
   new LabelBuilder().setLabel(label).setStringSelectMenuComponent(new StringSelectMenuBuilder().setCustomId(id).addOptions(options));
 
 const severitySelect = (current: Severity) =>
-  select('Severity', 'severity', SEVERITIES.map((s) => ({ label: SEVERITY_LABEL[s], value: s, default: s === current })));
+  select(
+    'Severity',
+    'severity',
+    SEVERITIES.map((s) => ({ label: SEVERITY_LABEL[s], value: s, default: s === current })),
+  );
 const stageSelect = (current: ResolutionStage) =>
-  select('Stage', 'stage', RESOLUTION_STAGES.map((s) => ({ label: STAGE_LABEL[s], value: s, default: s === current })));
+  select(
+    'Stage',
+    'stage',
+    RESOLUTION_STAGES.map((s) => ({ label: STAGE_LABEL[s], value: s, default: s === current })),
+  );
 /** The company's services, the chosen one among them even past the select's limit. */
 function serviceSelect(services: readonly Service[], chosen: Service | null) {
   const shown = services.slice(0, OPTIONS_MAX);
   if (chosen && !shown.some((s) => s.id === chosen.id)) shown[shown.length - 1] = chosen;
-  return select('Service', 'service', shown.map((s) => ({ label: clip(s.name, 100), value: String(s.id), default: s.id === chosen?.id })));
+  return select(
+    'Service',
+    'service',
+    shown.map((s) => ({ label: clip(s.name, 100), value: String(s.id), default: s.id === chosen?.id })),
+  );
 }
 
 const messageInput = (id: 'description' | 'message', label: string, placeholder: string) =>
-  new LabelBuilder().setLabel(label).setTextInputComponent(
-    new TextInputBuilder().setCustomId(id).setStyle(TextInputStyle.Paragraph).setRequired(false).setMaxLength(TEXT_MAX).setPlaceholder(placeholder),
-  );
+  new LabelBuilder()
+    .setLabel(label)
+    .setTextInputComponent(
+      new TextInputBuilder().setCustomId(id).setStyle(TextInputStyle.Paragraph).setRequired(false).setMaxLength(TEXT_MAX).setPlaceholder(placeholder),
+    );
 
 const modal = (customId: string, title: string, labels: LabelBuilder[]): APIModalInteractionResponse => ({
   type: InteractionResponseType.Modal,

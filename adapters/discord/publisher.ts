@@ -22,8 +22,7 @@ function asDeliveryFailure(what: string, error: unknown): DeliveryFailure {
   return new DeliveryFailure(`${what}: ${error instanceof Error ? error.message : String(error)}`);
 }
 
-const isUnknownMessage = (error: unknown): boolean =>
-  error instanceof DiscordAPIError && (error.status === 404 || error.code === UNKNOWN_MESSAGE);
+const isUnknownMessage = (error: unknown): boolean => error instanceof DiscordAPIError && (error.status === 404 || error.code === UNKNOWN_MESSAGE);
 
 /**
  * Discord's side of the delivery port. A POST carries the step's key as a

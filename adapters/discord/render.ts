@@ -1,18 +1,7 @@
 import { ActionRowBuilder, ButtonBuilder, ButtonStyle, Colors, EmbedBuilder, InteractionResponseType, MessageFlags, TimestampStyles, time } from 'discord.js';
-import type {
-  APIActionRowComponent,
-  APIComponentInMessageActionRow,
-  APIEmbed,
-  APIInteractionResponse,
-  RESTPostAPIChannelMessageJSONBody,
-} from 'discord.js';
+import type { APIActionRowComponent, APIComponentInMessageActionRow, APIEmbed, APIInteractionResponse, RESTPostAPIChannelMessageJSONBody } from 'discord.js';
 import type { Incident, IncidentSummary, ResolutionStage, Severity } from '../../src/domain/incidents/incident.js';
-import type {
-  DigestAnnouncement,
-  IncidentAnnouncement,
-  MonitorAnnouncement,
-  StatusChangeAnnouncement,
-} from '../../src/domain/notifications/announcement.js';
+import type { DigestAnnouncement, IncidentAnnouncement, MonitorAnnouncement, StatusChangeAnnouncement } from '../../src/domain/notifications/announcement.js';
 import type { ServiceDetail, ServiceWithStatus } from '../../src/domain/services/service.js';
 import { shownStatus } from '../../src/domain/services/shown-status.js';
 import type { ShownStatus } from '../../src/domain/services/shown-status.js';
@@ -180,7 +169,10 @@ function digestMessage(a: DigestAnnouncement): RESTPostAPIChannelMessageJSONBody
     const noData = s.status === 'unknown' && s.noData ? ` — ${clip(s.noData, 200)}` : '';
     const maintenances = (s.maintenances ?? [])
       .slice(0, 3)
-      .map((m) => `\n  🔧 ${clip(m.name, 120)}, from ${time(new Date(m.startsAt), TimestampStyles.ShortDateTime)}${m.endsAt ? ` to ${time(new Date(m.endsAt), TimestampStyles.ShortDateTime)}` : ''}${m.components.length ? ` _(${clip(m.components.join(', '), 120)})_` : ''}`)
+      .map(
+        (m) =>
+          `\n  🔧 ${clip(m.name, 120)}, from ${time(new Date(m.startsAt), TimestampStyles.ShortDateTime)}${m.endsAt ? ` to ${time(new Date(m.endsAt), TimestampStyles.ShortDateTime)}` : ''}${m.components.length ? ` _(${clip(m.components.join(', '), 120)})_` : ''}`,
+      )
       .join('');
     return `${STATUS_LABEL[s.status]} · [${clip(s.name, 80)}](${s.trackerUrl})${tags}${noData}${incidents}${maintenances}`;
   });
@@ -205,7 +197,11 @@ export const discordRenderer: ChatRenderer<RESTPostAPIChannelMessageJSONBody> = 
 const CONTENT_MAX = 2000;
 
 /** A reply to an interaction, seen only by whoever asked: channels hear of incidents through announcements. */
-function ephemeral(data: { content?: string; embeds?: APIEmbed[]; components?: APIActionRowComponent<APIComponentInMessageActionRow>[] }): APIInteractionResponse {
+function ephemeral(data: {
+  content?: string;
+  embeds?: APIEmbed[];
+  components?: APIActionRowComponent<APIComponentInMessageActionRow>[];
+}): APIInteractionResponse {
   return {
     type: InteractionResponseType.ChannelMessageWithSource,
     data: {
@@ -270,7 +266,11 @@ function reportButton(service: ServiceWithStatus, open: readonly IncidentSummary
   const customId = customIds.reportProblem(service.urlname);
   // The longest urlnames do not fit in a custom id; `/statusbot report` still takes them.
   if (open === null || customId.length > CUSTOM_ID_MAX) return [];
-  return [new ActionRowBuilder<ButtonBuilder>().addComponents(new ButtonBuilder().setCustomId(customId).setLabel(REPORT_BUTTON).setStyle(ButtonStyle.Secondary)).toJSON()];
+  return [
+    new ActionRowBuilder<ButtonBuilder>()
+      .addComponents(new ButtonBuilder().setCustomId(customId).setLabel(REPORT_BUTTON).setStyle(ButtonStyle.Secondary))
+      .toJSON(),
+  ];
 }
 
 /** A verb's answer as an interaction response: a form opens as a modal, anything else is ephemeral. */

@@ -58,7 +58,9 @@ const incidentIdOf = (word: string | undefined): number | null => {
 
 /** Everything after the first `count` words, spacing and all (a message as typed). */
 const after = (text: string, count: number): string =>
-  unescape(text).replace(new RegExp(`^\\s*(?:\\S+\\s+){${count}}`), '').trim();
+  unescape(text)
+    .replace(new RegExp(`^\\s*(?:\\S+\\s+){${count}}`), '')
+    .trim();
 
 /** A slash command as a verb. */
 export function verbOf(command: SlackCommand, text: string): VerbCall {
@@ -146,17 +148,26 @@ export function registerCommands(app: App, deps: SlackDeps): void {
     const teamId = body.team?.id ?? body.user.team_id ?? '';
     const channelId = body.channel?.id ?? '';
     const call = verbOfValue(action.value ?? '');
-    const reply = await runVerb(slackRequest(deps, { teamId, channelId, userId: body.user.id, triggerId: body.trigger_id }, client), call, `the ${action.action_id} button`);
+    const reply = await runVerb(
+      slackRequest(deps, { teamId, channelId, userId: body.user.id, triggerId: body.trigger_id }, client),
+      call,
+      `the ${action.action_id} button`,
+    );
     await show(deps, reply, client, { triggerId: body.trigger_id, responseUrl: body.response_url, channelId }, (m) =>
       respond({ response_type: 'ephemeral', replace_original: false, ...(m as { text: string }) }),
     );
   };
   /** The buttons of an incident's message open its forms. */
-  const incidentForm = (form: 'update' | 'resolve') => (value: string): VerbCall => {
-    const id = Number(value);
-    return Number.isSafeInteger(id) ? { verb: 'form', form, target: id } : { verb: 'usage', syntax: 'incident' };
-  };
+  const incidentForm =
+    (form: 'update' | 'resolve') =>
+    (value: string): VerbCall => {
+      const id = Number(value);
+      return Number.isSafeInteger(id) ? { verb: 'form', form, target: id } : { verb: 'usage', syntax: 'incident' };
+    };
   app.action<BlockButtonAction>({ type: 'block_actions', action_id: ACTION_POST_UPDATE }, button(incidentForm('update')));
   app.action<BlockButtonAction>({ type: 'block_actions', action_id: ACTION_RESOLVE }, button(incidentForm('resolve')));
-  app.action<BlockButtonAction>({ type: 'block_actions', action_id: ACTION_REPORT }, button((service) => ({ verb: 'report', service })));
+  app.action<BlockButtonAction>(
+    { type: 'block_actions', action_id: ACTION_REPORT },
+    button((service) => ({ verb: 'report', service })),
+  );
 }

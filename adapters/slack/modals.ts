@@ -66,8 +66,24 @@ const input = (blockId: string, label: string, element: slack.InputBlock['elemen
   optional,
 });
 
-const severity = (initial: Severity) => input('severity', 'Severity', select(SEVERITIES.map((s) => option(s, SEVERITY_LABEL[s])), initial));
-const stage = (initial: ResolutionStage) => input('stage', 'Stage', select(RESOLUTION_STAGES.map((s) => option(s, STAGE_LABEL[s])), initial));
+const severity = (initial: Severity) =>
+  input(
+    'severity',
+    'Severity',
+    select(
+      SEVERITIES.map((s) => option(s, SEVERITY_LABEL[s])),
+      initial,
+    ),
+  );
+const stage = (initial: ResolutionStage) =>
+  input(
+    'stage',
+    'Stage',
+    select(
+      RESOLUTION_STAGES.map((s) => option(s, STAGE_LABEL[s])),
+      initial,
+    ),
+  );
 
 function readMeta(raw: string): ModalMeta {
   try {

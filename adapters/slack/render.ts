@@ -1,11 +1,6 @@
 import type { types as slack } from '@slack/bolt';
 import type { Incident, IncidentSummary, Severity } from '../../src/domain/incidents/incident.js';
-import type {
-  DigestAnnouncement,
-  IncidentAnnouncement,
-  MonitorAnnouncement,
-  StatusChangeAnnouncement,
-} from '../../src/domain/notifications/announcement.js';
+import type { DigestAnnouncement, IncidentAnnouncement, MonitorAnnouncement, StatusChangeAnnouncement } from '../../src/domain/notifications/announcement.js';
 import type { ServiceDetail, ServiceWithStatus } from '../../src/domain/services/service.js';
 import { shownStatus } from '../../src/domain/services/shown-status.js';
 import type { ShownStatus } from '../../src/domain/services/shown-status.js';
@@ -53,9 +48,7 @@ const context = (text: string): slack.ContextBlock => ({ type: 'context', elemen
 
 /** "Post update" always (on a resolved incident it reopens it), "Resolve" while open. */
 function incidentButtons(id: number, resolved: boolean): slack.ActionsBlock {
-  const buttons: slack.Button[] = [
-    { type: 'button', action_id: ACTION_POST_UPDATE, text: { type: 'plain_text', text: 'Post update' }, value: String(id) },
-  ];
+  const buttons: slack.Button[] = [{ type: 'button', action_id: ACTION_POST_UPDATE, text: { type: 'plain_text', text: 'Post update' }, value: String(id) }];
   if (!resolved) {
     buttons.push({ type: 'button', action_id: ACTION_RESOLVE, style: 'primary', text: { type: 'plain_text', text: 'Resolve' }, value: String(id) });
   }
@@ -66,11 +59,7 @@ function incidentButtons(id: number, resolved: boolean): slack.ActionsBlock {
 function incidentMessage(a: IncidentAnnouncement): SlackMessage {
   const i = a.incident;
   const deleted = a.event === 'deleted';
-  const state = deleted
-    ? ':wastebasket: Deleted'
-    : i.resolved
-      ? ':white_check_mark: Resolved'
-      : `${SEVERITY_ICON[i.severity]} ${SEVERITY_LABEL[i.severity]}`;
+  const state = deleted ? ':wastebasket: Deleted' : i.resolved ? ':white_check_mark: Resolved' : `${SEVERITY_ICON[i.severity]} ${SEVERITY_LABEL[i.severity]}`;
   const blocks: slack.KnownBlock[] = [
     { type: 'header', text: { type: 'plain_text', text: clip(`#${i.id} ${i.title}`, HEADER_MAX) } },
     {
@@ -128,11 +117,13 @@ function digestMessage(a: DigestAnnouncement): SlackMessage {
   const lines = a.services.map((s) => {
     const tags = s.tags.length ? ` _${s.tags.map(esc).join(', ')}_` : '';
     const incidents = s.openIncidents.map(
-      (i) => `\n    ${SEVERITY_ICON[i.severity]} ${i.url ? link(i.url, i.title) : esc(i.title)}${i.components?.length ? ` _(${esc(i.components.join(', '))})_` : ''}`,
+      (i) =>
+        `\n    ${SEVERITY_ICON[i.severity]} ${i.url ? link(i.url, i.title) : esc(i.title)}${i.components?.length ? ` _(${esc(i.components.join(', '))})_` : ''}`,
     );
     const noData = s.status === 'unknown' ? ` — No data${s.noData ? `: ${esc(s.noData)}` : ''}` : '';
     const maintenances = (s.maintenances ?? []).map(
-      (m) => `\n    ${STATUS_ICON.maintenance} ${m.url ? link(m.url, m.name) : esc(m.name)}, ${`from ${when(m.startsAt)}${m.endsAt ? ` to ${when(m.endsAt)}` : ''}`}${m.components.length ? ` _(${esc(m.components.join(', '))})_` : ''}`,
+      (m) =>
+        `\n    ${STATUS_ICON.maintenance} ${m.url ? link(m.url, m.name) : esc(m.name)}, ${`from ${when(m.startsAt)}${m.endsAt ? ` to ${when(m.endsAt)}` : ''}`}${m.components.length ? ` _(${esc(m.components.join(', '))})_` : ''}`,
     );
     return `${STATUS_LABEL[s.status].split(' ')[0]} ${link(s.trackerUrl, s.name)}${tags}${noData}${incidents.join('')}${maintenances.join('')}`;
   });
@@ -155,9 +146,7 @@ function digestMessage(a: DigestAnnouncement): SlackMessage {
 
 function incidentList(incidents: readonly IncidentSummary[]): SlackMessage {
   if (incidents.length === 0) return { text: `${NO_OPEN_INCIDENTS} :tada:` };
-  const lines = incidents.map(
-    (i) => `• *#${i.id}* ${SEVERITY_ICON[i.status]} ${esc(i.title)} — ${esc(i.serviceName)}, since ${when(i.createdAt)}`,
-  );
+  const lines = incidents.map((i) => `• *#${i.id}* ${SEVERITY_ICON[i.status]} ${esc(i.title)} — ${esc(i.serviceName)}, since ${when(i.createdAt)}`);
   return { text: clip(`*Open incidents (${incidents.length})*\n${lines.join('\n')}`, 3900) };
 }
 
@@ -165,9 +154,7 @@ function incidentTimeline(i: Incident, actions: boolean): SlackMessage {
   const state = i.resolved ? ':white_check_mark: Resolved' : `${SEVERITY_ICON[i.status]} ${SEVERITY_LABEL[i.status]}, open`;
   const affected = componentsLine(i.components);
   const head = `*#${i.id} ${esc(i.title)}* — ${esc(i.serviceName)} · ${state} · ${link(i.trackerUrl, 'details')}${affected ? `\n_${esc(affected)}_` : ''}`;
-  const updates = i.updates.map(
-    (u) => `• ${when(u.createdAt)} *${STAGE_LABEL[u.stage]}*${u.description.trim() ? ` — ${esc(u.description)}` : ''}`,
-  );
+  const updates = i.updates.map((u) => `• ${when(u.createdAt)} *${STAGE_LABEL[u.stage]}*${u.description.trim() ? ` — ${esc(u.description)}` : ''}`);
   const text = clip(`${head}\n${updates.join('\n')}`, 3900);
   return actions ? { text, blocks: [section(text), incidentButtons(i.id, i.resolved)] } : { text };
 }

@@ -6,7 +6,7 @@ export const discordRegisterCommand: Command = {
   name: 'discord register',
   synopsis: '[--guild ID]',
   summary: 'register the Discord slash commands',
-  details: 'Needs DISCORD_TOKEN and DISCORD_APPLICATION_ID. Global commands take up to an hour to show; a guild\'s at once.',
+  details: "Needs DISCORD_TOKEN and DISCORD_APPLICATION_ID. Global commands take up to an hour to show; a guild's at once.",
   options: ['guild'],
   async run(input) {
     const discord = readChatEnv(input.env).discord;

@@ -57,10 +57,7 @@ function optionError(error: unknown, command: Command): UsageError {
     case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE': {
       const name = option.replace(/^-+/, '') as OptionName;
       const spec = OPTIONS[name] as { type: string; value?: string } | undefined;
-      return new UsageError(
-        spec?.type === 'string' ? `${option} needs a value: ${option} ${spec.value ?? 'VALUE'}` : `${option} takes no value`,
-        usage,
-      );
+      return new UsageError(spec?.type === 'string' ? `${option} needs a value: ${option} ${spec.value ?? 'VALUE'}` : `${option} takes no value`, usage);
     }
     default:
       return new UsageError(e.message ?? String(error), usage);
@@ -104,7 +101,8 @@ export async function run(argv: string[], env: NodeJS.ProcessEnv = process.env):
     throw optionError(error, command);
   }
   const { min, max } = command.operands ?? { min: 0, max: 0 };
-  if (operands.length > max) throw new UsageError(`${command.name} takes ${max === 0 ? 'no' : `at most ${max}`} arguments, got "${operands.join(' ')}"`, commandHelp(command));
+  if (operands.length > max)
+    throw new UsageError(`${command.name} takes ${max === 0 ? 'no' : `at most ${max}`} arguments, got "${operands.join(' ')}"`, commandHelp(command));
   if (operands.length < min) throw new UsageError(`${command.name} needs ${command.synopsis.split(' ')[0]}`, commandHelp(command));
 
   const input: CommandInput = {

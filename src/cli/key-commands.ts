@@ -75,11 +75,7 @@ export const keyRevokeCommand: Command = {
         throw error instanceof DomainError && error.code === 'not_found' ? new CommandError(`${error.message}; ${SHOWS_IDS}`) : error;
       });
       const which = `key ${key.id} of ${key.company} (${key.label})`;
-      console.log(
-        alreadyRevoked
-          ? `${which} was already revoked on ${time(key.revokedAt)}`
-          : `revoked ${which}: requests with it are refused from now on`,
-      );
+      console.log(alreadyRevoked ? `${which} was already revoked on ${time(key.revokedAt)}` : `revoked ${which}: requests with it are refused from now on`);
       return 0;
     });
   },

@@ -23,9 +23,7 @@ const FOLLOW_MS = 1_000;
  * Progress on stderr when it is a terminal, and not under CI: in a pipe or a
  * log file the rewritten lines would be noise (the command's result is on stdout).
  */
-export function terminalProgress(
-  options: { stream?: ProgressStream; env?: NodeJS.ProcessEnv; now?: () => number } = {},
-): Progress {
+export function terminalProgress(options: { stream?: ProgressStream; env?: NodeJS.ProcessEnv; now?: () => number } = {}): Progress {
   const stream = options.stream ?? process.stderr;
   const env = options.env ?? process.env;
   if (!stream.isTTY || (env.CI !== undefined && env.CI !== '' && env.CI !== 'false')) return SILENT;

@@ -34,7 +34,9 @@ function listenProblem(error: unknown, host: string, port: number): CommandError
       case 'EACCES':
         return new CommandError(`port ${port}${on} needs privileges this user lacks; choose one above 1023 with --port N (or PORT)`);
       case 'EADDRNOTAVAIL':
-        return new CommandError(`cannot listen on ${host}: it is not an address of this machine; choose one with --host (or HOST), or 0.0.0.0 for every address`);
+        return new CommandError(
+          `cannot listen on ${host}: it is not an address of this machine; choose one with --host (or HOST), or 0.0.0.0 for every address`,
+        );
     }
   }
   if (e?.syscall === 'getaddrinfo' && e.hostname === host) {

@@ -27,11 +27,7 @@ const catalogService = z.strictObject({
   /** `always`: polled even when nobody watches the service. */
   poll: z.enum(['watched', 'always']).default('watched'),
   maintenance: z
-    .array(
-      z
-        .strictObject({ starts_at: date, ends_at: date })
-        .refine((w) => w.ends_at > w.starts_at, { error: 'must be after starts_at', path: ['ends_at'] }),
-    )
+    .array(z.strictObject({ starts_at: date, ends_at: date }).refine((w) => w.ends_at > w.starts_at, { error: 'must be after starts_at', path: ['ends_at'] }))
     .default([]),
 });
 
@@ -140,9 +136,7 @@ const company = z.strictObject({
   notify_on: z.array(z.enum(NOTIFY_EVENTS)).default([...NOTIFY_EVENTS]),
   api_keys: z.array(z.string().min(8).max(512)).default([]),
   monitored_services: z.array(urlname).default([]),
-  custom_services: z
-    .array(z.strictObject({ id, name, urlname, status_page_url: httpUrl.nullable().default(null) }))
-    .default([]),
+  custom_services: z.array(z.strictObject({ id, name, urlname, status_page_url: httpUrl.nullable().default(null) })).default([]),
   custom_monitors: z.array(customMonitor).default([]),
   boards: z.array(board).default([]),
   status_pages: z.array(statusPage).default([]),
@@ -150,7 +144,15 @@ const company = z.strictObject({
     .strictObject({
       team_id: z.string().trim().min(1).max(100).optional(),
       /** Slack user ids (U…) that may link the workspace and change what channels follow, besides workspace admins and owners. */
-      admins: z.array(z.string().trim().regex(/^[UW][A-Z0-9]{2,}$/, { error: 'must be a Slack user id such as U0123ABCD' })).max(1000).default([]),
+      admins: z
+        .array(
+          z
+            .string()
+            .trim()
+            .regex(/^[UW][A-Z0-9]{2,}$/, { error: 'must be a Slack user id such as U0123ABCD' }),
+        )
+        .max(1000)
+        .default([]),
     })
     .optional(),
   discord: z.strictObject({ guild_id: z.string().trim().min(1).max(100) }).optional(),
@@ -167,7 +169,12 @@ export const configFileSchema = z
       .strictObject({
         /** Proxies (addresses or CIDR ranges) whose X-Forwarded-For names the client; none by default. */
         trust_proxy: z
-          .array(z.string().trim().refine((v) => parseProxyRange(v) !== null, { error: 'must be an IP address or a CIDR range, such as 10.0.0.0/8 or fd00::/8' }))
+          .array(
+            z
+              .string()
+              .trim()
+              .refine((v) => parseProxyRange(v) !== null, { error: 'must be an IP address or a CIDR range, such as 10.0.0.0/8 or fd00::/8' }),
+          )
           .max(1_000)
           .default([]),
       })
@@ -193,9 +200,7 @@ export const configFileSchema = z
         concurrency: z.int().min(1).max(100_000).default(1_000),
       })
       .default({ block_private_targets: false, timeout_seconds: 10, concurrency: 1_000 }),
-    jobs: z
-      .partialRecord(z.enum(JOB_NAMES as [string, ...string[]]), z.strictObject({ enabled: z.boolean().default(true) }))
-      .default({}),
+    jobs: z.partialRecord(z.enum(JOB_NAMES as [string, ...string[]]), z.strictObject({ enabled: z.boolean().default(true) })).default({}),
     /** PostgreSQL (a postgres:// --db): connections in the pool of this process. */
     database: z.strictObject({ pool_size: z.int().min(1).max(1_000).default(10) }).default({ pool_size: 10 }),
     /** GET /metrics (Prometheus); with a token, only scrapes that send `Authorization: Bearer <token>`. */
@@ -250,32 +255,21 @@ export const configFileSchema = z
       'company',
       config.companies.map((c, i) => ({ value: c.name, path: ['companies', i, 'name'] })),
     );
-    seen(
-      'service urlname',
-      [
-        ...config.services.map((s, i) => ({ value: s.urlname, path: ['services', i, 'urlname'] })),
-        ...config.companies.flatMap((c, i) =>
-          c.custom_services.map((s, j) => ({ value: s.urlname, path: ['companies', i, 'custom_services', j, 'urlname'] })),
-        ),
-      ],
-    );
+    seen('service urlname', [
+      ...config.services.map((s, i) => ({ value: s.urlname, path: ['services', i, 'urlname'] })),
+      ...config.companies.flatMap((c, i) => c.custom_services.map((s, j) => ({ value: s.urlname, path: ['companies', i, 'custom_services', j, 'urlname'] }))),
+    ]);
     seen(
       'custom service id',
-      config.companies.flatMap((c, i) =>
-        c.custom_services.map((s, j) => ({ value: s.id, path: ['companies', i, 'custom_services', j, 'id'] })),
-      ),
+      config.companies.flatMap((c, i) => c.custom_services.map((s, j) => ({ value: s.id, path: ['companies', i, 'custom_services', j, 'id'] }))),
     );
     seen(
       'monitor id',
-      config.companies.flatMap((c, i) =>
-        c.custom_monitors.map((m, j) => ({ value: m.id, path: ['companies', i, 'custom_monitors', j, 'id'] })),
-      ),
+      config.companies.flatMap((c, i) => c.custom_monitors.map((m, j) => ({ value: m.id, path: ['companies', i, 'custom_monitors', j, 'id'] }))),
     );
     seen(
       'board id',
-      config.companies.flatMap((c, i) =>
-        c.boards.map((b, j) => ({ value: b.id.toLowerCase(), path: ['companies', i, 'boards', j, 'id'] })),
-      ),
+      config.companies.flatMap((c, i) => c.boards.map((b, j) => ({ value: b.id.toLowerCase(), path: ['companies', i, 'boards', j, 'id'] }))),
     );
     seen(
       'status page slug',

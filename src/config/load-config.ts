@@ -98,9 +98,7 @@ export function parseConfig(file: string, text: string): LoadedConfig {
   const doc = parseDocument(text, { lineCounter: lines, prettyErrors: true, uniqueKeys: true });
   if (doc.errors.length > 0) {
     throw new ConfigError(
-      [`${file} is not valid YAML:`, ...doc.errors.map((e) => `  ${file}:${e.linePos?.[0].line ?? '?'}: ${e.message.split('\n')[0]}`)].join(
-        '\n',
-      ),
+      [`${file} is not valid YAML:`, ...doc.errors.map((e) => `  ${file}:${e.linePos?.[0].line ?? '?'}: ${e.message.split('\n')[0]}`)].join('\n'),
     );
   }
   const locate = locator(file, doc, lines);
@@ -136,7 +134,11 @@ export function parseConfig(file: string, text: string): LoadedConfig {
         windowMs: parsed.user_reports.window_minutes * 60_000,
         resolveAfterMs: parsed.user_reports.resolve_after_minutes * 60_000,
       },
-      disabledJobs: new Set(Object.entries(parsed.jobs).filter(([, j]) => j?.enabled === false).map(([name]) => name)),
+      disabledJobs: new Set(
+        Object.entries(parsed.jobs)
+          .filter(([, j]) => j?.enabled === false)
+          .map(([name]) => name),
+      ),
       http: { trustProxy: parsed.http.trust_proxy },
       chat: {
         rateLimit: {

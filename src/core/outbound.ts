@@ -39,8 +39,7 @@ export function createOutboundDispatcher(settings: OutboundSettings): { dispatch
       connect(options, callback);
     },
   });
-  const dispatcher: Dispatcher =
-    settings.followRedirects === false ? agent : agent.compose(interceptors.redirect({ maxRedirections: MAX_REDIRECTS }));
+  const dispatcher: Dispatcher = settings.followRedirects === false ? agent : agent.compose(interceptors.redirect({ maxRedirections: MAX_REDIRECTS }));
   return { dispatcher, close: () => agent.close() };
 }
 

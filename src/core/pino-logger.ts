@@ -101,10 +101,7 @@ export function createLogger(options: LoggerOptions = {}): Logger {
   const readable = options.pretty ?? (toStdout && process.stdout.isTTY === true);
   const buffered =
     options.destination === undefined && !readable ? createLineBuffer(options.file === undefined ? { stdout: true } : { file: options.file }) : null;
-  const destination =
-    options.destination ??
-    buffered ??
-    pretty({ colorize: true, sync: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' });
+  const destination = options.destination ?? buffered ?? pretty({ colorize: true, sync: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' });
   const root = pino(
     {
       level: options.level ?? 'info',

@@ -74,7 +74,14 @@ export interface CopyReport {
 }
 
 const count = async (db: Db, table: Table): Promise<number> =>
-  Number((await db.selectFrom(table).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+  Number(
+    (
+      await db
+        .selectFrom(table)
+        .select((eb) => eb.fn.countAll().as('n'))
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
 
 /**
  * Copies every row of one statusbot database into another, both migrated to
@@ -95,13 +102,7 @@ export async function copyDatabase(from: Db, to: Db, progress: (line: string) =>
       // Batches in a stable order: SQLite's rowid, else the first column (the id or the leading key).
       const order = engineOf(from) === 'sqlite' ? sql`rowid` : sql`1`;
       for (let offset = 0; offset < total; offset += BATCH) {
-        const rows = (await from
-          .selectFrom(table)
-          .selectAll()
-          .orderBy(order)
-          .limit(BATCH)
-          .offset(offset)
-          .execute()) as Record<string, unknown>[];
+        const rows = (await from.selectFrom(table).selectAll().orderBy(order).limit(BATCH).offset(offset).execute()) as Record<string, unknown>[];
         if (rows.length === 0) break;
         if (table === 'meta') {
           // The target's migrations wrote their own rows in meta (the change counter): the source's values win.
@@ -111,7 +112,10 @@ export async function copyDatabase(from: Db, to: Db, progress: (line: string) =>
             .onConflict((oc) => oc.column('key').doUpdateSet({ value: sql`excluded.value` }))
             .execute();
         } else {
-          await trx.insertInto(table).values(rows as never).execute();
+          await trx
+            .insertInto(table)
+            .values(rows as never)
+            .execute();
         }
         done += rows.length;
         progress(`${table}: ${done} of ${total}`);

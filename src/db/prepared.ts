@@ -17,9 +17,7 @@ export interface PreparedQuery<P extends string, R> {
  * queries on the API's hot paths are prepared. `build` receives named
  * placeholders; each must be used as a plain value (not inside an `in` list).
  */
-export function prepared<P extends string, R>(
-  build: (db: Kysely<Database>, params: Record<P, never>) => Compilable<R>,
-): PreparedQuery<P, R> {
+export function prepared<P extends string, R>(build: (db: Kysely<Database>, params: Record<P, never>) => Compilable<R>): PreparedQuery<P, R> {
   // Compiled once per engine: SQLite and PostgreSQL write parameters differently (`?`, `$1`).
   const byEngine = new Map<string, { compiled: CompiledQuery<R>; slots: (P | null)[] }>();
   const placeholders = new Proxy({}, { get: (_target, key) => `${MARK}${String(key)}` }) as Record<P, never>;
@@ -88,5 +86,12 @@ export async function runWrites<R = never>(db: Kysely<Database>, writes: readonl
     if (together.size >= TOGETHER_LIMIT) together.clear();
     together.set(key, text);
   }
-  return (await db.executeQuery<R>(CompiledQuery.raw(text, parts.flatMap((w) => w.parameters)) as CompiledQuery<R>)).rows;
+  return (
+    await db.executeQuery<R>(
+      CompiledQuery.raw(
+        text,
+        parts.flatMap((w) => w.parameters),
+      ) as CompiledQuery<R>,
+    )
+  ).rows;
 }

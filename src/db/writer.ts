@@ -187,7 +187,7 @@ const counting = (turn: Turn): KyselyPlugin => ({
  */
 export function createWriter(
   db: Db,
-  options: { maxBatch?: number; afterCommit?: () => void; /** Called with the number of units of each transaction. */ onBatch?: (size: number) => void } = {},
+  options: { maxBatch?: number; afterCommit?: () => void /** Called with the number of units of each transaction. */; onBatch?: (size: number) => void } = {},
 ): Writer {
   const maxBatch = options.maxBatch ?? 64;
   const postgres = engineOf(db) === 'postgres';
@@ -295,7 +295,10 @@ export function createWriter(
             return done;
           }
           for (let i = 0; kept && i < kept.length; i += AT_COMMIT_CHUNK) {
-            await trx.insertInto(AT_COMMIT_TABLE).values(kept.slice(i, i + AT_COMMIT_CHUNK)).execute();
+            await trx
+              .insertInto(AT_COMMIT_TABLE)
+              .values(kept.slice(i, i + AT_COMMIT_CHUNK))
+              .execute();
           }
           // Which replicas listen, read before the commit: each must hear of it before any unit is answered
           // (unless no unit changed what they cache: then none will hear of it).

@@ -30,8 +30,7 @@ export interface MailPublisher extends Publisher {
 
 /** Failures that say nothing about the mail: the server could not be reached or asked to come back later (421). */
 const UNREACHABLE = new Set(['ECONNECTION', 'ESOCKET', 'ETIMEDOUT', 'EDNS', 'EPROXY', 'ECONNREFUSED', 'ECONNRESET', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE']);
-const isUnreachable = (e: NodemailerError): boolean =>
-  e.responseCode === 421 || (e.responseCode === undefined && UNREACHABLE.has(e.code ?? ''));
+const isUnreachable = (e: NodemailerError): boolean => e.responseCode === 421 || (e.responseCode === undefined && UNREACHABLE.has(e.code ?? ''));
 
 /** The address only, for the line that says where mail goes: the URL may carry a password. */
 const serverOf = (url: string): string => {
@@ -86,8 +85,7 @@ export function createMailPublisher(options: MailPublisherOptions): MailPublishe
   ): Promise<{ mail: RenderedMail; unsubscribeUrl: string } | null> {
     const payload = delivery.payload as EmailPayload;
     const now = ctx.clock.now().getTime();
-    const sign = (purpose: 'confirm' | 'unsubscribe', ttl: number) =>
-      signPageToken(ctx, { purpose, subscriberId: subscriber.id, expiresAt: now + ttl });
+    const sign = (purpose: 'confirm' | 'unsubscribe', ttl: number) => signPageToken(ctx, { purpose, subscriberId: subscriber.id, expiresAt: now + ttl });
     const unsubscribeUrl = mailLink(subscriber.page_url, 'unsubscribe', await sign('unsubscribe', UNSUBSCRIBE_TTL_MS));
     if (payload.event === CONFIRMATION_EVENT) {
       // Confirmed meanwhile (by an earlier mail's link): this one has nothing left to ask.
@@ -118,7 +116,13 @@ export function createMailPublisher(options: MailPublisherOptions): MailPublishe
           : await ctx.db
               .selectFrom('email_subscribers')
               .innerJoin('status_pages', 'status_pages.id', 'email_subscribers.status_page_id')
-              .select(['email_subscribers.id', 'email_subscribers.email', 'email_subscribers.state', 'status_pages.name as page_name', 'status_pages.url as page_url'])
+              .select([
+                'email_subscribers.id',
+                'email_subscribers.email',
+                'email_subscribers.state',
+                'status_pages.name as page_name',
+                'status_pages.url as page_url',
+              ])
               .where('email_subscribers.id', '=', id)
               .executeTakeFirst();
       // Unsubscribed since the row was queued: there is no one left to tell.

@@ -52,8 +52,7 @@ function MailDocument(props: { title: string; pageName: string; pageUrl: string;
           {props.children}
           <hr style="border:0;border-top:1px solid #d0d7de;margin:24px 0 12px" />
           <p style={STYLE.muted}>
-            You receive this mail because this address was signed up for {props.pageName}.{' '}
-            <a href={props.unsubscribeUrl}>Unsubscribe</a>
+            You receive this mail because this address was signed up for {props.pageName}. <a href={props.unsubscribeUrl}>Unsubscribe</a>
           </p>
         </div>
       </body>
@@ -70,13 +69,7 @@ const footer = (pageName: string, unsubscribeUrl: string): string[] => [
 ];
 
 /** The mail that asks a new address to confirm. */
-export function renderConfirmationMail(args: {
-  pageName: string;
-  pageUrl: string;
-  confirmUrl: string;
-  unsubscribeUrl: string;
-  expiresAt: Date;
-}): RenderedMail {
+export function renderConfirmationMail(args: { pageName: string; pageUrl: string; confirmUrl: string; unsubscribeUrl: string; expiresAt: Date }): RenderedMail {
   const pageName = oneLine(args.pageName);
   const subject = `Confirm your subscription to ${pageName}`;
   const until = timeText(args.expiresAt.toISOString());
@@ -103,9 +96,7 @@ export function renderConfirmationMail(args: {
             Confirm my subscription
           </a>
         </p>
-        <p style={STYLE.muted}>
-          The link works until {until}. If you did not ask for this, ignore this mail: nothing will be sent to you.
-        </p>
+        <p style={STYLE.muted}>The link works until {until}. If you did not ask for this, ignore this mail: nothing will be sent to you.</p>
       </MailDocument>,
     ),
   };

@@ -19,7 +19,6 @@ export interface OutboxEntry {
   progress: Record<string, string>;
 }
 
-
 const columns = [
   'id',
   'company_id',
@@ -83,8 +82,7 @@ export async function claimDue(
       )
       .orderBy('o.id')
       .limit(options.limit + options.busy.size);
-  const pick = (rows: Awaited<ReturnType<ReturnType<typeof heads>['execute']>>) =>
-    rows.filter((row) => !options.busy.has(row.stream)).slice(0, options.limit);
+  const pick = (rows: Awaited<ReturnType<ReturnType<typeof heads>['execute']>>) => rows.filter((row) => !options.busy.has(row.stream)).slice(0, options.limit);
   const take = async (trx: Kysely<Database>, candidates: ReturnType<typeof pick>) => {
     const claimed: OutboxEntry[] = [];
     for (const row of candidates) {
@@ -112,9 +110,7 @@ export async function claimDue(
 
 export async function markSent(ctx: DomainContext, id: number): Promise<void> {
   const now = ctx.clock.now().getTime();
-  await ctx.write((trx) =>
-    trx.updateTable('outbox').set({ state: 'sent', sent_at: now, lease_until: null, last_error: null }).where('id', '=', id).execute(),
-  );
+  await ctx.write((trx) => trx.updateTable('outbox').set({ state: 'sent', sent_at: now, lease_until: null, last_error: null }).where('id', '=', id).execute());
 }
 
 /** Schedules the next attempt, or dead-letters the row when `dead`. */
@@ -140,14 +136,21 @@ export async function markFailed(
 
 /** Records a confirmed step of a multi-step delivery. */
 export async function saveProgress(ctx: DomainContext, id: number, progress: Record<string, string>): Promise<void> {
-  await ctx.write((trx) => trx.updateTable('outbox').set({ progress: JSON.stringify(progress) }).where('id', '=', id).execute());
+  await ctx.write((trx) =>
+    trx
+      .updateTable('outbox')
+      .set({ progress: JSON.stringify(progress) })
+      .where('id', '=', id)
+      .execute(),
+  );
 }
 
-export async function listOutbox(
-  ctx: DomainContext,
-  options: { state?: OutboxEntry['state']; limit?: number } = {},
-): Promise<OutboxEntry[]> {
-  let query = ctx.db.selectFrom('outbox').select(columns).orderBy('id').limit(options.limit ?? 1000);
+export async function listOutbox(ctx: DomainContext, options: { state?: OutboxEntry['state']; limit?: number } = {}): Promise<OutboxEntry[]> {
+  let query = ctx.db
+    .selectFrom('outbox')
+    .select(columns)
+    .orderBy('id')
+    .limit(options.limit ?? 1000);
   if (options.state) query = query.where('state', '=', options.state);
   return (await query.execute()).map(toEntry);
 }
@@ -156,10 +159,7 @@ export async function listOutbox(
 export async function retryDead(ctx: DomainContext, ids?: readonly number[]): Promise<number> {
   const now = ctx.clock.now().getTime();
   const result = await ctx.write((trx) => {
-    let query = trx
-      .updateTable('outbox')
-      .set({ state: 'pending', attempts: 0, next_attempt_at: now, lease_until: null })
-      .where('state', '=', 'dead');
+    let query = trx.updateTable('outbox').set({ state: 'pending', attempts: 0, next_attempt_at: now, lease_until: null }).where('state', '=', 'dead');
     if (ids && ids.length > 0) query = query.where('id', 'in', [...ids]);
     return query.executeTakeFirst();
   });
@@ -167,12 +167,7 @@ export async function retryDead(ctx: DomainContext, ids?: readonly number[]): Pr
 }
 
 /** The message that shows a subject (an incident, a digest) in a channel. */
-export async function chatMessageOf(
-  ctx: DomainContext,
-  platform: ChatPlatform,
-  channelId: string,
-  subject: string,
-): Promise<string | null> {
+export async function chatMessageOf(ctx: DomainContext, platform: ChatPlatform, channelId: string, subject: string): Promise<string | null> {
   const row = await ctx.db
     .selectFrom('chat_messages')
     .select('message_id')
@@ -183,13 +178,7 @@ export async function chatMessageOf(
   return row?.message_id ?? null;
 }
 
-export async function rememberChatMessage(
-  ctx: DomainContext,
-  platform: ChatPlatform,
-  channelId: string,
-  subject: string,
-  messageId: string,
-): Promise<void> {
+export async function rememberChatMessage(ctx: DomainContext, platform: ChatPlatform, channelId: string, subject: string, messageId: string): Promise<void> {
   const now = ctx.clock.now().getTime();
   await ctx.write((trx) =>
     trx

@@ -210,13 +210,7 @@ export function createOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
   /** Streams with a row due now that some publisher takes. */
   async function dueStreams(): Promise<Set<string>> {
     const now = ctx.clock.now().getTime();
-    const rows = await ctx.db
-      .selectFrom('outbox')
-      .select('stream')
-      .distinct()
-      .where('state', '=', 'pending')
-      .where('next_attempt_at', '<=', now)
-      .execute();
+    const rows = await ctx.db.selectFrom('outbox').select('stream').distinct().where('state', '=', 'pending').where('next_attempt_at', '<=', now).execute();
     return new Set(rows.map((r) => r.stream).filter((stream) => publisherFor(stream) !== undefined));
   }
 }

@@ -9,8 +9,7 @@ import type { Delivery, Publisher } from './publisher.js';
 export const SIGNATURE_HEADER = 'x-statusbot-signature';
 
 /** `sha256=<hex>`: HMAC-SHA256 of the exact body under the subscriber's secret. */
-export const signBody = (secret: string, body: string): string =>
-  `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
+export const signBody = (secret: string, body: string): string => `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
 
 export interface WebhookPublisherOptions {
   ctx: DomainContext;
@@ -33,11 +32,7 @@ export function createWebhookPublisher(options: WebhookPublisherOptions): Publis
       const subscriber =
         delivery.subscriberId === null
           ? undefined
-          : await options.ctx.db
-              .selectFrom('subscribers')
-              .select(['target', 'secret'])
-              .where('id', '=', delivery.subscriberId)
-              .executeTakeFirst();
+          : await options.ctx.db.selectFrom('subscribers').select(['target', 'secret']).where('id', '=', delivery.subscriberId).executeTakeFirst();
       if (!subscriber?.secret) throw new DeliveryFailure('the subscriber no longer exists');
       let response: Dispatcher.ResponseData;
       try {

@@ -2,12 +2,7 @@
  * The closed set of failures the domain reports. Every surface (HTTP, Slack,
  * Discord, CLI) maps each code exactly once, with an exhaustive switch.
  */
-export type DomainErrorCode =
-  | 'unauthorized'
-  | 'not_found'
-  | 'invalid_input'
-  | 'conflict'
-  | 'forbidden';
+export type DomainErrorCode = 'unauthorized' | 'not_found' | 'invalid_input' | 'conflict' | 'forbidden';
 
 export interface FieldIssue {
   /** Path of the offending field in the input, e.g. ['tags', 3]. Empty for the whole input. */
@@ -29,8 +24,7 @@ export class DomainError extends Error {
   }
 }
 
-export const notFound = (what = 'resource'): DomainError =>
-  new DomainError('not_found', `The ${what} does not exist`);
+export const notFound = (what = 'resource'): DomainError => new DomainError('not_found', `The ${what} does not exist`);
 
 export const forbidden = (message: string): DomainError => new DomainError('forbidden', message);
 

@@ -16,10 +16,7 @@ export interface RetentionReport {
  * Unresolved incidents stay, however old. Probe results rolled up per hour
  * are kept for the 90 days that status pages show.
  */
-export async function removeExpiredIncidents(
-  ctx: DomainContext,
-  options: { retentionDays: number; batchSize?: number },
-): Promise<RetentionReport> {
+export async function removeExpiredIncidents(ctx: DomainContext, options: { retentionDays: number; batchSize?: number }): Promise<RetentionReport> {
   const batchSize = options.batchSize ?? 500;
   const cutoff = ctx.clock.now().getTime() - options.retentionDays * 86_400_000;
   return {
@@ -29,23 +26,11 @@ export async function removeExpiredIncidents(
   };
 }
 
-async function removeInBatches(
-  ctx: DomainContext,
-  table: 'incidents' | 'monitor_incidents',
-  cutoff: number,
-  batchSize: number,
-): Promise<number> {
+async function removeInBatches(ctx: DomainContext, table: 'incidents' | 'monitor_incidents', cutoff: number, batchSize: number): Promise<number> {
   let removed = 0;
   for (;;) {
     const ids = (
-      await ctx.db
-        .selectFrom(table)
-        .select('id')
-        .where('created_at', '<', cutoff)
-        .where('resolved', '=', 1)
-        .orderBy('id')
-        .limit(batchSize)
-        .execute()
+      await ctx.db.selectFrom(table).select('id').where('created_at', '<', cutoff).where('resolved', '=', 1).orderBy('id').limit(batchSize).execute()
     ).map((r) => r.id);
     if (ids.length === 0) return removed;
     await ctx.write(async (trx) => {

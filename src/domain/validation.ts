@@ -45,10 +45,7 @@ function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
 
 /** The field path as users read it: `tags[3]`, `service_id`. */
 export function fieldName(path: readonly (string | number)[]): string {
-  return path.reduce<string>(
-    (acc, key) => (typeof key === 'number' ? `${acc}[${key}]` : acc ? `${acc}.${key}` : key),
-    '',
-  );
+  return path.reduce<string>((acc, key) => (typeof key === 'number' ? `${acc}[${key}]` : acc ? `${acc}.${key}` : key), '');
 }
 
 function toFieldIssues(error: z.ZodError, input: unknown, location: 'body' | 'query', subject: string): FieldIssue[] {

@@ -10,8 +10,7 @@ export const API_DOCS_PATH = '/api/docs';
 
 /** Everything from this server, no inline script or style: the page's setup is a file of its own (init.js). */
 const HEADERS = {
-  'Content-Security-Policy':
-    "default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
+  'Content-Security-Policy': "default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
   'X-Content-Type-Options': 'nosniff',
   'Referrer-Policy': 'same-origin',
   // Revalidated with the ETag: a new swagger-ui-dist is picked up at once.

@@ -19,8 +19,14 @@ function named<S extends z.ZodType>(id: string, schema: S): S {
 }
 
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-const timestamp = z.string().regex(ISO_MS).meta({ format: 'date-time', examples: ['2026-11-22T10:00:00.000Z'] });
-const numericId = z.string().regex(/^(?:0|[1-9][0-9]*)$/).describe('A numeric id, as a string');
+const timestamp = z
+  .string()
+  .regex(ISO_MS)
+  .meta({ format: 'date-time', examples: ['2026-11-22T10:00:00.000Z'] });
+const numericId = z
+  .string()
+  .regex(/^(?:0|[1-9][0-9]*)$/)
+  .describe('A numeric id, as a string');
 const url = z.url();
 
 const SERVICE_STATUSES = ['ok', 'minor', 'major', 'maintenance'] as const satisfies readonly ServiceStatus[];
@@ -104,10 +110,7 @@ export const serviceIncident = named(
   }),
 );
 
-export const incidentUpdate = named(
-  'IncidentUpdate',
-  z.strictObject({ status: z.enum(RESOLUTION_STAGES), created_at: timestamp, description: z.string() }),
-);
+export const incidentUpdate = named('IncidentUpdate', z.strictObject({ status: z.enum(RESOLUTION_STAGES), created_at: timestamp, description: z.string() }));
 
 const incidentAttributes = {
   url: z.string().nullable().describe('The address of the incident on its status page'),
@@ -130,10 +133,7 @@ const incidentAttributes = {
 };
 
 /** 2.4 */
-export const incident = named(
-  'Incident',
-  z.strictObject({ id: numericId, type: z.literal('incidents'), attributes: z.strictObject(incidentAttributes) }),
-);
+export const incident = named('Incident', z.strictObject({ id: numericId, type: z.literal('incidents'), attributes: z.strictObject(incidentAttributes) }));
 
 /** 2.4, the reduced field set of the update operation's response. */
 export const updatedIncident = named(
@@ -221,10 +221,12 @@ export const auditEvent = named(
     type: z.literal('audit_event'),
     attributes: z.strictObject({
       occurred_at: timestamp,
-      actor: z.string().describe('`api_key:<key id>`, `slack:<team>/<user>`, `discord:<guild>/<user>`, `cli`, `job:<name>`, `page` (a status page visitor) or `system`'),
+      actor: z
+        .string()
+        .describe('`api_key:<key id>`, `slack:<team>/<user>`, `discord:<guild>/<user>`, `cli`, `job:<name>`, `page` (a status page visitor) or `system`'),
       action: z.string().describe('`<target type>.<verb>`, e.g. `incident.update`, `api_key.revoke`'),
       target: z.strictObject({ type: z.string(), id: z.string() }),
-      request_id: z.string().nullable().describe("The id of the request that made the change (its `X-Request-Id`); null for jobs and the CLI"),
+      request_id: z.string().nullable().describe('The id of the request that made the change (its `X-Request-Id`); null for jobs and the CLI'),
       changes: z
         .record(z.string(), z.strictObject({ from: z.unknown().optional(), to: z.unknown().optional() }))
         .describe('The fields changed: `from` the old value (absent for a creation), `to` the new one (absent for a removal)'),

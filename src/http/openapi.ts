@@ -93,12 +93,7 @@ function parameters(route: Route, names: string[], where: string): Json[] {
   const path = names.map((name) => parameter(name, 'path', inputSchema(doc.params![name]!), true));
   if (!doc.query) return path;
   const query = inputSchema(doc.query) as { properties: Record<string, Json>; required?: string[] };
-  return [
-    ...path,
-    ...Object.entries(query.properties).map(([name, schema]) =>
-      parameter(name, 'query', schema, query.required?.includes(name) ?? false),
-    ),
-  ];
+  return [...path, ...Object.entries(query.properties).map(([name, schema]) => parameter(name, 'query', schema, query.required?.includes(name) ?? false))];
 }
 
 function operation(route: Route, names: string[]): Json {
@@ -108,9 +103,7 @@ function operation(route: Route, names: string[]): Json {
   const responses: Record<string, Json> = {
     [success.status]: {
       description: success.description,
-      ...(success.headers
-        ? { headers: Object.fromEntries(Object.entries(success.headers).map(([name, text]) => [name, header(text)])) }
-        : {}),
+      ...(success.headers ? { headers: Object.fromEntries(Object.entries(success.headers).map(([name, text]) => [name, header(text)])) } : {}),
       ...(success.schema ? { content: { [JSON_TYPE]: { schema: ref(success.schema, where) } } } : {}),
     },
   };
@@ -195,7 +188,7 @@ export function buildOpenApiDocument(apiRoutes: readonly Route[]): Json {
     servers: [{ url: '/api/v2' }],
     security: [{ apiKey: [] }],
     tags: [
-      { name: 'Services', description: 'The third-party catalog, a service\'s status and incidents, user reports' },
+      { name: 'Services', description: "The third-party catalog, a service's status and incidents, user reports" },
       { name: 'Incidents', description: 'Incidents on your custom services' },
       { name: 'Custom monitors', description: 'Your probes of a URL and their outages' },
       { name: 'Boards', description: 'Named groups of third-party services, with tags' },
@@ -206,7 +199,11 @@ export function buildOpenApiDocument(apiRoutes: readonly Route[]): Json {
     components: {
       schemas,
       securitySchemes: {
-        apiKey: { type: 'http', scheme: 'bearer', description: "An API key of your company: one of the config file's `api_keys`, or one issued by `statusbot key create`" },
+        apiKey: {
+          type: 'http',
+          scheme: 'bearer',
+          description: "An API key of your company: one of the config file's `api_keys`, or one issued by `statusbot key create`",
+        },
       },
       responses: {
         MethodNotAllowed: errorResponse(405, ERRORS[405].description),

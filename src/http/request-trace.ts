@@ -53,12 +53,7 @@ export function startTrace(req: IncomingMessage, res: ServerResponse): RequestTr
 }
 
 /** Logs the request once it is over (at debug when the client left early) and hands it to `observe`. */
-export function finishTrace(
-  trace: RequestTrace,
-  res: ServerResponse,
-  logger: Logger,
-  observe?: (finished: FinishedRequest) => void,
-): void {
+export function finishTrace(trace: RequestTrace, res: ServerResponse, logger: Logger, observe?: (finished: FinishedRequest) => void): void {
   const aborted = !res.writableFinished;
   const finished: FinishedRequest = {
     id: trace.id,

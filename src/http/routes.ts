@@ -5,13 +5,7 @@ import { addServiceToBoard, getBoard, updateBoardService } from '../domain/board
 import type { Company } from '../domain/companies/company.js';
 import type { DomainContext } from '../domain/context.js';
 import { notFound } from '../domain/errors.js';
-import {
-  createIncident,
-  deleteIncident,
-  getIncident,
-  listServiceIncidents,
-  updateIncident,
-} from '../domain/incidents/incident-service.js';
+import { createIncident, deleteIncident, getIncident, listServiceIncidents, updateIncident } from '../domain/incidents/incident-service.js';
 import { listMonitorIncidents, listMonitors } from '../domain/monitors/monitor-service.js';
 import { getServiceStatus, listCatalog } from '../domain/services/service-queries.js';
 import { MAX_TAGS, TAG_MAX_LENGTH, boardServiceInput } from '../domain/boards/board-input.js';
@@ -142,8 +136,7 @@ export const routes: readonly Route[] = [
       success: { status: 200, description: 'The service', schema: serviceDetailDocument },
       errors: { 404: 'No catalog service, nor custom service of yours, has this urlname' },
     },
-    handle: async ({ ctx, company, params }) =>
-      ok(serviceStatusResource(await getServiceStatus(ctx, company, params.service_name ?? ''))),
+    handle: async ({ ctx, company, params }) => ok(serviceStatusResource(await getServiceStatus(ctx, company, params.service_name ?? ''))),
   },
   {
     method: 'GET',
@@ -202,7 +195,7 @@ export const routes: readonly Route[] = [
       params: { id: incidentId },
       success: { status: 200, description: 'The incident with its updates', schema: incidentDocument },
       errors: {
-        403: "The free plan reads incidents of monitored services only",
+        403: 'The free plan reads incidents of monitored services only',
         404: 'No incident with this id is visible to you',
       },
     },
@@ -245,7 +238,10 @@ export const routes: readonly Route[] = [
         'Of one of your custom services (spec 4.5). `description` and `resolution_stage` go together and add an update; ' +
         '`resolved` resolves the incident, another stage reopens a resolved one.',
       params: { id: incidentId },
-      body: { schema: updateIncidentInput.meta({ dependentRequired: { description: ['resolution_stage'], resolution_stage: ['description'] } }), required: false },
+      body: {
+        schema: updateIncidentInput.meta({ dependentRequired: { description: ['resolution_stage'], resolution_stage: ['description'] } }),
+        required: false,
+      },
       success: { status: 200, description: 'The incident (the reduced field set)', schema: updatedIncidentDocument },
       errors: {
         403: 'Incidents of third-party services cannot be changed',
@@ -253,8 +249,7 @@ export const routes: readonly Route[] = [
         422: 'only one of description and resolution_stage was sent',
       },
     },
-    handle: async ({ ctx, company, params, body }) =>
-      ok(updatedIncidentResource(await updateIncident(ctx, company, idParam(params.id), body ?? {}))),
+    handle: async ({ ctx, company, params, body }) => ok(updatedIncidentResource(await updateIncident(ctx, company, idParam(params.id), body ?? {}))),
   },
   {
     method: 'DELETE',
@@ -355,12 +350,9 @@ export const routes: readonly Route[] = [
       errors: { 404: 'You have no board with this id, or the service is not on it' },
     },
     handle: async ({ ctx, company, params, body }) =>
-      ok(
-        boardServiceResource(
-          await updateBoardService(ctx, company, params.board_id ?? '', params.service_urlname ?? '', body),
-        ),
-      ),
-  },  {
+      ok(boardServiceResource(await updateBoardService(ctx, company, params.board_id ?? '', params.service_urlname ?? '', body))),
+  },
+  {
     method: 'GET',
     path: '/audit_events',
     doc: {
@@ -368,7 +360,7 @@ export const routes: readonly Route[] = [
       tag: 'Audit',
       summary: "List your company's audit trail",
       description:
-        'Every change made to your company\'s data, from the API, Slack, Discord, the status pages, the CLI and jobs, newest first. ' +
+        "Every change made to your company's data, from the API, Slack, Discord, the status pages, the CLI and jobs, newest first. " +
         'Follow `links.next` for older events.',
       query: auditPageInput,
       success: { status: 200, description: 'The events', schema: auditEventList },

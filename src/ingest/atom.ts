@@ -37,5 +37,5 @@ function readEntry(entry: XmlNode): FeedItem {
 function entryLink(links: readonly XmlNode[]): string | null {
   const alternate = links.find((link) => (attribute(link, 'rel') ?? 'alternate') === 'alternate');
   const chosen = alternate ?? links[0];
-  return chosen === undefined ? null : attribute(chosen, 'href') ?? plainText(chosen);
+  return chosen === undefined ? null : (attribute(chosen, 'href') ?? plainText(chosen));
 }

@@ -26,7 +26,10 @@ import type { FeedReader, VendorIncident, VendorMaintenance, VendorUpdate } from
 // Ids come as strings and, inside attributes, as numbers: both read as text.
 const id = z.preprocess((value) => (typeof value === 'number' ? String(value) : value), z.string().min(1));
 const affectedResource = z.object({ status_page_resource_id: id, status: z.string().nullish() });
-const affectedList = z.array(affectedResource).nullish().transform((list) => list ?? []);
+const affectedList = z
+  .array(affectedResource)
+  .nullish()
+  .transform((list) => list ?? []);
 
 const resource = z.object({
   id,
@@ -43,9 +46,7 @@ const report = z.object({
     aggregate_state: z.string().nullish(),
     affected_resources: affectedList,
   }),
-  relationships: z
-    .object({ status_updates: z.object({ data: z.array(z.object({ id })).nullish() }).nullish() })
-    .nullish(),
+  relationships: z.object({ status_updates: z.object({ data: z.array(z.object({ id })).nullish() }).nullish() }).nullish(),
 });
 
 const update = z.object({
@@ -83,9 +84,7 @@ export const betterstack: FeedReader = {
     return {
       indicator: INDICATORS[word(page.data.attributes.aggregate_state)] ?? null,
       components: resources.map((r) => ({ name: r.attributes.public_name, status: componentStatus(r.attributes.status) })),
-      incidents: firstById(
-        reports.filter((r) => !isMaintenance(r)).map((r) => toIncident(r, updatesOf(r, updates), names, pageUrl, context.now)),
-      ),
+      incidents: firstById(reports.filter((r) => !isMaintenance(r)).map((r) => toIncident(r, updatesOf(r, updates), names, pageUrl, context.now))),
       maintenances: firstById(reports.filter(isMaintenance).map((r) => toMaintenance(r, names, pageUrl, context.now))),
       skipped,
     };

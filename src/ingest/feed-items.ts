@@ -25,16 +25,39 @@ export interface FeedItem {
 // written down, with the reasons, in rss.ts; they are the same for Atom.
 
 const STATUS_PREFIXES = new Set([
-  'resolved', 'completed', 'service is operating normally', 'informational', 'informational message', 'info',
-  'service impact', 'service disruption', 'performance issues', 'investigating', 'identified', 'monitoring',
-  'update', 'updated', 'maintenance', 'scheduled maintenance', 'degraded performance', 'partial outage',
-  'major outage', 'outage', 'minor', 'major', 'critical',
+  'resolved',
+  'completed',
+  'service is operating normally',
+  'informational',
+  'informational message',
+  'info',
+  'service impact',
+  'service disruption',
+  'performance issues',
+  'investigating',
+  'identified',
+  'monitoring',
+  'update',
+  'updated',
+  'maintenance',
+  'scheduled maintenance',
+  'degraded performance',
+  'partial outage',
+  'major outage',
+  'outage',
+  'minor',
+  'major',
+  'critical',
 ]);
 const RESOLVED_PREFIXES = new Set(['resolved', 'completed', 'service is operating normally']);
 
 const LABEL_STAGES: Record<string, ResolutionStage | undefined> = {
-  investigating: 'investigating', identified: 'identified', monitoring: 'monitoring',
-  resolved: 'resolved', postmortem: 'resolved', completed: 'resolved',
+  investigating: 'investigating',
+  identified: 'identified',
+  monitoring: 'monitoring',
+  resolved: 'resolved',
+  postmortem: 'resolved',
+  completed: 'resolved',
 };
 // `Mar 16, 19:46 UTC Resolved - …`: one update of a Statuspage/incident.io history item, newest first;
 // after the first, an update starts after its time stamp or after the sentence ending the one before.
@@ -123,10 +146,10 @@ function readItem(item: FeedItem, now: Date): ReadItem | null {
   const label = latestLabel(item.text);
   // The newest update's label, where the text has one, says where the incident is (it may have reopened);
   // else a status field of the text, else a category naming a stage.
-  const marked = label !== null ? LABEL_STAGES[label] ?? latestStage(item.text) : fieldStage(item);
+  const marked = label !== null ? (LABEL_STAGES[label] ?? latestStage(item.text)) : fieldStage(item);
   const resolved = titleResolved || marked === 'resolved';
   const timeline = label === null ? null : stampedUpdates(item);
-  const updates = timeline ?? [{ stage: resolved ? 'resolved' : marked ?? 'investigating', description: item.text, createdAt: latest(item, now) }];
+  const updates = timeline ?? [{ stage: resolved ? 'resolved' : (marked ?? 'investigating'), description: item.text, createdAt: latest(item, now) }];
   return {
     item,
     id,
@@ -179,8 +202,21 @@ function stampedUpdates(item: FeedItem): VendorUpdate[] | null {
 
 // A stamp's zone when the item's own date writes no offset to read the page's zone from.
 const ZONE_OFFSETS: Record<string, number | undefined> = {
-  est: -300, edt: -240, cst: -360, cdt: -300, mst: -420, mdt: -360, pst: -480, pdt: -420,
-  cet: 60, cest: 120, eet: 120, eest: 180, jst: 540, aest: 600, aedt: 660,
+  est: -300,
+  edt: -240,
+  cst: -360,
+  cdt: -300,
+  mst: -420,
+  mdt: -360,
+  pst: -480,
+  pdt: -420,
+  cet: 60,
+  cest: 120,
+  eet: 120,
+  eest: 180,
+  jst: 540,
+  aest: 600,
+  aedt: 660,
 };
 
 /** A stamp without a year, in the year that puts it nearest the item's date (a December stamp on a January item is last year's). */

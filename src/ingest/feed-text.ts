@@ -34,10 +34,18 @@ export function readJson<S extends z.ZodType>(body: string, document: string, sc
  */
 export function readItems<S extends z.ZodType>(list: readonly unknown[], where: string, schema: S, skipped: string[]): z.output<S>[];
 export function readItems<S extends z.ZodType, T>(
-  list: readonly unknown[], where: string, schema: S, skipped: string[], read: (item: z.output<S>, where: string) => T,
+  list: readonly unknown[],
+  where: string,
+  schema: S,
+  skipped: string[],
+  read: (item: z.output<S>, where: string) => T,
 ): T[];
 export function readItems<S extends z.ZodType, T>(
-  list: readonly unknown[], where: string, schema: S, skipped: string[], read?: (item: z.output<S>, where: string) => T,
+  list: readonly unknown[],
+  where: string,
+  schema: S,
+  skipped: string[],
+  read?: (item: z.output<S>, where: string) => T,
 ): (T | z.output<S>)[] {
   const items: (T | z.output<S>)[] = [];
   list.forEach((raw, index) => {
@@ -68,10 +76,17 @@ function label(item: unknown): string {
 export const lenient = <T extends z.ZodType>(schema: T) => schema.nullish().catch(undefined);
 
 /** A list inside an item, read item by item later; anything but a list reads as none. */
-export const innerList = z.array(z.unknown()).nullish().catch(undefined).transform((list) => list ?? []);
+export const innerList = z
+  .array(z.unknown())
+  .nullish()
+  .catch(undefined)
+  .transform((list) => list ?? []);
 
 /** A list a document is made of, read item by item later: missing or null is empty, anything but a list is a format error of the document. */
-export const documentList = z.array(z.unknown()).nullish().transform((list) => list ?? []);
+export const documentList = z
+  .array(z.unknown())
+  .nullish()
+  .transform((list) => list ?? []);
 
 function describeIssues(issues: readonly z.core.$ZodIssue[], input: unknown, whole = 'the document'): string {
   const described = issues.slice(0, 3).map((issue) => {
@@ -140,9 +155,25 @@ const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', '
 
 // RFC 822 names its zones; these are its own plus the few unambiguous ones feeds use.
 const ZONES: Record<string, number> = {
-  UT: 0, UTC: 0, GMT: 0, Z: 0,
-  EST: -300, EDT: -240, CST: -360, CDT: -300, MST: -420, MDT: -360, PST: -480, PDT: -420,
-  CET: 60, CEST: 120, EET: 120, EEST: 180, JST: 540, AEST: 600, AEDT: 660,
+  UT: 0,
+  UTC: 0,
+  GMT: 0,
+  Z: 0,
+  EST: -300,
+  EDT: -240,
+  CST: -360,
+  CDT: -300,
+  MST: -420,
+  MDT: -360,
+  PST: -480,
+  PDT: -420,
+  CET: 60,
+  CEST: 120,
+  EET: 120,
+  EEST: 180,
+  JST: 540,
+  AEST: 600,
+  AEDT: 660,
 };
 
 const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?)?\s*(Z|[+-]\d{2}(?::?\d{2})?)?$/i;
@@ -182,9 +213,7 @@ function offsetMinutes(zone: string): number | null {
   return ZONES[zone.toUpperCase()] ?? null;
 }
 
-function build(
-  year: number, month: number, day: number, hour: number, minute: number, second: number, ms: number, offset: number | null,
-): Date | null {
+function build(year: number, month: number, day: number, hour: number, minute: number, second: number, ms: number, offset: number | null): Date | null {
   if (offset === null || month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 60) return null;
   const utc = Date.UTC(year, month - 1, day, hour, minute, Math.min(second, 59), ms);
   // Date.UTC rolls 31 February over into March; a feed that says so is wrong, not early March.
@@ -234,9 +263,31 @@ export function collapse(text: string): string {
 }
 
 const NAMED_ENTITIES: Record<string, string> = {
-  amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ', ndash: '–', mdash: '—', hellip: '…',
-  lsquo: '‘', rsquo: '’', ldquo: '“', rdquo: '”', laquo: '«', raquo: '»', bull: '•', middot: '·',
-  copy: '©', reg: '®', trade: '™', deg: '°', times: '×', euro: '€', pound: '£', shy: '',
+  amp: '&',
+  lt: '<',
+  gt: '>',
+  quot: '"',
+  apos: "'",
+  nbsp: ' ',
+  ndash: '–',
+  mdash: '—',
+  hellip: '…',
+  lsquo: '‘',
+  rsquo: '’',
+  ldquo: '“',
+  rdquo: '”',
+  laquo: '«',
+  raquo: '»',
+  bull: '•',
+  middot: '·',
+  copy: '©',
+  reg: '®',
+  trade: '™',
+  deg: '°',
+  times: '×',
+  euro: '€',
+  pound: '£',
+  shy: '',
 };
 
 /** Decodes character references; an unknown or impossible one is left as written. */

@@ -51,9 +51,7 @@ export const instatus: FeedReader = {
   parse(bodies, context) {
     const body = readJson(bodies[0] ?? '', 'summary.json', frame);
     const skipped: string[] = [];
-    const incidents = firstById(
-      readItems(body.activeIncidents, 'summary.json: activeIncidents', activeIncident, skipped, (i) => toIncident(i, context.now)),
-    );
+    const incidents = firstById(readItems(body.activeIncidents, 'summary.json: activeIncidents', activeIncident, skipped, (i) => toIncident(i, context.now)));
     const maintenances = firstById(
       readItems(body.activeMaintenances, 'summary.json: activeMaintenances', activeMaintenance, skipped, (m): VendorMaintenance => {
         const startsAt = m.start!;

@@ -57,7 +57,10 @@ export const slack: FeedReader = {
     const maintenances = firstById(items.filter(isMaintenance).map((i) => toMaintenance(i, context.now)));
     const listed = new Set(active.map((i) => i.id));
     return {
-      indicator: indicatorOf(now.status, items.filter((i) => listed.has(i.id) && !isClosed(i))),
+      indicator: indicatorOf(
+        now.status,
+        items.filter((i) => listed.has(i.id) && !isClosed(i)),
+      ),
       components: [],
       incidents,
       maintenances,
@@ -108,7 +111,7 @@ function timeOf(date: Date | null | undefined): number {
 function indicatorOf(status: string, open: readonly Item[]): ServiceStatus | null {
   switch (word(status)) {
     case 'ok':
-      return open.length === 0 ? 'ok' : worst(open) ?? 'ok';
+      return open.length === 0 ? 'ok' : (worst(open) ?? 'ok');
     case 'active':
       return worst(open) ?? (open.length > 0 ? 'ok' : 'minor');
     default:
@@ -124,9 +127,7 @@ function worst(open: readonly Item[]): ServiceStatus | null {
 }
 
 function notesOf(i: Item, fallback: Date): { at: Date; text: string }[] {
-  return (i.notes ?? [])
-    .map((n) => ({ at: n.date_created ?? fallback, text: htmlToText(n.body ?? '') }))
-    .sort((a, b) => a.at.getTime() - b.at.getTime());
+  return (i.notes ?? []).map((n) => ({ at: n.date_created ?? fallback, text: htmlToText(n.body ?? '') })).sort((a, b) => a.at.getTime() - b.at.getTime());
 }
 
 function toIncident(i: Item, now: Date): VendorIncident {

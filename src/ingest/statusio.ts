@@ -103,9 +103,7 @@ function toComponent(c: z.output<typeof component>): VendorComponent {
 }
 
 function messagesOf(e: Event, fallback: Date) {
-  return (e.messages ?? [])
-    .map((m) => ({ m, at: m.datetime ?? fallback }))
-    .sort((a, b) => a.at.getTime() - b.at.getTime());
+  return (e.messages ?? []).map((m) => ({ m, at: m.datetime ?? fallback })).sort((a, b) => a.at.getTime() - b.at.getTime());
 }
 
 function affected(e: Event): string[] {

@@ -85,10 +85,7 @@ function toMaintenance(m: StatuspageMaintenance, pageUrl: string): VendorMainten
 }
 
 /** Both documents list open incidents; the later-updated copy is the truer one, incidents.json on a tie. */
-function mergeIncidents(
-  fromList: readonly StatuspageIncident[],
-  fromSummary: readonly StatuspageIncident[],
-): Map<string, StatuspageIncident> {
+function mergeIncidents(fromList: readonly StatuspageIncident[], fromSummary: readonly StatuspageIncident[]): Map<string, StatuspageIncident> {
   const merged = new Map<string, StatuspageIncident>();
   for (const incident of fromList) merged.set(incident.id, incident);
   for (const incident of fromSummary) {
@@ -120,7 +117,10 @@ function toIncident(incident: StatuspageIncident, pageUrl: string, now: Date): V
     severityFromProvider: incident.impact,
     url: incident.shortlink ?? `${pageUrl}/incidents/${encodeURIComponent(incident.id)}`,
     description: updates[updates.length - 1]?.description ?? '',
-    components: componentsOf(incident, ordered.map(({ update }) => update)),
+    components: componentsOf(
+      incident,
+      ordered.map(({ update }) => update),
+    ),
     createdAt,
     updatedAt,
     resolved,

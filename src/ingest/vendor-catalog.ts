@@ -39,9 +39,11 @@ function feedShapeProblem(kind: FeedKind, value: string): string | null {
   const url = parseHttps(value);
   if (url === null) return null; // already reported as not an https URL
   if (url.hash !== '') return 'should have no #fragment';
-  if (kind === 'slack') return url.origin === 'https://slack-status.com' && url.pathname === '/' && url.search === '' ? null : 'should be https://slack-status.com';
+  if (kind === 'slack')
+    return url.origin === 'https://slack-status.com' && url.pathname === '/' && url.search === '' ? null : 'should be https://slack-status.com';
   if (kind === 'statusio') return STATUSIO_API.test(value) ? null : 'should be https://api.status.io/1.0/status/{24-hex page id}';
-  if (BASE_KINDS.has(kind)) return url.pathname === '/' && url.search === '' ? null : `should be the page's base address (the ${kind} reader appends its own paths)`;
+  if (BASE_KINDS.has(kind))
+    return url.pathname === '/' && url.search === '' ? null : `should be the page's base address (the ${kind} reader appends its own paths)`;
   if (kind === 'gcp') return url.pathname.endsWith('/incidents.json') ? null : 'should be the incidents.json address';
   return url.pathname === '/' ? `should be the ${kind} feed's own address, not the site` : null;
 }
@@ -49,7 +51,10 @@ function feedShapeProblem(kind: FeedKind, value: string): string | null {
 const catalogEntry = z
   .strictObject({
     urlname: z.string().regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, 'should be a slug: lowercase letters and digits, words joined by single hyphens'),
-    name: z.string().min(1).refine((v) => v === v.trim(), 'should have no leading or trailing spaces'),
+    name: z
+      .string()
+      .min(1)
+      .refine((v) => v === v.trim(), 'should have no leading or trailing spaces'),
     status_page_url: httpsUrl,
     feed: z.strictObject({ kind: z.enum(FEED_KINDS), url: httpsUrl }),
   })
@@ -95,7 +100,8 @@ export function parseVendorCatalog(data: unknown): CatalogVendor[] {
     if (sameFeed !== undefined) problems.push(`urlname "${v.urlname}": feed ${v.feed.url} is already read for "${sameFeed}"`);
     else feeds.set(feedAddressKey(v.feed.url), v.urlname);
   }
-  if (problems.length > 0) throw new Error(`The vendor catalog has ${problems.length} bad entr${problems.length === 1 ? 'y' : 'ies'}:\n- ${problems.join('\n- ')}`);
+  if (problems.length > 0)
+    throw new Error(`The vendor catalog has ${problems.length} bad entr${problems.length === 1 ? 'y' : 'ies'}:\n- ${problems.join('\n- ')}`);
   return vendors;
 }
 

@@ -211,5 +211,7 @@ export function fingerprintOf(snapshot: VendorSnapshot): string {
       ? { ...incident, createdAt: null, updatedAt: null, resolvedAt: null, updates: incident.updates.map((u) => ({ ...u, createdAt: null })) }
       : incident,
   );
-  return createHash('sha256').update(JSON.stringify({ ...snapshot, incidents: dated })).digest('base64url');
+  return createHash('sha256')
+    .update(JSON.stringify({ ...snapshot, incidents: dated }))
+    .digest('base64url');
 }

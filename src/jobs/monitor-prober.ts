@@ -167,7 +167,10 @@ export function createMonitorProber(options: MonitorProberOptions): MonitorProbe
         m.dueAt += Math.max(1, Math.ceil((now - m.dueAt + 1) / m.intervalMs)) * m.intervalMs;
         if (!m.running) due.push({ m, dueAt });
       }
-      const taken = await takeDueProbes(ctx, due.map(({ m, dueAt }) => ({ id: m.id, dueAt, next: m.dueAt })));
+      const taken = await takeDueProbes(
+        ctx,
+        due.map(({ m, dueAt }) => ({ id: m.id, dueAt, next: m.dueAt })),
+      );
       for (const { m, dueAt } of due) {
         if (!taken.has(m.id)) continue;
         if (inFlight.size < concurrency) launch(m, dueAt);

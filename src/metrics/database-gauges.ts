@@ -69,7 +69,13 @@ export function registerDatabaseGauges(options: DatabaseGaugesOptions): void {
     }));
   async function readOutbox() {
     const rows = await db
-      .selectFrom((eb) => eb.selectFrom('outbox').select((o) => [kindOf(o).as('kind'), 'created_at']).where('state', '=', 'pending').as('p'))
+      .selectFrom((eb) =>
+        eb
+          .selectFrom('outbox')
+          .select((o) => [kindOf(o).as('kind'), 'created_at'])
+          .where('state', '=', 'pending')
+          .as('p'),
+      )
       .select((eb) => ['p.kind', eb.fn.countAll<number>().as('pending'), eb.fn.min('p.created_at').as('oldest')])
       .groupBy('p.kind')
       .execute();
@@ -102,7 +108,7 @@ export function registerDatabaseGauges(options: DatabaseGaugesOptions): void {
 
   gauge(
     'statusbot_feed_staleness_seconds',
-    "Seconds since each watched vendor feed was last read successfully; +Inf when it never was.",
+    'Seconds since each watched vendor feed was last read successfully; +Inf when it never was.',
     ['feed'],
     async (g) => {
       const at = now().getTime();

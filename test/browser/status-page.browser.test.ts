@@ -107,8 +107,7 @@ describeInBrowser('public status page in Chromium', () => {
     return page;
   }
 
-  const serviceCard = (page: Page, name: string) =>
-    page.locator('section[aria-labelledby="services"] li.card', { has: page.locator('h3', { hasText: name }) });
+  const serviceCard = (page: Page, name: string) => page.locator('section[aria-labelledby="services"] li.card', { has: page.locator('h3', { hasText: name }) });
 
   it('reads the status in words, a word beside each service, on a 360 px phone without horizontal scroll', async () => {
     const page = await open({ viewport: PHONE, isMobile: true, hasTouch: true });

@@ -119,7 +119,7 @@ describe.each(PLATFORMS)('$platform', ({ platform, start }) => {
     expect(h.shown('late')).toEqual([]);
   });
 
-  it("a status change of a followed service is one new message, and not an edit", async () => {
+  it('a status change of a followed service is one new message, and not an edit', async () => {
     const before = h.shown('status').length;
     const id = await open('Status mover', 'Slow', 1002);
     await patch(id, { description: 'done', resolution_stage: 'resolved' });

@@ -20,7 +20,10 @@ describe.each(PLATFORMS)('$platform', ({ start }) => {
     const service = await db.selectFrom('services').select('id').where('urlname', '=', 'acme-cloud').executeTakeFirstOrThrow();
     await db.updateTable('services').set({ feed_kind: 'statuspage', feed_url: 'https://status.acme-cloud.example' }).where('id', '=', service.id).execute();
     await db.deleteFrom('vendor_feeds').where('service_id', '=', service.id).execute();
-    await db.insertInto('vendor_feeds').values({ service_id: service.id, indicator: 'ok', ...state }).execute();
+    await db
+      .insertInto('vendor_feeds')
+      .values({ service_id: service.id, indicator: 'ok', ...state })
+      .execute();
   }
 
   it('says "No data" and why for a vendor whose feed was never read, though the API keeps its seed status', async () => {

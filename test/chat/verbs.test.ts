@@ -22,7 +22,14 @@ describe.each(PLATFORMS)('$platform', ({ platform, start }) => {
   const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
   const count = async (table: 'incidents' | 'incident_updates' | 'chat_links' | 'channel_subscriptions') =>
-    Number((await h.s.ctx.db.selectFrom(table).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+    Number(
+      (
+        await h.s.ctx.db
+          .selectFrom(table)
+          .select((eb) => eb.fn.countAll().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
 
   async function createIncident(body: Record<string, unknown>, key = ACME_KEY) {
     const res = await h.s.api('POST', '/api/v2/incidents', { key, body });
@@ -135,7 +142,16 @@ describe.each(PLATFORMS)('$platform', ({ platform, start }) => {
       expect(await rows()).toEqual([
         { kind: 'incidents', service_id: null, board_id: null, schedule: null, timezone: null, only_on_change: 0, edit_in_place: 0, workspace_id: acme },
         expect.objectContaining({ kind: 'service', board_id: null, workspace_id: acme }),
-        { kind: 'board', service_id: null, board_id: ACME_BOARD, schedule: '0 8 * * 1-5', timezone: 'Europe/Berlin', only_on_change: 1, edit_in_place: 0, workspace_id: acme },
+        {
+          kind: 'board',
+          service_id: null,
+          board_id: ACME_BOARD,
+          schedule: '0 8 * * 1-5',
+          timezone: 'Europe/Berlin',
+          only_on_change: 1,
+          edit_in_place: 0,
+          workspace_id: acme,
+        },
       ]);
 
       const list = (await h.ask({ verb: 'subscriptions' }, where)).text;
@@ -294,8 +310,7 @@ describe.each(PLATFORMS)('$platform', ({ platform, start }) => {
   });
 
   describe('reporting a problem with a service', () => {
-    const reporters = async () =>
-      (await h.s.ctx.db.selectFrom('user_reports').select('reporter').orderBy('id').execute()).map((r) => r.reporter);
+    const reporters = async () => (await h.s.ctx.db.selectFrom('user_reports').select('reporter').orderBy('id').execute()).map((r) => r.reporter);
     /** How a member counts as a reporter: the Slack user in its workspace, the Discord user. */
     const reporter = (member: 'admin' | 'member' | 'channel-manager') =>
       platform === 'slack'
@@ -317,7 +332,9 @@ describe.each(PLATFORMS)('$platform', ({ platform, start }) => {
     it("suggests similar services for an unknown name, hides other companies', and records nothing", async () => {
       const before = await reporters();
       const similar = await h.ask({ verb: 'report', service: 'acme' });
-      expect(similar.text).toMatch(new RegExp(`^${escape(`There is no service ${h.code('acme')}. Did you mean `)}.*${escape(`${h.code('acme-cloud')} (Acme Cloud)`)}`));
+      expect(similar.text).toMatch(
+        new RegExp(`^${escape(`There is no service ${h.code('acme')}. Did you mean `)}.*${escape(`${h.code('acme-cloud')} (Acme Cloud)`)}`),
+      );
       expect((await h.ask({ verb: 'report', service: 'globex-api' })).text).toBe('The service does not exist.');
       expect(await reporters()).toEqual(before);
     });

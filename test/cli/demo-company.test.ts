@@ -132,7 +132,9 @@ describe('a database whose demo company holds the ids of the README example', ()
     try {
       await seedBefore0009(db);
       await migrateToLatest(db);
-      expect(await db.selectFrom('services').select(['id', 'urlname']).where('company_id', 'is not', null).execute()).toEqual([{ id: 9001, urlname: 'demo-api' }]);
+      expect(await db.selectFrom('services').select(['id', 'urlname']).where('company_id', 'is not', null).execute()).toEqual([
+        { id: 9001, urlname: 'demo-api' },
+      ]);
       expect(await db.selectFrom('custom_monitors').select('id').execute()).toEqual([{ id: 9001 }]);
       expect(await db.selectFrom('incidents').select('service_id').execute()).toEqual([{ service_id: 9001 }]);
       expect(await db.selectFrom('monitor_incidents').select('monitor_id').execute()).toEqual([{ monitor_id: 9001 }]);

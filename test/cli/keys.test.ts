@@ -16,8 +16,7 @@ let server: TestServer;
 const running: Running[] = [];
 
 const cli = (...args: string[]) => runCli([...args, '--db', database.path], { cwd: dir });
-const statusWith = async (base: string, key: string) =>
-  (await fetch(`${base}/api/v2/custom_monitors`, { headers: { authorization: `Bearer ${key}` } })).status;
+const statusWith = async (base: string, key: string) => (await fetch(`${base}/api/v2/custom_monitors`, { headers: { authorization: `Bearer ${key}` } })).status;
 
 beforeAll(assertBuilt);
 beforeEach(async () => {
@@ -126,7 +125,11 @@ describe('statusbot key revoke', () => {
 describe.skipIf(TEST_ENGINE !== 'sqlite')('key commands on a database file that is not there', () => {
   it('refuse it in one line and create nothing', async () => {
     const missing = join(dir, 'typo.db');
-    for (const args of [['key', 'list', '--company', 'Acme'], ['key', 'create', '--company', 'Acme'], ['key', 'revoke', '1']]) {
+    for (const args of [
+      ['key', 'list', '--company', 'Acme'],
+      ['key', 'create', '--company', 'Acme'],
+      ['key', 'revoke', '1'],
+    ]) {
       const res = await runCli([...args, '--db', missing], { cwd: dir });
       expect(res.code, args.join(' ')).toBe(1);
       expect(res.stderr).toBe(`statusbot: there is no database at ${missing}; pass the one the server uses with --db (or STATUSBOT_DB)\n`);
@@ -150,7 +153,10 @@ describe('statusbot audit list', () => {
 
     const res = await cli('audit', 'list', '--company', 'Acme', '--limit', '3');
     expect(res.code, res.stderr).toBe(0);
-    const lines = res.stdout.trim().split('\n').map((l) => l.split('\t'));
+    const lines = res.stdout
+      .trim()
+      .split('\n')
+      .map((l) => l.split('\t'));
     expect(lines.map(([, , company, actor, action, target, request]) => [company, actor, action, target, request])).toEqual([
       ['Acme', 'cli', 'api_key.revoke', `api_key:${id}`, '-'],
       ['Acme', `api_key:${id}`, 'incident.create', expect.stringMatching(/^incident:\d+$/), 'deploy-42'],

@@ -41,7 +41,14 @@ async function portInUse(): Promise<number> {
 async function companies(path: string): Promise<number> {
   const db = openDatabase({ path });
   try {
-    return Number((await db.selectFrom('companies').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+    return Number(
+      (
+        await db
+          .selectFrom('companies')
+          .select((eb) => eb.fn.countAll().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
   } finally {
     await db.destroy();
   }
@@ -77,12 +84,16 @@ describe.skipIf(TEST_ENGINE !== 'sqlite')('mistakes are answered by one line nam
       writeFileSync(join(dir, 'x.yml'), README_EXAMPLE_CONFIG);
       const res = await cli([...args, '--db', folder]);
       expect(res.code, args[0]).toBe(1);
-      expect(oneLine(res.stderr)).toEqual([`statusbot: the database ${folder} is a folder; name a file in it, e.g. --db ${join(folder, 'statusbot.db')} (or STATUSBOT_DB)`]);
+      expect(oneLine(res.stderr)).toEqual([
+        `statusbot: the database ${folder} is a folder; name a file in it, e.g. --db ${join(folder, 'statusbot.db')} (or STATUSBOT_DB)`,
+      ]);
     }
     const under = join(file, 'statusbot.db');
     const res = await cli(['migrate', '--db', under]);
     expect(res.code).toBe(1);
-    expect(oneLine(res.stderr)).toEqual([`statusbot: cannot create the database ${under}: ${file} is a file, not a folder; choose another path with --db (or STATUSBOT_DB)`]);
+    expect(oneLine(res.stderr)).toEqual([
+      `statusbot: cannot create the database ${under}: ${file} is a file, not a folder; choose another path with --db (or STATUSBOT_DB)`,
+    ]);
     const notDb = await cli(['migrate', '--db', file]);
     expect(notDb.code).toBe(1);
     expect(oneLine(notDb.stderr)).toEqual([`statusbot: ${file} is not a database file; pass the statusbot database with --db (or STATUSBOT_DB)`]);

@@ -5,14 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  ConfigError,
-  DEFAULT_RATE_LIMIT_PER_MINUTE,
-  describeConfigIssues,
-  emptyConfig,
-  loadConfig,
-  parseConfig,
-} from '../../src/config/load-config.js';
+import { ConfigError, DEFAULT_RATE_LIMIT_PER_MINUTE, describeConfigIssues, emptyConfig, loadConfig, parseConfig } from '../../src/config/load-config.js';
 import type { LoadedConfig } from '../../src/config/load-config.js';
 import { VENDOR_CATALOG } from '../../src/ingest/vendor-catalog.js';
 import { createTestDatabase } from '../helpers/test-database.js';
@@ -239,10 +232,9 @@ describe('parseConfig: a wrong file stops with the key and the line', () => {
   });
 
   it('every problem of the file is reported at once', () => {
-    const text = EXAMPLE.replace('plan: business', 'plan: gold').replace('public_url: http://localhost:8080', 'public_url: ftp://x').replace(
-      'interval_seconds: 60',
-      'interval_seconds: 0',
-    );
+    const text = EXAMPLE.replace('plan: business', 'plan: gold')
+      .replace('public_url: http://localhost:8080', 'public_url: ftp://x')
+      .replace('interval_seconds: 60', 'interval_seconds: 0');
     const message = failure(text);
     expect(message).toContain(`test.yml:${lineOf(text, 'public_url')}:`);
     expect(message).toContain(`test.yml:${lineOf(text, 'plan: gold')}:`);

@@ -20,7 +20,10 @@ describe.skipIf(TEST_ENGINE !== 'postgres')('three replicas on one PostgreSQL da
     });
     await new Promise<void>((r) => target.listen(0, '127.0.0.1', r));
     const port = (target.address() as AddressInfo).port;
-    const monitors = Array.from({ length: 20 }, (_, i) => `      - { id: ${701 + i}, name: m${i}, url: "http://127.0.0.1:${port}/m${i}", probe_type: ping, interval_seconds: 60 }`);
+    const monitors = Array.from(
+      { length: 20 },
+      (_, i) => `      - { id: ${701 + i}, name: m${i}, url: "http://127.0.0.1:${port}/m${i}", probe_type: ping, interval_seconds: 60 }`,
+    );
     const config = `
 public_url: http://status.test
 rate_limit: { per_minute: 100000 }

@@ -24,8 +24,7 @@ afterEach(async () => {
 });
 
 /** The keys units wrote: all but the rows the migrations put in `meta`. */
-const writtenKeys = async () =>
-  (await db.selectFrom('meta').select('key').where('key', '!=', 'changes').orderBy('key').execute()).map((r) => r.key);
+const writtenKeys = async () => (await db.selectFrom('meta').select('key').where('key', '!=', 'changes').orderBy('key').execute()).map((r) => r.key);
 
 const insertMeta = (key: string) => (trx: Db) => trx.insertInto('meta').values({ key, value: 'v' }).execute();
 
@@ -80,7 +79,14 @@ describe('createWriter', () => {
 
   it('keeps serving after a batch fails as a whole', async () => {
     const writer = createWriter(db);
-    await expect(writer.run(async (trx) => trx.insertInto('nope' as 'meta').values({ key: 'x', value: 'y' }).execute())).rejects.toThrow();
+    await expect(
+      writer.run(async (trx) =>
+        trx
+          .insertInto('nope' as 'meta')
+          .values({ key: 'x', value: 'y' })
+          .execute(),
+      ),
+    ).rejects.toThrow();
     await writer.run(insertMeta('after'));
     expect(await writtenKeys()).toEqual(['after']);
   });
@@ -118,11 +124,25 @@ describe.skipIf(TEST_ENGINE !== 'postgres')('createWriter on PostgreSQL', () => 
   });
 
   it('runs a unit whose service another transaction holds in a later transaction, without holding up the others', async () => {
-    const { id: company } = await db.insertInto('companies').values({ name: 'Acme', plan: 'business', notify_on: '[]', created_at: 0 }).returning('id').executeTakeFirstOrThrow();
+    const { id: company } = await db
+      .insertInto('companies')
+      .values({ name: 'Acme', plan: 'business', notify_on: '[]', created_at: 0 })
+      .returning('id')
+      .executeTakeFirstOrThrow();
     for (const id of [1, 2]) {
       await db
         .insertInto('services')
-        .values({ id, urlname: `s${id}`, name: `S${id}`, status_page_url: null, company_id: company, demo: null, feed_kind: null, feed_url: null, created_at: 0 })
+        .values({
+          id,
+          urlname: `s${id}`,
+          name: `S${id}`,
+          status_page_url: null,
+          company_id: company,
+          demo: null,
+          feed_kind: null,
+          feed_url: null,
+          created_at: 0,
+        })
         .execute();
     }
     const holder = await db.startTransaction().execute();
@@ -196,4 +216,3 @@ describe.skipIf(TEST_ENGINE !== 'postgres')('createWriter on PostgreSQL', () => 
     expect(await companyNames()).toEqual(['A', 'B', 'C']);
   });
 });
-

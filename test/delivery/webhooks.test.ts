@@ -97,9 +97,7 @@ describe('webhook delivery', () => {
     expect(delivery!.path).toBe('/hooks/a');
     expect(delivery!.headers['content-type']).toBe('application/json');
     expect(delivery!.headers['x-statusbot-event']).toBe('incident.created');
-    expect(delivery!.headers['x-statusbot-signature']).toBe(
-      `sha256=${createHmac('sha256', SECRET).update(delivery!.body).digest('hex')}`,
-    );
+    expect(delivery!.headers['x-statusbot-signature']).toBe(`sha256=${createHmac('sha256', SECRET).update(delivery!.body).digest('hex')}`);
     expect(JSON.parse(delivery!.body)).toMatchObject({
       event: 'incident.created',
       service: { id: 1001, urlname: 'acme-api', status: 'minor' },
@@ -156,7 +154,10 @@ describe('webhook delivery', () => {
     const s = await start({ enabled: false });
     await s.api('POST', '/api/v2/incidents', { body: { service_id: 1001, title: 'Leased' } });
     // As if another process had claimed it and crashed.
-    await s.ctx.db.updateTable('outbox').set({ lease_until: Date.parse('2026-11-22T10:03:00.000Z') }).execute();
+    await s.ctx.db
+      .updateTable('outbox')
+      .set({ lease_until: Date.parse('2026-11-22T10:03:00.000Z') })
+      .execute();
     await s.worker.drain();
     expect(hook.received).toHaveLength(0);
     s.clock.advance(120_000);

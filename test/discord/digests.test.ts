@@ -53,7 +53,6 @@ const MONDAY = new Date('2026-11-23T08:00:00Z');
 const TUESDAY = new Date('2026-11-24T08:00:00Z');
 const WEDNESDAY = new Date('2026-11-25T08:00:00Z');
 
-
 let fake: FakeDiscord;
 let s: TestServer;
 /** A second process: its own connection to the same database file, its own scheduler. */

@@ -77,7 +77,7 @@ describe('transport', () => {
 });
 
 describe('modals', () => {
-  it('new: the chosen service preselected among the company\'s, then title, severity, stage, description', async () => {
+  it("new: the chosen service preselected among the company's, then title, severity, stage, description", async () => {
     const res = await send(command('incident new', { service: 'acme-api' }));
     expect(res.body.type).toBe(9);
     expect(res.body.data.custom_id).toBe('incident:new:1001');
@@ -95,7 +95,9 @@ describe('modals', () => {
     const id = await newIncident('Slow pages');
     const res = await send(command('incident update', { id }));
     expect(res.body).toMatchObject({ type: 9, data: { custom_id: `incident:update:${id}:investigating` } });
-    const old = await send(modalSubmit(`incident:update:${id}`, { title: 'Very slow pages', severity: ['major'], stage: ['monitoring'], description: 'CDN fixed' }));
+    const old = await send(
+      modalSubmit(`incident:update:${id}`, { title: 'Very slow pages', severity: ['major'], stage: ['monitoring'], description: 'CDN fixed' }),
+    );
     expect(old.body.data).toMatchObject({ flags: 64, content: `Updated incident **#${id}**: Very slow pages` });
     const got = (await s.api('GET', `/api/v2/incidents/${id}`)).body.data.attributes;
     expect(got.updates.map((u: any) => [u.status, u.description])).toEqual([

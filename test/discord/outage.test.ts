@@ -103,7 +103,12 @@ describe('delivery through a Discord outage', () => {
     fake.failNext(1, { status: 500, afterApplying: true }, (c) => c.method === 'POST' && c.path === `/channels/${A}/messages`);
     const id = Number((await s.api('POST', '/api/v2/incidents', { body: { service_id: 1001, title: 'Lost answer' } })).body.data.id);
     await settle(s);
-    expect(fake.channel(A).filter((m) => !m.replyTo).map((m) => m.body.embeds[0].title)).toEqual([`🟠 #${id} Lost answer`]);
+    expect(
+      fake
+        .channel(A)
+        .filter((m) => !m.replyTo)
+        .map((m) => m.body.embeds[0].title),
+    ).toEqual([`🟠 #${id} Lost answer`]);
     const posts = fake.calls.filter((c) => c.method === 'POST' && c.path === `/channels/${A}/messages` && !c.body.message_reference);
     expect(posts.map((c) => c.status)).toEqual([500, 200]);
     expect(posts[1]!.body.nonce).toBe(posts[0]!.body.nonce);
@@ -144,7 +149,12 @@ describe('delivery through a Discord outage', () => {
     fake.failNext(1000, { status: 500 }, (c) => c.method === 'POST' && c.path === `/channels/${A}/messages`);
     await s.api('PATCH', `/api/v2/incidents/${id}`, { body: { description: 'before crash', resolution_stage: 'identified' } });
     await fake.waitFor(async () => {
-      const row = await s.ctx.db.selectFrom('outbox').select(['progress', 'attempts']).where('stream', '=', `discord:111:${A}`).where('state', '=', 'pending').executeTakeFirst();
+      const row = await s.ctx.db
+        .selectFrom('outbox')
+        .select(['progress', 'attempts'])
+        .where('stream', '=', `discord:111:${A}`)
+        .where('state', '=', 'pending')
+        .executeTakeFirst();
       return row && row.attempts >= 1 && row.progress?.includes('message');
     });
     await servers.pop()!.stop();

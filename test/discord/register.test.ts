@@ -68,8 +68,7 @@ describe('registerDiscordCommands', () => {
 describe('the declared commands', () => {
   /** An interaction's data for one leaf, with a value for every option it declares. */
   function dataFor(command: any, path: string[]): any {
-    const fill = (options: any[] = []) =>
-      options.map((o) => ({ name: o.name, type: o.type, value: o.type === 4 ? 7 : o.type === 5 ? true : 'acme-api' }));
+    const fill = (options: any[] = []) => options.map((o) => ({ name: o.name, type: o.type, value: o.type === 4 ? 7 : o.type === 5 ? true : 'acme-api' }));
     const nest = (options: any[] = [], rest: string[]): any[] => {
       if (rest.length === 0) return fill(options);
       const sub = options.find((o) => o.name === rest[0]);

@@ -94,7 +94,10 @@ describe('what is remembered', () => {
 });
 
 describe('Discord interactions are rate limited per guild and per address', () => {
-  const slowDown = { type: 4, data: { flags: 64, content: expect.stringMatching(/^Too many requests at once; nothing was done\. Please try again in \d+ seconds?\.$/) } };
+  const slowDown = {
+    type: 4,
+    data: { flags: 64, content: expect.stringMatching(/^Too many requests at once; nothing was done\. Please try again in \d+ seconds?\.$/) },
+  };
 
   it('a guild over chat.rate_limit.per_minute gets an ephemeral "slow down", nothing runs; another guild is not limited; autocomplete does not count', async () => {
     const s = await start(`${discordConfig()}chat: { rate_limit: { per_minute: 3 } }\n`);

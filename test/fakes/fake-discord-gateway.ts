@@ -27,8 +27,7 @@ export async function startFakeGateway(applicationId: string): Promise<FakeGatew
   let markReady!: () => void;
   const ready = new Promise<void>((resolve) => (markReady = resolve));
 
-  const send = (socket: WebSocket, op: number, d: unknown, t: string | null = null) =>
-    socket.send(JSON.stringify({ op, d, s: t ? ++sequence : null, t }));
+  const send = (socket: WebSocket, op: number, d: unknown, t: string | null = null) => socket.send(JSON.stringify({ op, d, s: t ? ++sequence : null, t }));
 
   wss.on('connection', (socket) => {
     current = socket;

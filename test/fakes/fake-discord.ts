@@ -67,11 +67,7 @@ export interface FakeDiscord {
   /** The signature Discord would send for this body at this timestamp (unix seconds). */
   sign(timestamp: string, body: string): string;
   /** POSTs a signed interaction to statusbot, as Discord does. */
-  interact(
-    url: string,
-    interaction: unknown,
-    options: { now: Date; signature?: string | null; timestamp?: string },
-  ): Promise<{ status: number; body: any }>;
+  interact(url: string, interaction: unknown, options: { now: Date; signature?: string | null; timestamp?: string }): Promise<{ status: number; body: any }>;
   waitFor<T>(probe: () => T | undefined | null | false | Promise<T | undefined | null | false>, timeoutMs?: number): Promise<T>;
   close(): Promise<void>;
 }
@@ -160,15 +156,20 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
     const failure = i === -1 ? undefined : failures.splice(i, 1)[0]!.failure;
     if (failure?.status === 429) {
       const retryAfter = String(failure.retryAfterSeconds);
-      const status = json(res, 429, { message: 'You are being rate limited.', retry_after: failure.retryAfterSeconds, global: failure.global ?? false }, {
-        'retry-after': retryAfter,
-        'x-ratelimit-limit': '5',
-        'x-ratelimit-remaining': '0',
-        'x-ratelimit-reset-after': retryAfter,
-        'x-ratelimit-bucket': 'fake',
-        'x-ratelimit-scope': failure.global ? 'global' : 'user',
-        ...(failure.global ? { 'x-ratelimit-global': 'true' } : {}),
-      });
+      const status = json(
+        res,
+        429,
+        { message: 'You are being rate limited.', retry_after: failure.retryAfterSeconds, global: failure.global ?? false },
+        {
+          'retry-after': retryAfter,
+          'x-ratelimit-limit': '5',
+          'x-ratelimit-remaining': '0',
+          'x-ratelimit-reset-after': retryAfter,
+          'x-ratelimit-bucket': 'fake',
+          'x-ratelimit-scope': failure.global ? 'global' : 'user',
+          ...(failure.global ? { 'x-ratelimit-global': 'true' } : {}),
+        },
+      );
       return { status, retryAfterSeconds: failure.retryAfterSeconds };
     }
     if (failure?.status === 500) {

@@ -114,7 +114,15 @@ export async function startFakeSlack(options: { token?: string; appToken?: strin
     if (auth !== `Bearer ${token}`) return { ok: false, error: 'invalid_auth' };
     switch (method) {
       case 'auth.test':
-        return { ok: true, url: 'https://fake.slack.test/', team: 'Fake', user: 'statusbot', team_id: options.teamId ?? 'TFAKE', user_id: 'UBOT', bot_id: 'BBOT' };
+        return {
+          ok: true,
+          url: 'https://fake.slack.test/',
+          team: 'Fake',
+          user: 'statusbot',
+          team_id: options.teamId ?? 'TFAKE',
+          user_id: 'UBOT',
+          bot_id: 'BBOT',
+        };
       case 'chat.postMessage': {
         if (!body.channel) return { ok: false, error: 'channel_not_found' };
         if (!body.text && !body.blocks) return { ok: false, error: 'no_text' };

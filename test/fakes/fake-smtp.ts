@@ -98,9 +98,7 @@ function decodeWords(value: string): string {
   return value
     .replace(/(=\?[^?]+\?[QqBb]\?[^?]*\?=)\s+(?==\?)/g, '$1')
     .replace(/=\?([^?]+)\?([QqBb])\?([^?]*)\?=/g, (_m, _charset: string, kind: string, text: string) =>
-      kind.toUpperCase() === 'B'
-        ? Buffer.from(text, 'base64').toString('utf8')
-        : decodeQuotedPrintable(text.replace(/_/g, ' ')),
+      kind.toUpperCase() === 'B' ? Buffer.from(text, 'base64').toString('utf8') : decodeQuotedPrintable(text.replace(/_/g, ' ')),
     );
 }
 
@@ -150,9 +148,7 @@ function parts(raw: string): { type: string; content: string }[] {
     return [{ type: type.split(';')[0]!.trim().toLowerCase(), content: decodeBody(body, headers.get('content-transfer-encoding')) }];
   }
   const sections = body.split(`--${boundary}`).slice(1);
-  return sections
-    .filter((s) => !s.startsWith('--'))
-    .flatMap((s) => parts(s.replace(/^\r\n/, '').replace(/\r\n$/, '')));
+  return sections.filter((s) => !s.startsWith('--')).flatMap((s) => parts(s.replace(/^\r\n/, '').replace(/\r\n$/, '')));
 }
 
 export function parseMail(raw: string): Omit<ReceivedMail, 'to' | 'raw'> {

@@ -6,8 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 
 /** The real payloads captured from public status pages (test/fixtures/status-feeds, see its SOURCES.md). */
-export const fixture = (name: string): string =>
-  readFileSync(new URL(`../fixtures/status-feeds/${name}`, import.meta.url), 'utf8');
+export const fixture = (name: string): string => readFileSync(new URL(`../fixtures/status-feeds/${name}`, import.meta.url), 'utf8');
 
 const ISO = /\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})/g;
 const RFC822 = /(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} \d{2}:\d{2}:\d{2} (?:GMT|[+-]\d{4}|[A-Z]{3})/g;
@@ -20,9 +19,7 @@ export function movedTo(text: string, newest: Date): string {
   const dates = [...text.matchAll(ISO), ...text.matchAll(RFC822)].map((m) => Date.parse(m[0])).filter((t) => !Number.isNaN(t));
   if (dates.length === 0) return text;
   const shift = newest.getTime() - Math.max(...dates);
-  return text
-    .replace(ISO, (d) => new Date(Date.parse(d) + shift).toISOString())
-    .replace(RFC822, (d) => new Date(Date.parse(d) + shift).toUTCString());
+  return text.replace(ISO, (d) => new Date(Date.parse(d) + shift).toISOString()).replace(RFC822, (d) => new Date(Date.parse(d) + shift).toUTCString());
 }
 
 /** What the fake answers at a path: a document (with an ETag, 304 when it still matches), or a failure. */

@@ -100,7 +100,9 @@ function createCheck(): ApiDocumentCheck {
     }
     const response = operation.responses[String(answer.status)];
     if (!response) {
-      return [`${answer.status} is not among the documented answers (${Object.keys(operation.responses).join(', ')}) of ${method.toUpperCase()} ${found!.template}`];
+      return [
+        `${answer.status} is not among the documented answers (${Object.keys(operation.responses).join(', ')}) of ${method.toUpperCase()} ${found!.template}`,
+      ];
     }
     return responseProblems(response, `/paths/${escape(found!.template)}/${method}/responses/${answer.status}`, answer);
   }

@@ -16,7 +16,6 @@ export const discordEnv = (fake: FakeDiscord, extra: NodeJS.ProcessEnv = {}): No
   ...extra,
 });
 
-
 /** Acme acts in guild 111 (from the config), its channels as given; Globex is not linked anywhere. */
 export const discordConfig = (channels = '') => chatConfig('discord', GUILD, channels, '');
 
@@ -146,9 +145,7 @@ export async function startDiscordHarness(options: HarnessOptions = {}): Promise
     },
     async clickReport(service, w) {
       const status = discordAnswer(await send(command('status', { service }, where(w))));
-      const control = (status.raw.data.components ?? [])
-        .flatMap((row: any) => row.components)
-        .find((c: any) => c.type === 2 && c.label === 'Report a problem');
+      const control = (status.raw.data.components ?? []).flatMap((row: any) => row.components).find((c: any) => c.type === 2 && c.label === 'Report a problem');
       if (!control) throw new Error(`no "Report a problem" button on the status of ${service}`);
       return discordAnswer(await send(button(control.custom_id, where(w))));
     },

@@ -183,7 +183,16 @@ export function buttonClick(
       channel: { id: from.channel, name: 'incidents' },
       container: { type: 'message', message_ts: '1700000000.000001', channel_id: from.channel, is_ephemeral: from.ephemeral },
       message: { type: 'message', ts: '1700000000.000001', text: 'incident' },
-      actions: [{ type: 'button', action_id: actionId, block_id: from.ephemeral ? actionId : `incident:${value}`, value, text: { type: 'plain_text', text: 'x' }, action_ts: '1' }],
+      actions: [
+        {
+          type: 'button',
+          action_id: actionId,
+          block_id: from.ephemeral ? actionId : `incident:${value}`,
+          value,
+          text: { type: 'plain_text', text: 'x' },
+          action_ts: '1',
+        },
+      ],
     },
   };
 }
@@ -338,7 +347,10 @@ export async function startSlackHarness(options: HarnessOptions = {}): Promise<C
     },
     deleteMessage(channel, ts) {
       const list = fake.messages.get(slackChannel(channel)) ?? [];
-      list.splice(list.findIndex((m) => m.ts === ts), 1);
+      list.splice(
+        list.findIndex((m) => m.ts === ts),
+        1,
+      );
     },
     settle: () => settleOutbox(s, 'slack'),
     async stop() {

@@ -135,9 +135,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   // Delivery retries wait on the clock: with delivery on, time runs (from T0); else it stands still at T0.
   const clock = options.clock ?? (options.delivery?.enabled ? runningClock(T0) : manualClock(T0));
   const config =
-    typeof options.config === 'string'
-      ? parseConfig('test.yml', options.config).config
-      : (options.config ?? parseConfig('test.yml', STANDARD_CONFIG).config);
+    typeof options.config === 'string' ? parseConfig('test.yml', options.config).config : (options.config ?? parseConfig('test.yml', STANDARD_CONFIG).config);
   const server = await startServer({
     dbPath,
     port: 0,

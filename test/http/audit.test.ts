@@ -25,7 +25,15 @@ const keyIdOf = async (t: TestServer, company: string) =>
     ).id,
   );
 
-const auditRows = async (t: TestServer) => Number((await t.ctx.db.selectFrom('audit_events').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+const auditRows = async (t: TestServer) =>
+  Number(
+    (
+      await t.ctx.db
+        .selectFrom('audit_events')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
 
 describe('the audit trail', () => {
   it('records who created, updated and deleted an incident through the API, with the request id and the fields changed', async () => {
@@ -37,7 +45,9 @@ describe('the audit trail', () => {
     });
     expect(created.status).toBe(201);
     const id = created.body.data.id as string;
-    const updated = await s.api('PATCH', `/api/v2/incidents/${id}`, { body: { title: 'Logins fail for SSO users', description: 'Found it', resolution_stage: 'identified' } });
+    const updated = await s.api('PATCH', `/api/v2/incidents/${id}`, {
+      body: { title: 'Logins fail for SSO users', description: 'Found it', resolution_stage: 'identified' },
+    });
     expect(updated.status).toBe(200);
     expect((await s.api('DELETE', `/api/v2/incidents/${id}`)).status).toBe(204);
 
@@ -94,7 +104,7 @@ describe('the audit trail', () => {
     expect(await requestsSeen()).toBe(2);
   });
 
-  it("shows a company only its own events, and refused or invalid changes leave none", async () => {
+  it('shows a company only its own events, and refused or invalid changes leave none', async () => {
     s = await startTestServer();
     const before = await auditRows(s);
     expect((await s.api('POST', '/api/v2/incidents', { body: { service_id: 1001 } })).status).toBe(422);

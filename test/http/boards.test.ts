@@ -30,7 +30,7 @@ describe('GET /api/v2/boards/{board_id}', () => {
     });
   });
 
-  it('is 404 for another company\'s board, an unknown UUID and a malformed id', async () => {
+  it("is 404 for another company's board, an unknown UUID and a malformed id", async () => {
     expect((await s.api('GET', `/api/v2/boards/${ACME_BOARD}`, { key: GLOBEX_KEY })).status).toBe(404);
     expect((await s.api('GET', `/api/v2/boards/${GLOBEX_BOARD}`)).status).toBe(404);
     expect((await s.api('GET', '/api/v2/boards/00000000-0000-4000-8000-0000000000ff')).status).toBe(404);
@@ -73,7 +73,7 @@ describe('POST /api/v2/boards/{board_id}/services/{service_urlname}', () => {
     expect(res.body.data.attributes.status_page_url).toBe('https://status.acme-cloud.example');
   });
 
-  it('rejects a service already on the board with the spec\'s 422 and changes nothing', async () => {
+  it("rejects a service already on the board with the spec's 422 and changes nothing", async () => {
     const before = await boardServicesRows();
     const res = await s.api('POST', `/api/v2/boards/${ACME_BOARD}/services/demo-service`, { body: { tags: ['new'] } });
     expect(res.status).toBe(422);
@@ -81,7 +81,7 @@ describe('POST /api/v2/boards/{board_id}/services/{service_urlname}', () => {
     expect(await boardServicesRows()).toEqual(before);
   });
 
-  it('is 404 for an unknown service, a custom service, and another company\'s board', async () => {
+  it("is 404 for an unknown service, a custom service, and another company's board", async () => {
     expect((await s.api('POST', `/api/v2/boards/${ACME_BOARD}/services/no-such`)).status).toBe(404);
     expect((await s.api('POST', `/api/v2/boards/${ACME_BOARD}/services/acme-api`)).status).toBe(404);
     expect((await s.api('POST', `/api/v2/boards/${ACME_BOARD}/services/demo-service-ok`, { key: GLOBEX_KEY })).status).toBe(404);
@@ -132,7 +132,7 @@ describe('PATCH /api/v2/boards/{board_id}/services/{service_urlname}', () => {
     expect((await s.api('PATCH', `/api/v2/boards/${ACME_BOARD}/services/demo-service`, { key: GLOBEX_KEY, body: { tags: [] } })).status).toBe(404);
   });
 
-  it('puts a board\'s services among the free plan\'s monitored services', async () => {
+  it("puts a board's services among the free plan's monitored services", async () => {
     const free = await startTestServer({
       config: `
 companies:

@@ -54,13 +54,7 @@ interface RawResponse {
  * A request through node:http, so that the body can be streamed (chunked) and a
  * server that answers before it has read the whole body is still heard.
  */
-function send(
-  server: TestServer,
-  method: string,
-  path: string,
-  headers: Record<string, string | number>,
-  chunks: Buffer[],
-): Promise<RawResponse> {
+function send(server: TestServer, method: string, path: string, headers: Record<string, string | number>, chunks: Buffer[]): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
     let answered = false;
     const req = request(`${server.url}${path}`, { method, headers }, (res) => {
@@ -252,7 +246,10 @@ describe('405 wrong method', () => {
       const res = await s.api(method, path.replace(':id', incidentId));
       expectErrorShape(res, 405);
       expect(res.body.errors[0].title).toBe('Method not allowed');
-      const got = (res.headers.get('allow') ?? '').split(',').map((m) => m.trim()).sort();
+      const got = (res.headers.get('allow') ?? '')
+        .split(',')
+        .map((m) => m.trim())
+        .sort();
       expect(got).toEqual(allow.split(', ').sort());
     });
   }
@@ -363,13 +360,7 @@ describe('413 body over 1 MiB', () => {
   });
 
   it('exactly 1 MiB is read (the limit is inclusive) and judged on its content', async () => {
-    const res = await send(
-      s,
-      'POST',
-      '/api/v2/incidents',
-      { authorization: `Bearer ${ACME_KEY}`, 'content-type': 'application/json' },
-      [jsonOf(MiB)],
-    );
+    const res = await send(s, 'POST', '/api/v2/incidents', { authorization: `Bearer ${ACME_KEY}`, 'content-type': 'application/json' }, [jsonOf(MiB)]);
     // The description is far over its own limit: a 422, not a 413.
     expectErrorShape(res, 422);
     expect(res.body.errors[0].source).toEqual({ pointer: '/description' });

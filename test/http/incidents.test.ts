@@ -67,32 +67,29 @@ describe('POST /api/v2/incidents', () => {
     expect(data.attributes.created_at).toMatch(ISO_MS);
   });
 
-  it('refuses a third-party or another company\'s service with 422 naming service_id, and writes nothing', async () => {
-    const before = await s.ctx.db.selectFrom('incidents').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
+  it("refuses a third-party or another company's service with 422 naming service_id, and writes nothing", async () => {
+    const before = await s.ctx.db
+      .selectFrom('incidents')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .executeTakeFirstOrThrow();
     for (const service_id of [1, 2001, 999999]) {
       const res = await s.api('POST', '/api/v2/incidents', { body: { service_id, title: 'x' } });
       expect(res.status).toBe(422);
       expect(res.body.errors[0]).toMatchObject({ status: 422, title: 'Unprocessable entity', source: { pointer: '/service_id' } });
       expect(res.body.errors[0].detail).toContain('service_id');
     }
-    const after = await s.ctx.db.selectFrom('incidents').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
+    const after = await s.ctx.db
+      .selectFrom('incidents')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .executeTakeFirstOrThrow();
     expect(after.n).toBe(before.n);
   });
 
   it('writes the status page change and one outbox row per subscriber in the same transaction', async () => {
     const data = await create({ service_id: 1001, title: 'Major outage', status: 'major' });
-    const page = await s.ctx.db
-      .selectFrom('status_page_services')
-      .select(['status', 'updated_at'])
-      .where('service_id', '=', 1001)
-      .executeTakeFirstOrThrow();
+    const page = await s.ctx.db.selectFrom('status_page_services').select(['status', 'updated_at']).where('service_id', '=', 1001).executeTakeFirstOrThrow();
     expect(page.status).toBe('major');
-    const rows = await s.ctx.db
-      .selectFrom('outbox')
-      .selectAll()
-      .where('event', '=', 'incident.created')
-      .orderBy('id')
-      .execute();
+    const rows = await s.ctx.db.selectFrom('outbox').selectAll().where('event', '=', 'incident.created').orderBy('id').execute();
     const mine = rows.filter((r) => JSON.parse(r.payload).incident.id === Number(data.id));
     expect(mine).toHaveLength(2);
     expect(mine.map((r) => r.state)).toEqual(['pending', 'pending']);
@@ -190,7 +187,7 @@ describe('PATCH /api/v2/incidents/:id', () => {
     expect(after.body.data.attributes.updates).toHaveLength(1);
   });
 
-  it('is 403 on a third-party incident and 404 on another company\'s', async () => {
+  it("is 403 on a third-party incident and 404 on another company's", async () => {
     const list = await s.api('GET', '/api/v2/services/demo-service-major/incidents');
     const thirdParty = await s.api('PATCH', `/api/v2/incidents/${list.body.data[0].id}`, { body: { title: 'mine now' } });
     expect(thirdParty.status).toBe(403);

@@ -104,7 +104,11 @@ describe('logs', () => {
   it('redacts secrets in fields, messages and errors', () => {
     const log = capturedLogger();
     const key = 'sb_abcdefghijklmnopqrstuvwxyz012345';
-    log.logger.info('calling a webhook', { authorization: `Bearer ${key}`, headers: { authorization: 'Bearer x', cookie: 'c=1' }, secret: 'hush-hush-hush-hush' });
+    log.logger.info('calling a webhook', {
+      authorization: `Bearer ${key}`,
+      headers: { authorization: 'Bearer x', cookie: 'c=1' },
+      secret: 'hush-hush-hush-hush',
+    });
     log.logger.info(`key ${key} was refused; db postgres://app:s3cret@db.example/prod`);
     log.logger.error('a delivery failed', new Error(`POST refused for token xoxb-1234-5678-abcdef with Bearer ${key}`));
     const text = log.lines.join('\n');
@@ -125,13 +129,35 @@ describe('logs', () => {
       const lines = () => (existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean) : []);
       await until(() => lines().length === 1);
       for (let n = 2; n <= 500; n++) logger.info('more', { n });
-      logger.info('flat', { token: 'hush-hush-hush', path: '/a"b\\c', ok: true, none: null, nan: Number.NaN, skipped: undefined, durationMs: 12.05, delta: -0.001, title: 'Störung 🚨' });
+      logger.info('flat', {
+        token: 'hush-hush-hush',
+        path: '/a"b\\c',
+        ok: true,
+        none: null,
+        nan: Number.NaN,
+        skipped: undefined,
+        durationMs: 12.05,
+        delta: -0.001,
+        title: 'Störung 🚨',
+      });
       logger.info('nested', { headers: { authorization: 'Bearer abcdefghijkl' } });
       logger.flush?.();
       const records = lines().map((l) => JSON.parse(l) as Record<string, unknown>);
       expect(records.slice(0, 500).map((r) => r.n)).toEqual(Array.from({ length: 500 }, (_, i) => i + 1));
       // Flat records are written directly, nested ones by pino: the same shape either way, secrets redacted.
-      expect(records[500]).toEqual({ level: 30, time: expect.any(Number), token: '[redacted]', path: '/a"b\\c', ok: true, none: null, nan: null, durationMs: 12.05, delta: -0.001, title: 'Störung 🚨', msg: 'flat' });
+      expect(records[500]).toEqual({
+        level: 30,
+        time: expect.any(Number),
+        token: '[redacted]',
+        path: '/a"b\\c',
+        ok: true,
+        none: null,
+        nan: null,
+        durationMs: 12.05,
+        delta: -0.001,
+        title: 'Störung 🚨',
+        msg: 'flat',
+      });
       expect(readFileSync(file, 'utf8')).toContain('"durationMs":12.05,"delta":-0.001,');
       expect(records[501]).toEqual({ level: 30, time: expect.any(Number), headers: { authorization: '[redacted]' }, msg: 'nested' });
       expect(readFileSync(file, 'utf8')).not.toContain('hush-hush');

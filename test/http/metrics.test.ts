@@ -132,7 +132,10 @@ describe('GET /metrics', () => {
       next_attempt_at: now,
       created_at: createdAt,
     });
-    await s.ctx.db.insertInto('outbox').values([row('email:7', now - 30_000), row('discord:G1:C1', now)]).execute();
+    await s.ctx.db
+      .insertInto('outbox')
+      .values([row('email:7', now - 30_000), row('discord:G1:C1', now)])
+      .execute();
     await createIncident(s);
     s.clock.advance(90_000);
     const m = await scrape(s);
@@ -222,7 +225,12 @@ describe('metrics.token', () => {
 
   it('answers 401 in the error shape without the token or with a wrong one, and 200 with it', async () => {
     const s = await start({ extra: `metrics: { token: "${TOKEN}" }` });
-    const refused: Record<string, string>[] = [{}, { authorization: 'Bearer wrong-token-0123456789' }, { authorization: `Basic ${TOKEN}` }, { authorization: `Bearer ${TOKEN}x` }];
+    const refused: Record<string, string>[] = [
+      {},
+      { authorization: 'Bearer wrong-token-0123456789' },
+      { authorization: `Basic ${TOKEN}` },
+      { authorization: `Bearer ${TOKEN}x` },
+    ];
     for (const headers of refused) {
       const res = await fetch(`${s.url}/metrics`, { headers });
       expect(res.status).toBe(401);

@@ -13,9 +13,30 @@ beforeAll(async () => {
   await s.ctx.db
     .insertInto('monitor_incidents')
     .values([
-      { monitor_id: 501, description: 'Down in local: HTTP 503', resolved: 1, created_at: now - 2 * day, updated_at: now - 2 * day + 60_000, resolved_at: now - 2 * day + 60_000 },
-      { monitor_id: 501, description: 'Down in local: connect ECONNREFUSED', resolved: 0, created_at: now - 3600_000, updated_at: now - 3600_000, resolved_at: null },
-      { monitor_id: 501, description: 'Down in local: HTTP 500', resolved: 1, created_at: now - 31 * day, updated_at: now - 31 * day, resolved_at: now - 31 * day },
+      {
+        monitor_id: 501,
+        description: 'Down in local: HTTP 503',
+        resolved: 1,
+        created_at: now - 2 * day,
+        updated_at: now - 2 * day + 60_000,
+        resolved_at: now - 2 * day + 60_000,
+      },
+      {
+        monitor_id: 501,
+        description: 'Down in local: connect ECONNREFUSED',
+        resolved: 0,
+        created_at: now - 3600_000,
+        updated_at: now - 3600_000,
+        resolved_at: null,
+      },
+      {
+        monitor_id: 501,
+        description: 'Down in local: HTTP 500',
+        resolved: 1,
+        created_at: now - 31 * day,
+        updated_at: now - 31 * day,
+        resolved_at: now - 31 * day,
+      },
       { monitor_id: 601, description: 'Down in local: HTTP 502', resolved: 0, created_at: now - 60_000, updated_at: now - 60_000, resolved_at: null },
     ])
     .execute();
@@ -26,7 +47,7 @@ afterAll(async () => {
 });
 
 describe('GET /api/v2/custom_monitors', () => {
-  it('lists the company\'s monitors in the 2.5 shape with ongoing incidents (2.6 without custom_monitor_url)', async () => {
+  it("lists the company's monitors in the 2.5 shape with ongoing incidents (2.6 without custom_monitor_url)", async () => {
     const res = await s.api('GET', '/api/v2/custom_monitors');
     expect(res.status).toBe(200);
     expect(res.body.data).toHaveLength(2);
@@ -89,7 +110,7 @@ describe('GET /api/v2/custom_monitors/{custom_monitor_id}/incidents', () => {
     });
   });
 
-  it('is 404 for another company\'s monitor, an unknown id and a non-integer id', async () => {
+  it("is 404 for another company's monitor, an unknown id and a non-integer id", async () => {
     expect((await s.api('GET', '/api/v2/custom_monitors/601/incidents')).status).toBe(404);
     expect((await s.api('GET', '/api/v2/custom_monitors/501/incidents', { key: GLOBEX_KEY })).status).toBe(404);
     expect((await s.api('GET', '/api/v2/custom_monitors/9999/incidents')).status).toBe(404);

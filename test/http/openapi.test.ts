@@ -72,15 +72,12 @@ describe('GET /api/v2/openapi.json', () => {
 });
 
 describe('every route of routes.ts', () => {
-  const operationsOf = (d: any) =>
-    Object.entries(d.paths).flatMap(([path, item]: [string, any]) => Object.keys(item).map((m) => `${m.toUpperCase()} ${path}`));
+  const operationsOf = (d: any) => Object.entries(d.paths).flatMap(([path, item]: [string, any]) => Object.keys(item).map((m) => `${m.toUpperCase()} ${path}`));
 
   it('is documented, and nothing else is', () => {
     expect(undocumented.doc).toBeUndefined();
     for (const route of routes) expect(route.doc, `${route.method} ${route.path}`).toBeDefined();
-    expect(operationsOf(doc).sort()).toEqual(
-      [...routes.map((r) => `${r.method} ${openApiPath(r.path)}`), 'GET /openapi.json'].sort(),
-    );
+    expect(operationsOf(doc).sort()).toEqual([...routes.map((r) => `${r.method} ${openApiPath(r.path)}`), 'GET /openapi.json'].sort());
     const ids = operationsOf(doc).map((o) => {
       const [method, path] = o.split(' ');
       return doc.paths[path!][method!.toLowerCase()].operationId;

@@ -205,20 +205,9 @@ const segment = fc.oneof(
   fc.uuid(),
 );
 
-const incidentId = fc.oneof(
-  { weight: 4, arbitrary: fc.constantFrom('open', 'resolved', 'globex', 'third-party') },
-  { weight: 1, arbitrary: segment },
-);
+const incidentId = fc.oneof({ weight: 4, arbitrary: fc.constantFrom('open', 'resolved', 'globex', 'third-party') }, { weight: 1, arbitrary: segment });
 const resolveId = (id: string) =>
-  id === 'open'
-    ? openIncident
-    : id === 'resolved'
-      ? resolvedIncident
-      : id === 'globex'
-        ? globexIncident
-        : id === 'third-party'
-          ? thirdPartyIncident
-          : id;
+  id === 'open' ? openIncident : id === 'resolved' ? resolvedIncident : id === 'globex' ? globexIncident : id === 'third-party' ? thirdPartyIncident : id;
 
 // ---------------------------------------------------------------------------
 

@@ -18,9 +18,7 @@ describe('GET /api/v2/services', () => {
     const res = await s.api('GET', '/api/v2/services');
     expect(res.status).toBe(200);
     const urlnames = res.body.data.map((d: { attributes: { urlname: string } }) => d.attributes.urlname);
-    expect(urlnames).toEqual(
-      expect.arrayContaining(['acme-cloud', 'demo-service', 'demo-service-ok', 'demo-service-minor', 'demo-service-major']),
-    );
+    expect(urlnames).toEqual(expect.arrayContaining(['acme-cloud', 'demo-service', 'demo-service-ok', 'demo-service-minor', 'demo-service-major']));
     expect(urlnames).not.toContain('acme-api');
     expect(urlnames).not.toContain('globex-api');
     const cloud = res.body.data.find((d: { attributes: { urlname: string } }) => d.attributes.urlname === 'acme-cloud');
@@ -51,7 +49,7 @@ describe('GET /api/v2/services/{service_name}', () => {
     expect((await s.api('GET', '/api/v2/services/demo-service-ok')).body.data.attributes.status).toBe('ok');
   });
 
-  it('derives a custom service\'s status from its open incidents: worst first', async () => {
+  it("derives a custom service's status from its open incidents: worst first", async () => {
     const minor = await s.api('POST', '/api/v2/incidents', { body: { service_id: 1002, title: 'a', status: 'minor' } });
     expect((await s.api('GET', '/api/v2/services/acme-web')).body.data.attributes.status).toBe('minor');
     const major = await s.api('POST', '/api/v2/incidents', { body: { service_id: 1002, title: 'b', status: 'major' } });
@@ -62,7 +60,7 @@ describe('GET /api/v2/services/{service_name}', () => {
     expect((await s.api('GET', '/api/v2/services/acme-web')).body.data.attributes.status).toBe('ok');
   });
 
-  it('shows a custom service\'s linked status page; another company\'s custom service is 404', async () => {
+  it("shows a custom service's linked status page; another company's custom service is 404", async () => {
     expect((await s.api('GET', '/api/v2/services/acme-api')).body.data.attributes.status_page_url).toBe('https://status.acme.example');
     expect((await s.api('GET', '/api/v2/services/acme-api', { key: GLOBEX_KEY })).status).toBe(404);
     expect((await s.api('GET', '/api/v2/services/no-such-service')).status).toBe(404);
@@ -70,7 +68,7 @@ describe('GET /api/v2/services/{service_name}', () => {
 });
 
 describe('GET /api/v2/services/{service_name}/incidents', () => {
-  it('lists a service\'s incidents in the 2.3 shape, newest first', async () => {
+  it("lists a service's incidents in the 2.3 shape, newest first", async () => {
     const res = await s.api('GET', '/api/v2/services/demo-service-major/incidents');
     expect(res.status).toBe(200);
     expect(res.body.data).toHaveLength(1);
@@ -123,12 +121,7 @@ describe('GET /api/v2/services/{service_name}/incidents', () => {
     expect(recent.components).toEqual(['API', 'Web']);
     expect(recent.url).toBe('https://status.acme-cloud.example/incidents/1');
     const withReports = await s.api('GET', '/api/v2/services/acme-cloud/incidents?include_user_reports=true');
-    expect(withReports.body.data.map((d: { attributes: { title: string } }) => d.attributes.title)).toEqual([
-      'newest',
-      'recent',
-      'reported',
-      'old open',
-    ]);
+    expect(withReports.body.data.map((d: { attributes: { title: string } }) => d.attributes.title)).toEqual(['newest', 'recent', 'reported', 'old open']);
     expect(withReports.body.data[2].attributes.user_generated).toBe(true);
   });
 

@@ -74,7 +74,7 @@ describe('without http.trust_proxy (the default)', () => {
     await s?.stop();
   });
 
-  it('believes no X-Forwarded-For: every client behind the proxy shares its address\'s budget', async () => {
+  it("believes no X-Forwarded-For: every client behind the proxy shares its address's budget", async () => {
     for (let i = 0; i < 3; i++) expect((await wrongKey(s, CLIENT_A)).status).toBe(401);
     expect((await wrongKey(s, CLIENT_A)).status).toBe(429);
     expect((await wrongKey(s, CLIENT_B)).status).toBe(429);

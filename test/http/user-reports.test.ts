@@ -74,8 +74,7 @@ const announcements = async () =>
     event: r.event,
     payload: JSON.parse(r.payload) as IncidentAnnouncement,
   }));
-const keyId = async (key: string) =>
-  (await s.ctx.db.selectFrom('api_keys').select('id').where('key_hash', '=', hashApiKey(key)).executeTakeFirstOrThrow()).id;
+const keyId = async (key: string) => (await s.ctx.db.selectFrom('api_keys').select('id').where('key_hash', '=', hashApiKey(key)).executeTakeFirstOrThrow()).id;
 const runJob = () => s.scheduler.runOnce('user-reports');
 
 describe('POST /api/v2/services/{service_name}/reports', () => {
@@ -269,7 +268,16 @@ describe('an incident from user reports', () => {
   describe('when the provider opens an incident of its own', () => {
     const vendorFeed = async () => {
       const row = await s.ctx.db.selectFrom('services').select(['id', 'name', 'urlname']).where('urlname', '=', 'vendor-x').executeTakeFirstOrThrow();
-      return { serviceId: row.id, urlname: row.urlname, name: row.name, kind: 'statuspage' as const, url: 'https://x.example', validators: {}, failures: 0, fingerprint: null };
+      return {
+        serviceId: row.id,
+        urlname: row.urlname,
+        name: row.name,
+        kind: 'statuspage' as const,
+        url: 'https://x.example',
+        validators: {},
+        failures: 0,
+        fingerprint: null,
+      };
     };
     const providerIncident = (resolved: boolean): VendorIncident => ({
       id: 'p1',

@@ -37,8 +37,16 @@ describe('atom reader on GitHub history.atom read on three days', () => {
     expect(second!.updatedAt).toEqual(new Date('2026-04-30T03:49:00Z'));
     expect(third!.updates.slice(0, 8)).toEqual(second!.updates);
     expect(third!.updates.map((u) => u.createdAt.toISOString().slice(0, 16))).toEqual([
-      '2026-04-28T14:17', '2026-04-28T14:51', '2026-04-28T15:58', '2026-04-28T21:43', '2026-04-28T22:46',
-      '2026-04-29T00:40', '2026-04-29T22:22', '2026-04-30T03:49', '2026-05-01T04:11', '2026-05-01T04:15',
+      '2026-04-28T14:17',
+      '2026-04-28T14:51',
+      '2026-04-28T15:58',
+      '2026-04-28T21:43',
+      '2026-04-28T22:46',
+      '2026-04-29T00:40',
+      '2026-04-29T22:22',
+      '2026-04-30T03:49',
+      '2026-05-01T04:11',
+      '2026-05-01T04:15',
     ]);
   });
 
@@ -79,7 +87,11 @@ describe('atom reader on a day of GitHub history.atom', () => {
 
   it('keeps an Update and a Resolved posted in the same minute in the page order', () => {
     // "Oct 3, 03:47 Resolved" above "Oct 3, 03:47 Update": the update came first.
-    expect(byId(26633369).updates.slice(-2).map((u) => [u.stage, u.createdAt.toISOString()])).toEqual([
+    expect(
+      byId(26633369)
+        .updates.slice(-2)
+        .map((u) => [u.stage, u.createdAt.toISOString()]),
+    ).toEqual([
       ['investigating', '2025-10-03T03:47:00.000Z'],
       ['resolved', '2025-10-03T03:47:00.000Z'],
     ]);

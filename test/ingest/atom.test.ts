@@ -62,7 +62,8 @@ describe('atom reader', () => {
     expect(incident.updates).toEqual([
       {
         stage: 'investigating',
-        description: 'We are experiencing instance failure on GCP/us-east1 , this may affect resources that have the following pattern in their endpoint: c16307.us-east1-mz',
+        description:
+          'We are experiencing instance failure on GCP/us-east1 , this may affect resources that have the following pattern in their endpoint: c16307.us-east1-mz',
         createdAt: new Date('2021-12-26T14:38:00Z'),
       },
       { stage: 'resolved', description: 'This incident has been resolved.', createdAt: new Date('2021-12-26T14:45:00Z') },

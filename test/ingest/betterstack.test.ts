@@ -193,7 +193,10 @@ describe("betterstack reader on Better Stack's own captured page", () => {
 });
 
 describe('betterstack reader on any document shaped like index.json', () => {
-  const date = fc.oneof(fc.date({ noInvalidDate: true }).map((d) => d.toISOString()), fc.constant('soon'));
+  const date = fc.oneof(
+    fc.date({ noInvalidDate: true }).map((d) => d.toISOString()),
+    fc.constant('soon'),
+  );
   const id = fc.oneof(fc.constantFrom('1', '2', 1), fc.string());
   const state = fc.constantFrom('operational', 'degraded', 'downtime', 'maintenance', 'resolved', 'not_monitored', 'x');
   const affected = fc.array(fc.record({ status_page_resource_id: id, status: state }), { maxLength: 2 });
@@ -203,7 +206,14 @@ describe('betterstack reader on any document shaped like index.json', () => {
       type: fc.constant('status_report'),
       id,
       attributes: fc.record(
-        { title: fc.string(), report_type: fc.constantFrom('manual', 'automatic', 'maintenance'), starts_at: date, ends_at: fc.option(date), aggregate_state: state, affected_resources: affected },
+        {
+          title: fc.string(),
+          report_type: fc.constantFrom('manual', 'automatic', 'maintenance'),
+          starts_at: date,
+          ends_at: fc.option(date),
+          aggregate_state: state,
+          affected_resources: affected,
+        },
         { requiredKeys: ['title'] },
       ),
       relationships: fc.record({ status_updates: fc.record({ data: fc.array(fc.record({ id }), { maxLength: 3 }) }) }),

@@ -89,7 +89,11 @@ describe('feed errors', () => {
       ['[{"id": "a"}, {"external_desc": 1}]'],
       ['incidents.json: [0] (id "a"): external_desc is missing', 'incidents.json: [1]: id is missing; external_desc should be a string'],
     ],
-    ['instatus', ['{"page": {"status": "UP"}, "activeIncidents": [{"started": "soon"}]}'], ['summary.json: activeIncidents[0]: name is missing; started should be a date, got "soon"']],
+    [
+      'instatus',
+      ['{"page": {"status": "UP"}, "activeIncidents": [{"started": "soon"}]}'],
+      ['summary.json: activeIncidents[0]: name is missing; started should be a date, got "soon"'],
+    ],
   ] as const)('%s skips an unreadable item and names it instead of refusing the document (%#)', (kind, bodies, skipped) => {
     const snapshot = parse(kind, bodies);
     expect(snapshot.incidents).toEqual([]);
@@ -227,11 +231,57 @@ const instatusItem = fc.record(
 const xmlish = fc
   .array(
     fc.oneof(
-      fc.constantFrom('<rss>', '</rss>', '<channel>', '</channel>', '<feed>', '</feed>', '<item>', '</item>', '<entry>', '</entry>', '<title>', '</title>',
-        '<guid>', '</guid>', '<id>', '</id>', '<link href="x"/>', '<link>', '</link>', '<pubDate>', '</pubDate>', '<published>', '</published>', '<updated>',
-        '</updated>', '<description>', '</description>', '<content type="xhtml">', '<content type="html">', '</content>', '<![CDATA[', ']]>', '&amp;', '&lt;',
-        '&#x1F600;', '&#99999999;', '[RESOLVED] ', 'Service disruption: ', 'Resolved - ', 'Mar 16, 19:46 UTC ', '_1787025679', 'Mon, 17 Aug 2026 21:01:19 PDT',
-        '2026-08-18T04:01:19Z', '<!DOCTYPE x [<!ENTITY a "aaaa">]>', '&a;', '<?xml version="1.0"?>', '<!-- -->', '"', '='),
+      fc.constantFrom(
+        '<rss>',
+        '</rss>',
+        '<channel>',
+        '</channel>',
+        '<feed>',
+        '</feed>',
+        '<item>',
+        '</item>',
+        '<entry>',
+        '</entry>',
+        '<title>',
+        '</title>',
+        '<guid>',
+        '</guid>',
+        '<id>',
+        '</id>',
+        '<link href="x"/>',
+        '<link>',
+        '</link>',
+        '<pubDate>',
+        '</pubDate>',
+        '<published>',
+        '</published>',
+        '<updated>',
+        '</updated>',
+        '<description>',
+        '</description>',
+        '<content type="xhtml">',
+        '<content type="html">',
+        '</content>',
+        '<![CDATA[',
+        ']]>',
+        '&amp;',
+        '&lt;',
+        '&#x1F600;',
+        '&#99999999;',
+        '[RESOLVED] ',
+        'Service disruption: ',
+        'Resolved - ',
+        'Mar 16, 19:46 UTC ',
+        '_1787025679',
+        'Mon, 17 Aug 2026 21:01:19 PDT',
+        '2026-08-18T04:01:19Z',
+        '<!DOCTYPE x [<!ENTITY a "aaaa">]>',
+        '&a;',
+        '<?xml version="1.0"?>',
+        '<!-- -->',
+        '"',
+        '=',
+      ),
       fc.string({ maxLength: 8 }),
     ),
     { maxLength: 60 },
@@ -240,18 +290,26 @@ const xmlish = fc
 
 describe('feed readers never throw anything but FeedFormatError', () => {
   it.each(FEED_KINDS)('%s: random strings', (kind) => {
-    fc.assert(fc.property(fc.string(), fc.string(), (a, b) => readsOrRefuses(kind, [a, b])), { numRuns: 300 });
+    fc.assert(
+      fc.property(fc.string(), fc.string(), (a, b) => readsOrRefuses(kind, [a, b])),
+      { numRuns: 300 },
+    );
   });
 
   it.each(FEED_KINDS)('%s: random JSON', (kind) => {
-    fc.assert(fc.property(fc.json(), fc.json(), (a, b) => readsOrRefuses(kind, [a, b])), { numRuns: 300 });
+    fc.assert(
+      fc.property(fc.json(), fc.json(), (a, b) => readsOrRefuses(kind, [a, b])),
+      { numRuns: 300 },
+    );
   });
 
   it('statuspage: JSON shaped like its documents', () => {
     const summary = fc.record(
       {
         page: fc.option(fc.record({ url: fc.option(fc.string()) }, { requiredKeys: [] })),
-        status: fc.record({ indicator: fc.oneof({ arbitrary: fc.constantFrom('none', 'minor', 'major', 'critical', 'maintenance'), weight: 9 }, { arbitrary: word, weight: 1 }) }),
+        status: fc.record({
+          indicator: fc.oneof({ arbitrary: fc.constantFrom('none', 'minor', 'major', 'critical', 'maintenance'), weight: 9 }, { arbitrary: word, weight: 1 }),
+        }),
         components: fc.array(fc.record({ name: fc.string(), status: fc.string(), group: fc.option(fc.boolean()) }, { requiredKeys: ['name', 'status'] })),
         incidents: fc.array(statuspageIncident, { maxLength: 4 }),
         scheduled_maintenances: fc.array(statuspageIncident, { maxLength: 3 }),
@@ -259,11 +317,17 @@ describe('feed readers never throw anything but FeedFormatError', () => {
       { requiredKeys: ['status'] },
     );
     const list = fc.record({ incidents: fc.array(statuspageIncident, { maxLength: 4 }) });
-    fc.assert(fc.property(summary, list, (s, l) => readsOrRefuses('statuspage', [JSON.stringify(s), JSON.stringify(l)])), { numRuns: 1500 });
+    fc.assert(
+      fc.property(summary, list, (s, l) => readsOrRefuses('statuspage', [JSON.stringify(s), JSON.stringify(l)])),
+      { numRuns: 1500 },
+    );
   });
 
   it('gcp: JSON shaped like its document', () => {
-    fc.assert(fc.property(fc.array(gcpIncident, { maxLength: 4 }), (list) => readsOrRefuses('gcp', [JSON.stringify(list)])), { numRuns: 500 });
+    fc.assert(
+      fc.property(fc.array(gcpIncident, { maxLength: 4 }), (list) => readsOrRefuses('gcp', [JSON.stringify(list)])),
+      { numRuns: 500 },
+    );
   });
 
   it('instatus: JSON shaped like its document', () => {
@@ -275,11 +339,17 @@ describe('feed readers never throw anything but FeedFormatError', () => {
       },
       { requiredKeys: [] },
     );
-    fc.assert(fc.property(summary, (s) => readsOrRefuses('instatus', [JSON.stringify(s)])), { numRuns: 500 });
+    fc.assert(
+      fc.property(summary, (s) => readsOrRefuses('instatus', [JSON.stringify(s)])),
+      { numRuns: 500 },
+    );
   });
 
   it.each(['rss', 'atom'] as const)('%s: text shaped like XML feeds', (kind) => {
     const wrapped = xmlish.map((inner) => (kind === 'rss' ? `<rss><channel><item>${inner}</item></channel></rss>` : `<feed><entry>${inner}</entry></feed>`));
-    fc.assert(fc.property(fc.oneof(xmlish, wrapped), (body) => readsOrRefuses(kind, [body])), { numRuns: 1000 });
+    fc.assert(
+      fc.property(fc.oneof(xmlish, wrapped), (body) => readsOrRefuses(kind, [body])),
+      { numRuns: 1000 },
+    );
   });
 });

@@ -90,7 +90,16 @@ describe('readItems', () => {
 
   it("maps each item read, giving it its own place to name its inner lists' items", () => {
     const skipped: string[] = [];
-    const list = [{ id: 'a', at: '2026-07-19T23:34:03Z', parts: [{ id: 'p1', at: '2026-07-19T23:40:00Z' }, { id: 'p2', at: 'soon' }] }];
+    const list = [
+      {
+        id: 'a',
+        at: '2026-07-19T23:34:03Z',
+        parts: [
+          { id: 'p1', at: '2026-07-19T23:40:00Z' },
+          { id: 'p2', at: 'soon' },
+        ],
+      },
+    ];
     const ids = readItems(list, 'summary.json: incidents', item, skipped, (incident, where) => [
       incident.id,
       ...readItems(incident.parts, `${where}: parts`, item, skipped, (part) => part.id),

@@ -108,7 +108,11 @@ describe('gcp reader on more captured incidents and broken items', () => {
       resolvedAt: new Date('2023-03-10T14:54:50Z'),
     });
     expect(incident!.updates).toEqual([
-      { stage: 'investigating', description: expect.stringMatching(/^Summary: Retry errors for Google BigQuery in europe-north1\n/), createdAt: new Date('2023-03-10T14:26:17Z') },
+      {
+        stage: 'investigating',
+        description: expect.stringMatching(/^Summary: Retry errors for Google BigQuery in europe-north1\n/),
+        createdAt: new Date('2023-03-10T14:26:17Z'),
+      },
     ]);
   });
 
@@ -131,7 +135,13 @@ describe('gcp reader on more captured incidents and broken items', () => {
       'incidents.json: [0] (id "3BvH3LVGcupoYqV6F4Nw"): affected_products[3] (id "x"): title is missing',
     ]);
     const [incident] = snapshot.incidents;
-    expect(incident).toMatchObject({ severity: 'minor', severityFromProvider: null, url: null, resolved: true, components: ['Bare Metal Solution', 'Google Cloud NetApp Volumes', 'VMWare engine'] });
+    expect(incident).toMatchObject({
+      severity: 'minor',
+      severityFromProvider: null,
+      url: null,
+      resolved: true,
+      components: ['Bare Metal Solution', 'Google Cloud NetApp Volumes', 'VMWare engine'],
+    });
     expect(incident!.updates).toHaveLength(11);
   });
 });

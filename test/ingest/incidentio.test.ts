@@ -131,7 +131,9 @@ describe("incidentio reader on OpenAI's captured documents", () => {
       resolved: false,
       resolvedAt: null,
     });
-    expect(byId(snapshot, id)!.description).toMatch(/^We’re investigating elevated errors affecting ChatGPT, Codex, and the API including the Agents API\.\n\nSome users/);
+    expect(byId(snapshot, id)!.description).toMatch(
+      /^We’re investigating elevated errors affecting ChatGPT, Codex, and the API including the Agents API\.\n\nSome users/,
+    );
     expect(timeline(snapshot, id)).toEqual([
       ['investigating', '2026-09-29T17:52:52.000Z'],
       ['investigating', '2026-09-29T18:24:17.000Z'],
@@ -211,8 +213,11 @@ describe("incidentio reader on OpenAI's captured documents", () => {
   });
 });
 
-describe('incidentio reader on any documents shaped like incident.io\'s', () => {
-  const date = fc.oneof(fc.date({ noInvalidDate: true }).map((d) => d.toISOString()), fc.constant('soon'));
+describe("incidentio reader on any documents shaped like incident.io's", () => {
+  const date = fc.oneof(
+    fc.date({ noInvalidDate: true }).map((d) => d.toISOString()),
+    fc.constant('soon'),
+  );
   const incident = fc.record(
     {
       id: fc.oneof(fc.constantFrom('01A', '01B'), fc.string()),
@@ -224,14 +229,20 @@ describe('incidentio reader on any documents shaped like incident.io\'s', () => 
       updated_at: date,
       resolved_at: fc.option(date),
       scheduled_for: date,
-      incident_updates: fc.array(fc.record({ status: fc.string(), body: fc.string(), created_at: date, display_at: date }, { requiredKeys: [] }), { maxLength: 3 }),
+      incident_updates: fc.array(fc.record({ status: fc.string(), body: fc.string(), created_at: date, display_at: date }, { requiredKeys: [] }), {
+        maxLength: 3,
+      }),
     },
     { requiredKeys: ['id', 'name'] },
   );
   const list = fc.option(fc.array(incident, { maxLength: 3 }), { nil: undefined });
 
   it('gives real dates and one incident or maintenance per id, or refuses the documents', () => {
-    const summary = fc.record({ status: fc.record({ indicator: fc.constantFrom('none', 'minor', 'major', 'critical', 'maintenance') }), incidents: list, scheduled_maintenances: list });
+    const summary = fc.record({
+      status: fc.record({ indicator: fc.constantFrom('none', 'minor', 'major', 'critical', 'maintenance') }),
+      incidents: list,
+      scheduled_maintenances: list,
+    });
     fc.assert(
       fc.property(summary, list, (s, l) => {
         try {

@@ -26,7 +26,11 @@ describe('rss reader on a Statuspage history.rss (Parse)', () => {
       description: 'We have restored the system to its normal level of operation.',
     });
     expect(incident.updates).toEqual([
-      { stage: 'investigating', description: 'We are currently investigating an issue with elevated error rates.', createdAt: new Date('2014-01-01T16:17:00Z') },
+      {
+        stage: 'investigating',
+        description: 'We are currently investigating an issue with elevated error rates.',
+        createdAt: new Date('2014-01-01T16:17:00Z'),
+      },
       {
         stage: 'identified',
         description: 'We have identified the source of the elevated error rates and are working to restore normal capacity.',

@@ -51,10 +51,12 @@ describe('resolution from the text and categories', () => {
   });
 
   it('reads the stage of an open item from its status field or category', () => {
-    const incidents = read([
-      item({ title: 'Slow API', guid: 'a', pubDate: DATE, description: 'Status: Monitoring' }),
-      item({ title: 'Slow console', guid: 'b', pubDate: DATE, categories: ['Console', 'Identified'] }),
-    ].join('')).incidents;
+    const incidents = read(
+      [
+        item({ title: 'Slow API', guid: 'a', pubDate: DATE, description: 'Status: Monitoring' }),
+        item({ title: 'Slow console', guid: 'b', pubDate: DATE, categories: ['Console', 'Identified'] }),
+      ].join(''),
+    ).incidents;
     expect(incidents.map((i) => [i.title, i.resolved, i.updates[0]!.stage])).toEqual([
       ['Slow API', false, 'monitoring'],
       ['Slow console', false, 'identified'],
@@ -62,7 +64,9 @@ describe('resolution from the text and categories', () => {
   });
 
   it('lets the newest history label decide over a category: a reopened incident is open', () => {
-    const [incident] = read(item({ title: 'API errors', guid: 'g1', pubDate: DATE, categories: ['Resolved'], description: 'Investigating - Errors are back. Resolved - Fixed.' })).incidents;
+    const [incident] = read(
+      item({ title: 'API errors', guid: 'g1', pubDate: DATE, categories: ['Resolved'], description: 'Investigating - Errors are back. Resolved - Fixed.' }),
+    ).incidents;
     expect(incident!.resolved).toBe(false);
   });
 });
@@ -71,7 +75,14 @@ describe('one incident per guid', () => {
   it('reads an incident repeated once per component as one incident with one update', () => {
     const components = ['API', 'Console', 'Grok (Web)', 'Grok (iOS)', 'Grok (Android)', 'Grok in X', 'Voice', 'Images'];
     const items = components.map((component) =>
-      item({ title: 'Models outage', guid: 'https://status.x.ai/incidents/abc', link: 'https://status.x.ai/incidents/abc', pubDate: DATE, description: 'Status: RESOLVED', categories: [component, 'Resolved'] }),
+      item({
+        title: 'Models outage',
+        guid: 'https://status.x.ai/incidents/abc',
+        link: 'https://status.x.ai/incidents/abc',
+        pubDate: DATE,
+        description: 'Status: RESOLVED',
+        categories: [component, 'Resolved'],
+      }),
     );
     const { incidents } = read(items.join(''));
     expect(incidents).toHaveLength(1);
@@ -80,11 +91,13 @@ describe('one incident per guid', () => {
   });
 
   it('keeps the items of one guid that say something new as its updates', () => {
-    const { incidents } = read([
-      item({ title: 'Models outage', guid: 'g1', pubDate: 'Thu, 19 Feb 2026 17:00:00 GMT', description: 'Status: RESOLVED' }),
-      item({ title: 'Models outage', guid: 'g1', pubDate: 'Thu, 19 Feb 2026 16:00:00 GMT', description: 'We are looking into it.' }),
-      item({ title: 'Models outage', guid: 'g1', pubDate: 'Thu, 19 Feb 2026 16:00:00 GMT', description: 'We are looking into it.' }),
-    ].join(''));
+    const { incidents } = read(
+      [
+        item({ title: 'Models outage', guid: 'g1', pubDate: 'Thu, 19 Feb 2026 17:00:00 GMT', description: 'Status: RESOLVED' }),
+        item({ title: 'Models outage', guid: 'g1', pubDate: 'Thu, 19 Feb 2026 16:00:00 GMT', description: 'We are looking into it.' }),
+        item({ title: 'Models outage', guid: 'g1', pubDate: 'Thu, 19 Feb 2026 16:00:00 GMT', description: 'We are looking into it.' }),
+      ].join(''),
+    );
     expect(incidents).toHaveLength(1);
     expect(incidents[0]!.updates.map((u) => [u.stage, u.createdAt.toISOString()])).toEqual([
       ['investigating', '2026-02-19T16:00:00.000Z'],
@@ -117,11 +130,13 @@ describe('items without a date', () => {
 
 describe('items the reader cannot use', () => {
   it('are left out and named, and the rest of the feed is read', () => {
-    const snapshot = read([
-      item({ title: 'API errors', guid: 'a', pubDate: DATE }),
-      item({ pubDate: DATE, description: 'An item with nothing to know it by.' }),
-      item({ title: 'Console errors', guid: 'b', pubDate: DATE }),
-    ].join(''));
+    const snapshot = read(
+      [
+        item({ title: 'API errors', guid: 'a', pubDate: DATE }),
+        item({ pubDate: DATE, description: 'An item with nothing to know it by.' }),
+        item({ title: 'Console errors', guid: 'b', pubDate: DATE }),
+      ].join(''),
+    );
     expect(snapshot.incidents.map((i) => i.title)).toEqual(['API errors', 'Console errors']);
     expect(snapshot.skipped).toEqual(['item 2: no guid, link or title']);
   });
@@ -140,7 +155,10 @@ describe('history time stamps', () => {
   const history = (pubDate: string, text: string) => read(item({ title: 'Errors', guid: 'g1', pubDate, description: text })).incidents[0]!;
 
   it('puts a December stamp on a January item in the year before', () => {
-    const incident = history('Fri, 02 Jan 2026 00:31:00 +0000', '<p><small>Jan 1, 00:30 UTC</small><br><strong>Resolved</strong> - Fixed.</p><p><small>Dec 31, 23:50 UTC</small><br><strong>Investigating</strong> - Looking.</p>');
+    const incident = history(
+      'Fri, 02 Jan 2026 00:31:00 +0000',
+      '<p><small>Jan 1, 00:30 UTC</small><br><strong>Resolved</strong> - Fixed.</p><p><small>Dec 31, 23:50 UTC</small><br><strong>Investigating</strong> - Looking.</p>',
+    );
     expect([incident.createdAt, incident.resolvedAt]).toEqual([new Date('2025-12-31T23:50:00Z'), new Date('2026-01-01T00:30:00Z')]);
   });
 
@@ -152,24 +170,28 @@ describe('history time stamps', () => {
   it('reads the item as one update when a stamp cannot be timed', () => {
     const text = '<p><small>Jun 3, 10:00 IST</small><br><strong>Investigating</strong> - Looking.</p>';
     const incident = history('Tue, 03 Jun 2025 17:00:00 +0000', text);
-    expect(incident.updates).toEqual([{ stage: 'investigating', description: 'Jun 3, 10:00 IST Investigating - Looking.', createdAt: new Date('2025-06-03T17:00:00Z') }]);
+    expect(incident.updates).toEqual([
+      { stage: 'investigating', description: 'Jun 3, 10:00 IST Investigating - Looking.', createdAt: new Date('2025-06-03T17:00:00Z') },
+    ]);
     expect(history('Tue, 03 Jun 2025 17:00:00 +0000', text.replace('Jun 3', 'Feb 30')).updates).toHaveLength(1);
   });
 });
 
-describe("what a feed without a resolution marker cannot say", () => {
+describe('what a feed without a resolution marker cannot say', () => {
   // Slack's feed (slack-status.com/feed/atom), in the shape other projects' tests quote it: the title is
   // `Incident: …` and the resolution is only prose. No rule can read it, so it stays open: Slack is
   // read through its status API instead.
   it('keeps a Slack-shaped entry open although its text says it is resolved', () => {
     const snapshot = atom.parse(
-      [`<feed xmlns="http://www.w3.org/2005/Atom"><entry>
+      [
+        `<feed xmlns="http://www.w3.org/2005/Atom"><entry>
         <id>https://slack-status.com/2026-01/6f029c99f2b77bcd</id>
         <published>2026-01-30T07:52:19-08:00</published>
         <updated>2026-02-02T09:53:54-08:00</updated>
         <title>Incident: Trouble connecting to Salesforce Channels</title>
         <content type="html">&lt;p&gt;&lt;small&gt;3:23pm PST&lt;/small&gt; We are aware of an issue.&lt;/p&gt;&lt;p&gt;&lt;small&gt;9:34am PST&lt;/small&gt; This issue is now resolved.&lt;/p&gt;</content>
-      </entry></feed>`],
+      </entry></feed>`,
+      ],
       { url: 'https://slack-status.com/feed/atom', now: NOW },
     );
     expect(snapshot.incidents.map((i) => [i.title, i.resolved, i.updates.length, i.createdAt.toISOString()])).toEqual([

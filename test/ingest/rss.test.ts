@@ -99,14 +99,24 @@ describe('rss reader on the AWS Health Dashboard fixture', () => {
 
 describe('rss reader rules', () => {
   const aws = (at: string, title: string): string =>
-    item({ title, guid: `${AWS}ec2-us-east-1_${Date.parse(at) / 1000}`, link: 'https://status.aws.amazon.com/', pubDate: new Date(at).toUTCString(), description: title });
+    item({
+      title,
+      guid: `${AWS}ec2-us-east-1_${Date.parse(at) / 1000}`,
+      link: 'https://status.aws.amazon.com/',
+      pubDate: new Date(at).toUTCString(),
+      description: title,
+    });
 
   it('starts a new event after a resolved item under the same guid key', () => {
-    const incidents = read(channel([
-      aws('2026-05-02T10:00:00Z', 'Service impact: Increased latency'),
-      aws('2026-05-01T12:00:00Z', 'Service is operating normally: [RESOLVED] Increased API errors'),
-      aws('2026-05-01T10:00:00Z', 'Informational message: Increased API errors'),
-    ].join('')));
+    const incidents = read(
+      channel(
+        [
+          aws('2026-05-02T10:00:00Z', 'Service impact: Increased latency'),
+          aws('2026-05-01T12:00:00Z', 'Service is operating normally: [RESOLVED] Increased API errors'),
+          aws('2026-05-01T10:00:00Z', 'Informational message: Increased API errors'),
+        ].join(''),
+      ),
+    );
     expect(incidents.map((i) => [i.id, i.title, i.resolved, i.updates.length, i.severityFromProvider])).toEqual([
       [`${AWS}ec2-us-east-1_1777716000`, 'Increased latency', false, 1, 'Service impact'],
       [`${AWS}ec2-us-east-1_1777629600`, 'Increased API errors', true, 2, 'Informational message'],
@@ -114,21 +124,29 @@ describe('rss reader rules', () => {
   });
 
   it('reopens an ended event when a later item repeats its guid', () => {
-    const incidents = read(channel([
-      item({ title: 'Update: Errors are back', guid: 'g1', pubDate: 'Tue, 03 Jun 2025 11:00:00 +0000' }),
-      item({ title: 'Resolved: Errors', guid: 'g1', pubDate: 'Tue, 03 Jun 2025 10:00:00 +0000' }),
-      item({ title: 'Errors', guid: 'g1', pubDate: 'Tue, 03 Jun 2025 09:00:00 +0000' }),
-    ].join('')));
+    const incidents = read(
+      channel(
+        [
+          item({ title: 'Update: Errors are back', guid: 'g1', pubDate: 'Tue, 03 Jun 2025 11:00:00 +0000' }),
+          item({ title: 'Resolved: Errors', guid: 'g1', pubDate: 'Tue, 03 Jun 2025 10:00:00 +0000' }),
+          item({ title: 'Errors', guid: 'g1', pubDate: 'Tue, 03 Jun 2025 09:00:00 +0000' }),
+        ].join(''),
+      ),
+    );
     expect(incidents.map((i) => [i.id, i.title, i.resolved, i.updates.map((u) => u.stage)])).toEqual([
       ['g1', 'Errors are back', false, ['investigating', 'resolved', 'investigating']],
     ]);
   });
 
   it('keeps one incident per item when a numeric suffix is not the item time', () => {
-    const incidents = read(channel([
-      item({ title: 'API errors', guid: 'https://status.example.com/incident_1001', pubDate: 'Tue, 03 Jun 2025 09:00:00 +0000' }),
-      item({ title: 'API errors', guid: 'https://status.example.com/incident_1002', pubDate: 'Tue, 03 Jun 2025 10:00:00 +0000' }),
-    ].join('')));
+    const incidents = read(
+      channel(
+        [
+          item({ title: 'API errors', guid: 'https://status.example.com/incident_1001', pubDate: 'Tue, 03 Jun 2025 09:00:00 +0000' }),
+          item({ title: 'API errors', guid: 'https://status.example.com/incident_1002', pubDate: 'Tue, 03 Jun 2025 10:00:00 +0000' }),
+        ].join(''),
+      ),
+    );
     expect(incidents.map((i) => i.id)).toEqual(['https://status.example.com/incident_1002', 'https://status.example.com/incident_1001']);
   });
 
@@ -147,7 +165,15 @@ describe('rss reader rules', () => {
   });
 
   it('does not resolve on words in the text, only on a history label', () => {
-    const [incident] = read(channel(item({ title: 'Incident with API Requests', guid: 'g1', description: 'API Requests is operating normally. The issue has been resolved for most users.' })));
+    const [incident] = read(
+      channel(
+        item({
+          title: 'Incident with API Requests',
+          guid: 'g1',
+          description: 'API Requests is operating normally. The issue has been resolved for most users.',
+        }),
+      ),
+    );
     expect(incident!.resolved).toBe(false);
   });
 
@@ -191,11 +217,21 @@ describe('rss reader rules', () => {
 
   it('takes the link as the id without a guid, and the read time without a date, saying it is undated', () => {
     const [incident] = read(channel(item({ title: 'Slow builds', link: 'https://status.example.com/i/1' })));
-    expect(incident).toMatchObject({ id: 'https://status.example.com/i/1', url: 'https://status.example.com/i/1', createdAt: NOW, updatedAt: NOW, undated: true });
+    expect(incident).toMatchObject({
+      id: 'https://status.example.com/i/1',
+      url: 'https://status.example.com/i/1',
+      createdAt: NOW,
+      updatedAt: NOW,
+      undated: true,
+    });
   });
 
   it('decodes entities and drops markup in titles and texts', () => {
-    const [incident] = read(channel(`<item><guid>g</guid><title>Errors in R&amp;D &#8212; EU</title><description>&lt;p&gt;We&amp;rsquo;re &lt;b&gt;looking&lt;/b&gt;&amp;nbsp;into   it &amp;amp; more&lt;/p&gt;</description></item>`));
+    const [incident] = read(
+      channel(
+        `<item><guid>g</guid><title>Errors in R&amp;D &#8212; EU</title><description>&lt;p&gt;We&amp;rsquo;re &lt;b&gt;looking&lt;/b&gt;&amp;nbsp;into   it &amp;amp; more&lt;/p&gt;</description></item>`,
+      ),
+    );
     expect(incident!.title).toBe('Errors in R&D — EU');
     expect(incident!.description).toBe('We’re looking into it & more');
   });

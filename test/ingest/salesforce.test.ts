@@ -78,7 +78,14 @@ describe('Salesforce Trust reader', () => {
   });
 
   it('says Salesforce is up when every captured instance is OK, and lists no incident', () => {
-    const snapshot = read(captured((all) => all.splice(all.findIndex((i) => i.key === 'NA137'), 1)));
+    const snapshot = read(
+      captured((all) =>
+        all.splice(
+          all.findIndex((i) => i.key === 'NA137'),
+          1,
+        ),
+      ),
+    );
     expect(snapshot.indicator).toBe('ok');
     expect(snapshot.incidents).toEqual([]);
   });
@@ -90,9 +97,21 @@ describe('Salesforce Trust reader', () => {
 
   it('reads the posted updates oldest first, their stage from the label of their type, their text or else the type’s own', () => {
     const events = [
-      { id: 3, type: 'update', message: 'Error rates are back to normal levels.', createdAt: '2026-08-10T11:00:00.000Z', updatedAt: '2026-08-10T11:00:00.000Z' },
+      {
+        id: 3,
+        type: 'update',
+        message: 'Error rates are back to normal levels.',
+        createdAt: '2026-08-10T11:00:00.000Z',
+        updatedAt: '2026-08-10T11:00:00.000Z',
+      },
       { id: 2, type: 'issueIsolatedDatabaseTier', message: null, createdAt: '2026-08-10T10:00:00.000Z', updatedAt: '2026-08-10T10:00:00.000Z' },
-      { id: 1, type: 'investigatingCauseOfIssue', message: 'Users on NA1 may see errors.', createdAt: '2026-08-10T09:30:00.000Z', updatedAt: '2026-08-10T09:30:00.000Z' },
+      {
+        id: 1,
+        type: 'investigatingCauseOfIssue',
+        message: 'Users on NA1 may see errors.',
+        createdAt: '2026-08-10T09:30:00.000Z',
+        updatedAt: '2026-08-10T09:30:00.000Z',
+      },
     ];
     const [read1] = read([instance('NA1', 'MINOR_INCIDENT_CORE', [incident(7, { IncidentEvents: events })])]).incidents;
     expect(read1?.updates).toEqual([
@@ -189,7 +208,11 @@ describe('Salesforce Trust reader', () => {
 
   it('reads any document of the API’s shape into a snapshot the domain can apply', () => {
     const range = { noInvalidDate: true, min: new Date('2000-01-01'), max: new Date('2100-01-01') };
-    const date = fc.oneof(fc.date(range).map((d) => d.toISOString()), fc.constant('soon'), fc.constant(null));
+    const date = fc.oneof(
+      fc.date(range).map((d) => d.toISOString()),
+      fc.constant('soon'),
+      fc.constant(null),
+    );
     const id = fc.oneof(fc.constantFrom(1, 2), fc.string());
     const impact = fc.record(
       { startTime: date, endTime: date, type: fc.constantFrom('performanceDegradation', 'x'), severity: fc.constantFrom('minor', 'major', 7) },

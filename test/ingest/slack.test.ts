@@ -62,9 +62,7 @@ describe('slack reader', () => {
       resolvedAt: null,
     });
     expect(notifications!.description).toMatch(/^Some users might notice that their notifications settings for mobile are not being respected\./);
-    expect(notifications!.updates).toEqual([
-      { stage: 'investigating', description: notifications!.description, createdAt: new Date('2020-07-30T22:12:34Z') },
-    ]);
+    expect(notifications!.updates).toEqual([{ stage: 'investigating', description: notifications!.description, createdAt: new Date('2020-07-30T22:12:34Z') }]);
   });
 
   it('reads the documented all-clear answer as ok with nothing open', () => {
@@ -109,7 +107,10 @@ describe('slack reader', () => {
   });
 
   it('gives an outage the major severity and keeps a maintenance out of the incidents', () => {
-    const snapshot = read({ status: 'active', active_incidents: [active({ type: 'outage' }), active({ id: 902, type: 'maintenance', title: 'Database upgrade' })] });
+    const snapshot = read({
+      status: 'active',
+      active_incidents: [active({ type: 'outage' }), active({ id: 902, type: 'maintenance', title: 'Database upgrade' })],
+    });
     expect(snapshot.incidents.map((i) => [i.id, i.severity])).toEqual([['900', 'major']]);
     expect(snapshot.maintenances).toEqual([
       {
@@ -156,7 +157,10 @@ describe('slack reader', () => {
 });
 
 describe('slack reader on any document shaped like Slack’s', () => {
-  const date = fc.oneof(fc.date({ noInvalidDate: true }).map((d) => d.toISOString()), fc.constantFrom('2020-07-30T15:12:34-07:00', 'soon'));
+  const date = fc.oneof(
+    fc.date({ noInvalidDate: true }).map((d) => d.toISOString()),
+    fc.constantFrom('2020-07-30T15:12:34-07:00', 'soon'),
+  );
   const word = fc.constantFrom('incident', 'outage', 'notice', 'maintenance', 'active', 'resolved', 'scheduled', 'completed', 'cancelled', 'ok', 'x');
   const slackItem = fc.record(
     {

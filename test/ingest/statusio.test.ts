@@ -91,7 +91,11 @@ describe('status.io reader', () => {
     const snapshot = read(fixture('statusio/gitlab-security.json'));
     expect(snapshot.indicator).toBe('major');
     expect(snapshot.components.filter((c) => c.status === 'security_event').map((c) => c.name)).toEqual([
-      'Website', 'API', 'Git (ssh and https)', 'Registry', 'CI/CD',
+      'Website',
+      'API',
+      'Git (ssh and https)',
+      'Registry',
+      'CI/CD',
     ]);
     expect(snapshot.incidents[0]).toMatchObject({
       severity: 'major',
@@ -144,8 +148,11 @@ describe('status.io reader', () => {
   });
 });
 
-describe('status.io reader on any document shaped like status.io\'s', () => {
-  const date = fc.oneof(fc.date({ noInvalidDate: true }).map((d) => d.toISOString()), fc.constant('soon'));
+describe("status.io reader on any document shaped like status.io's", () => {
+  const date = fc.oneof(
+    fc.date({ noInvalidDate: true }).map((d) => d.toISOString()),
+    fc.constant('soon'),
+  );
   const code = fc.oneof(fc.constantFrom(100, 200, 300, 400, 500, 600, '400'), fc.integer());
   const named = fc.record({ name: fc.string(), _id: fc.string() });
   const event = fc.record(
@@ -160,7 +167,10 @@ describe('status.io reader on any document shaped like status.io\'s', () => {
     },
     { requiredKeys: ['name'] },
   );
-  const component = fc.record({ name: fc.string(), status_code: code, containers: fc.array(fc.record({ name: fc.string(), status_code: code })) }, { requiredKeys: [] });
+  const component = fc.record(
+    { name: fc.string(), status_code: code, containers: fc.array(fc.record({ name: fc.string(), status_code: code })) },
+    { requiredKeys: [] },
+  );
 
   it('gives real dates and one incident or maintenance per id, or refuses the document', () => {
     const document = fc.record({

@@ -51,10 +51,7 @@ describe('statuspage reader', () => {
   });
 
   it("reads GitHub's captured summary and incidents", () => {
-    const snapshot = statuspage.parse(
-      [fixture('statuspage-github-summary.json'), fixture('statuspage-github-incidents.json')],
-      { url: PAGE, now: NOW },
-    );
+    const snapshot = statuspage.parse([fixture('statuspage-github-summary.json'), fixture('statuspage-github-incidents.json')], { url: PAGE, now: NOW });
     expect(snapshot.indicator).toBe('ok');
     expect(snapshot.components).toHaveLength(12);
     expect(snapshot.components[0]).toEqual({ name: 'Git Operations', status: 'operational' });
@@ -156,12 +153,7 @@ describe('statuspage reader', () => {
       description: 'We are investigating reports of degraded performance for Actions',
       createdAt: new Date('2026-07-19T23:34:03.512Z'),
     });
-    expect(updates.map((u) => u.stage)).toEqual([
-      ...Array<string>(15).fill('investigating'),
-      'monitoring',
-      'monitoring',
-      'resolved',
-    ]);
+    expect(updates.map((u) => u.stage)).toEqual([...Array<string>(15).fill('investigating'), 'monitoring', 'monitoring', 'resolved']);
     expect(updates[15]!.createdAt).toEqual(new Date('2026-07-20T03:34:48.538Z'));
     expect(updates[17]!.description).toBe(incident!.description);
     expect(updates.map((u) => u.createdAt.getTime())).toEqual([...updates.map((u) => u.createdAt.getTime())].sort((a, b) => a - b));
@@ -180,7 +172,14 @@ describe('statuspage reader', () => {
   it('reads a postmortem as resolved', () => {
     const base = critical();
     const updates = base.incident_updates as Json[];
-    const postmortem = { ...updates[0], id: 'pm1', status: 'postmortem', body: 'Postmortem.', created_at: '2026-07-21T21:34:00.000Z', display_at: '2026-07-21T21:34:00.000Z' };
+    const postmortem = {
+      ...updates[0],
+      id: 'pm1',
+      status: 'postmortem',
+      body: 'Postmortem.',
+      created_at: '2026-07-21T21:34:00.000Z',
+      display_at: '2026-07-21T21:34:00.000Z',
+    };
     const snapshot = read(summaryWith({}), {
       ...noIncidents,
       incidents: [{ ...base, status: 'postmortem', resolved_at: null, incident_updates: [postmortem, ...updates] }],
@@ -198,13 +197,7 @@ describe('statuspage reader', () => {
     const statuses = ['scheduled', 'identified', 'in_progress', 'verifying', 'completed'];
     const incident_updates = [u1, u2, u3, u4, u5].map((u, i) => ({ ...u, status: statuses[i] })).reverse();
     const snapshot = read(summaryWith({}), { ...noIncidents, incidents: [{ ...base, incident_updates }] });
-    expect(snapshot.incidents[0]!.updates.map((u) => u.stage)).toEqual([
-      'investigating',
-      'identified',
-      'identified',
-      'identified',
-      'identified',
-    ]);
+    expect(snapshot.incidents[0]!.updates.map((u) => u.stage)).toEqual(['investigating', 'identified', 'identified', 'identified', 'identified']);
   });
 
   it("merges the summary's incidents with incidents.json by id, the later updated_at winning", () => {
@@ -274,7 +267,12 @@ describe('statuspage reader on captured payloads', () => {
     });
     expect(byId.get('9tpgqq1h4bs7')!.updates.map((u) => u.stage)).toEqual(['investigating', 'investigating', 'investigating', 'resolved']);
     expect(byId.get('yjysg0xrl67m')!.components).toEqual(['API Requests', 'Issues', 'Pull Requests', 'Actions', 'Pages', 'Copilot']);
-    expect(byId.get('594m87r8sw13')).toMatchObject({ title: 'Incident With Blocked GitHub.com Traffic', severity: 'minor', severityFromProvider: 'none', components: [] });
+    expect(byId.get('594m87r8sw13')).toMatchObject({
+      title: 'Incident With Blocked GitHub.com Traffic',
+      severity: 'minor',
+      severityFromProvider: 'none',
+      components: [],
+    });
   });
 
   it("reads Emma's older incidents: null affected components, the no-component placeholder, backfilled updates", () => {
@@ -290,11 +288,20 @@ describe('statuspage reader on captured payloads', () => {
       createdAt: new Date('2018-10-23T04:57:26.169Z'),
       resolvedAt: new Date('2018-10-23T06:30:33.671Z'),
     });
-    expect(byId.get('gm8jc9315cyk')!.components.slice(0, 3)).toEqual(['Web Application - Home', 'Web Application - Audience Contacts and Groups', 'Web Application - Segments']);
+    expect(byId.get('gm8jc9315cyk')!.components.slice(0, 3)).toEqual([
+      'Web Application - Home',
+      'Web Application - Audience Contacts and Groups',
+      'Web Application - Segments',
+    ]);
     expect(byId.get('x9wt6q4wbbvn')!.components).toEqual(['Web Application - Home', 'Web Application - Email Editor']);
     // Its updates name only "No components were affected by this update.", and were typed weeks after they are dated.
     const backfilled = byId.get('qfcmvk731yl3')!;
-    expect(backfilled).toMatchObject({ title: 'Elevated API Errors', components: [], createdAt: new Date('2017-06-11T11:55:00.000Z'), resolvedAt: new Date('2017-06-11T13:20:00.000Z') });
+    expect(backfilled).toMatchObject({
+      title: 'Elevated API Errors',
+      components: [],
+      createdAt: new Date('2017-06-11T11:55:00.000Z'),
+      resolvedAt: new Date('2017-06-11T13:20:00.000Z'),
+    });
     expect(backfilled.updates.map((u) => [u.stage, u.createdAt.toISOString()])[0]).toEqual(['investigating', '2017-06-11T11:55:00.000Z']);
   });
 });

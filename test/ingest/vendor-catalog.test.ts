@@ -58,10 +58,12 @@ describe('the built-in vendor catalog file', () => {
     const unique = (values: string[]) => expect(new Set(values).size).toBe(values.length);
     unique(entries.map((e) => e.urlname));
     unique(entries.map((e) => e.name.toLowerCase()));
-    unique(entries.map((e) => {
-      const url = new URL(e.feed.url);
-      return `${url.host}${url.pathname.replace(/\/+$/, '')}${url.search}`;
-    }));
+    unique(
+      entries.map((e) => {
+        const url = new URL(e.feed.url);
+        return `${url.host}${url.pathname.replace(/\/+$/, '')}${url.search}`;
+      }),
+    );
   });
 
   it('has one row in VENDORS.md per entry, with its kind and a source', () => {
@@ -77,7 +79,10 @@ describe('the built-in vendor catalog file', () => {
 describe('vendors whose pages moved or have a reader of their own', () => {
   it('reads Recurly from its incident.io page, Railway from status.railway.com, Slack from its status API', () => {
     expect(byUrlname('recurly')?.feed).toEqual({ kind: 'incidentio', url: 'https://status.recurly.com' });
-    expect(byUrlname('railway')).toMatchObject({ status_page_url: 'https://status.railway.com', feed: { kind: 'instatus', url: 'https://status.railway.com' } });
+    expect(byUrlname('railway')).toMatchObject({
+      status_page_url: 'https://status.railway.com',
+      feed: { kind: 'instatus', url: 'https://status.railway.com' },
+    });
     expect(byUrlname('slack')?.feed).toEqual({ kind: 'slack', url: 'https://slack-status.com' });
   });
 
@@ -94,7 +99,20 @@ describe('vendors whose pages moved or have a reader of their own', () => {
   });
 
   it('knows vendors teams depend on, each with a feed', () => {
-    for (const urlname of ['microsoft-365', 'okta', 'auth0', 'intercom', 'postmark', 'databricks', 'hetzner', 'ovhcloud-us', 'plaid', 'square', 'perplexity', 'mistral']) {
+    for (const urlname of [
+      'microsoft-365',
+      'okta',
+      'auth0',
+      'intercom',
+      'postmark',
+      'databricks',
+      'hetzner',
+      'ovhcloud-us',
+      'plaid',
+      'square',
+      'perplexity',
+      'mistral',
+    ]) {
       expect(byUrlname(urlname)?.feed.url, urlname).toMatch(/^https:\/\//);
     }
   });
@@ -102,7 +120,10 @@ describe('vendors whose pages moved or have a reader of their own', () => {
   it("reads Okta's FeedBurner feed as the Atom document it is, Hetzner's English feed, and Mistral's Checkly page by its RSS feed", () => {
     expect(byUrlname('okta')?.feed).toEqual({ kind: 'atom', url: 'https://feeds.feedburner.com/OktaTrustRSS' });
     expect(byUrlname('hetzner')?.feed).toEqual({ kind: 'atom', url: 'https://status.hetzner.com/en.atom' });
-    expect(byUrlname('mistral')).toMatchObject({ status_page_url: 'https://status.mistral.ai', feed: { kind: 'rss', url: 'https://status.mistral.ai/feed.rss' } });
+    expect(byUrlname('mistral')).toMatchObject({
+      status_page_url: 'https://status.mistral.ai',
+      feed: { kind: 'rss', url: 'https://status.mistral.ai/feed.rss' },
+    });
   });
 
   it("reads OVHcloud's European status pages, one per product line, besides its US page", () => {
@@ -151,7 +172,10 @@ describe('a catalog file with a bad entry', () => {
   it('is refused when a urlname, a name or a feed address is repeated', () => {
     rejects([good('acme'), good('acme')], /urlname "acme" appears more than once/);
     rejects([good('acme'), { ...good('globex'), name: 'vendor ACME' }], /urlname "globex": name "vendor ACME" is already the name of "acme"/);
-    rejects([good('acme'), { ...good('globex'), feed: { kind: 'statuspage', url: 'https://STATUS.acme.example/' } }], /urlname "globex": feed .* is already read for "acme"/);
+    rejects(
+      [good('acme'), { ...good('globex'), feed: { kind: 'statuspage', url: 'https://STATUS.acme.example/' } }],
+      /urlname "globex": feed .* is already read for "acme"/,
+    );
   });
 
   it('is read when every entry is good', () => {

@@ -98,7 +98,7 @@ describe('board digests', () => {
     expect(digest!.services[0]!.openIncidents[0]).toMatchObject({ title: 'Demo major outage', severity: 'major' });
   });
 
-  it('fire by each subscription\'s schedule in its time zone', () => {
+  it("fire by each subscription's schedule in its time zone", () => {
     // 09:00 in Berlin is 08:00 UTC in winter.
     expect(firesAt('0 9 * * 1-5', 'Europe/Berlin', new Date('2026-11-23T08:00:00Z'))).toBe(true);
     expect(firesAt('0 9 * * 1-5', 'Europe/Berlin', new Date('2026-11-23T09:00:00Z'))).toBe(false);
@@ -159,7 +159,11 @@ describe('the retention job', () => {
       updated_at: now - 91 * day,
       resolved_at: now - 91 * day,
     }));
-    for (let i = 0; i < rows.length; i += 200) await s.ctx.db.insertInto('incidents').values(rows.slice(i, i + 200)).execute();
+    for (let i = 0; i < rows.length; i += 200)
+      await s.ctx.db
+        .insertInto('incidents')
+        .values(rows.slice(i, i + 200))
+        .execute();
     await s.ctx.db
       .insertInto('incidents')
       .values([

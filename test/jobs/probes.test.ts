@@ -27,7 +27,7 @@ describe('HTTP probes', () => {
     await probes.close();
   });
 
-  it('ping: 2xx is up, 503 is down naming the status, with statusbot\'s User-Agent', async () => {
+  it("ping: 2xx is up, 503 is down naming the status, with statusbot's User-Agent", async () => {
     probes = client();
     expect(await probes.probe({ url: `${target.url}/health`, probeType: 'ping', keyword: null })).toEqual({ ok: true });
     expect(target.hits.at(-1)?.userAgent).toBe('statusbot-test');
@@ -146,9 +146,7 @@ companies:
         region: 'eu-west',
       });
       // The keyword monitor went down too (503), but nobody follows it.
-      expect((await s.api('GET', '/api/v2/custom_monitors/502/incidents')).body.data[0].attributes.description).toBe(
-        'Down in eu-west: HTTP 503',
-      );
+      expect((await s.api('GET', '/api/v2/custom_monitors/502/incidents')).body.data[0].attributes.description).toBe('Down in eu-west: HTTP 503');
     } finally {
       await probes.close();
     }

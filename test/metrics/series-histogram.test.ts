@@ -38,7 +38,13 @@ describe('the request histogram', () => {
   it('shows a histogram without labels at zero before its first observation, as prom-client does', async () => {
     const { theirs, ours } = both([], []);
     expect(await ours.metrics()).toBe(await theirs.metrics());
-    const observed = both([], [[[], 0.2], [[], 0.0001]]);
+    const observed = both(
+      [],
+      [
+        [[], 0.2],
+        [[], 0.0001],
+      ],
+    );
     expect(await observed.ours.metrics()).toBe(await observed.theirs.metrics());
   });
 

@@ -74,8 +74,7 @@ const get = async (path: string) => {
   const res = await fetch(`${s.url}${path}`);
   return { status: res.status, headers: res.headers, html: await res.text() };
 };
-const rowsOf = async (monitorId: number) =>
-  s.ctx.db.selectFrom('probe_hours').selectAll().where('monitor_id', '=', monitorId).orderBy('hour').execute();
+const rowsOf = async (monitorId: number) => s.ctx.db.selectFrom('probe_hours').selectAll().where('monitor_id', '=', monitorId).orderBy('hour').execute();
 
 describe('monitor history on a status page', () => {
   it('records each probe with its duration, rolls them up per hour and shows uptime, response time and failures', async () => {
@@ -87,9 +86,7 @@ describe('monitor history on a status page', () => {
     for (let i = 0; i < 2; i++) await s.prober.probeAll();
 
     const rows = await rowsOf(501);
-    expect(rows).toEqual([
-      expect.objectContaining({ hour: Date.parse('2026-11-22T10:00:00Z'), probes: 5, ups: 3, max_ms: expect.any(Number) }),
-    ]);
+    expect(rows).toEqual([expect.objectContaining({ hour: Date.parse('2026-11-22T10:00:00Z'), probes: 5, ups: 3, max_ms: expect.any(Number) })]);
     expect(rows[0]!.total_ms).toBeGreaterThanOrEqual(3 * SLOW_MS);
 
     const { status, html, headers } = await get('/status/acme/monitors/501');

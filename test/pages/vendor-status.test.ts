@@ -100,7 +100,9 @@ describe('vendors on status pages and tracker pages state only what statusbot re
     const read = await text('/status/acme');
     expect(read).toContain('All systems operational');
     expect(read).toContain('Third-party: GitHub — Major outage; Unread Vendor — No data');
-    expect(vendorCard(read, 'GitHub', 'Flaky Vendor')).toContain('GitHub Major outage Incident with GitHub Actions Affected: API Requests, Issues, Actions, Pages');
+    expect(vendorCard(read, 'GitHub', 'Flaky Vendor')).toContain(
+      'GitHub Major outage Incident with GitHub Actions Affected: API Requests, Issues, Actions, Pages',
+    );
     expect(vendorCard(read, 'Flaky Vendor', 'Unread Vendor')).toMatch(/^Flaky Vendor Operational\s*$/);
     expect(read).toMatch(/Unread Vendor No data No data: the feed could not be read: .*404/);
     expect(await text('/services/unread')).toMatch(/Unread Vendor No data No data: the feed could not be read: .*404/);
@@ -156,7 +158,10 @@ describe('vendors on status pages and tracker pages state only what statusbot re
           created_at: new Date(now - HOUR_MS).toISOString(),
           updated_at: new Date(now - HOUR_MS).toISOString(),
           incident_updates: [],
-          components: [{ id: 'c1', name: 'API Requests' }, { id: 'c2', name: 'Webhooks' }],
+          components: [
+            { id: 'c1', name: 'API Requests' },
+            { id: 'c2', name: 'Webhooks' },
+          ],
         },
       }),
     );

@@ -16,8 +16,7 @@ afterAll(async () => {
   await fake.close();
 });
 
-const pending = async () =>
-  (await s.ctx.db.selectFrom('outbox').select('id').where('stream', 'like', 'slack:%').where('state', '!=', 'sent').execute()).length;
+const pending = async () => (await s.ctx.db.selectFrom('outbox').select('id').where('stream', 'like', 'slack:%').where('state', '!=', 'sent').execute()).length;
 const settled = () => fake.waitFor(async () => (await pending()) === 0, 20_000);
 const inChannel = (channel: string) => (c: SlackCall) => c.ok && c.body.channel === channel && c.method.startsWith('chat.');
 const buttons = (blocks: any[]) => blocks.filter((b) => b.type === 'actions').flatMap((b) => b.elements.map((e: any) => e.action_id));
@@ -63,12 +62,15 @@ describe('incident announcements', () => {
   });
 
   it('paces one channel at about one message per second', async () => {
-    const times = fake.calls.filter(inChannel(INCIDENTS_CHANNEL)).filter((c) => !c.body.thread_ts).map((c) => c.at);
+    const times = fake.calls
+      .filter(inChannel(INCIDENTS_CHANNEL))
+      .filter((c) => !c.body.thread_ts)
+      .map((c) => c.at);
     expect(times.length).toBeGreaterThanOrEqual(3);
     for (let i = 1; i < times.length; i++) expect(times[i]! - times[i - 1]!).toBeGreaterThanOrEqual(950);
   });
 
-  it('the message\'s button opens the update modal for that incident', async () => {
+  it("the message's button opens the update modal for that incident", async () => {
     const ts = fake.messages.get(INCIDENTS_CHANNEL)![0]!;
     const id = /#(\d+)/.exec(ts.text)![1]!;
     const click = buttonClick(fake, 'incident_post_update', id);
@@ -99,7 +101,10 @@ describe('incident announcements', () => {
     const first = (await s.ctx.db.selectFrom('chat_messages').select('message_id').where('subject', '=', `incident:${id}`).executeTakeFirstOrThrow())
       .message_id;
     const list = fake.messages.get(INCIDENTS_CHANNEL)!;
-    list.splice(list.findIndex((m) => m.ts === first), 1);
+    list.splice(
+      list.findIndex((m) => m.ts === first),
+      1,
+    );
 
     await s.api('PATCH', `/api/v2/incidents/${id}`, { body: { description: 'Reindexing', resolution_stage: 'monitoring' } });
     await settled();

@@ -1,7 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeSlack } from '../fakes/fake-slack.js';
 import type { FakeSlack } from '../fakes/fake-slack.js';
-import { ACME_TEAM, GLOBEX_TEAM, ask, buttonClick, commandBody, interaction, postEvent, startSlackServer, submission, viewsOpenedWith } from '../helpers/slack.js';
+import {
+  ACME_TEAM,
+  GLOBEX_TEAM,
+  ask,
+  buttonClick,
+  commandBody,
+  interaction,
+  postEvent,
+  startSlackServer,
+  submission,
+  viewsOpenedWith,
+} from '../helpers/slack.js';
 import type { TestServer } from '../helpers/test-server.js';
 
 /** What only Slack has: commands typed as text, acks within 3 seconds, Block Kit modals. The verbs themselves: test/chat. */

@@ -14,8 +14,25 @@ const commands = manifest.features.slash_commands as { command: string; url: str
 
 /** Slack's built-in commands: one of them in a manifest makes Slack refuse the whole list of slash commands. */
 const SLACK_BUILT_INS = [
-  '/status', '/me', '/join', '/away', '/dnd', '/shrug', '/remind', '/msg', '/feed', '/who',
-  '/collapse', '/expand', '/leave', '/open', '/search', '/topic', '/mute', '/pro', '/shortcuts',
+  '/status',
+  '/me',
+  '/join',
+  '/away',
+  '/dnd',
+  '/shrug',
+  '/remind',
+  '/msg',
+  '/feed',
+  '/who',
+  '/collapse',
+  '/expand',
+  '/leave',
+  '/open',
+  '/search',
+  '/topic',
+  '/mute',
+  '/pro',
+  '/shortcuts',
 ];
 
 /** The commands the app registers listeners for, read off the registration itself. */
@@ -27,7 +44,7 @@ function handledCommands(): string[] {
 }
 
 describe('manifest.yml', () => {
-  it('declares no Slack built-in command, and follows Slack\'s naming rules', () => {
+  it("declares no Slack built-in command, and follows Slack's naming rules", () => {
     for (const { command } of commands) {
       expect(SLACK_BUILT_INS, command).not.toContain(command);
       expect(command, 'lowercase, a slash, no spaces, at most 32 characters').toMatch(/^\/[a-z0-9][a-z0-9_-]{0,30}$/);

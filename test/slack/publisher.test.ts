@@ -101,7 +101,7 @@ describe('the Slack publisher', () => {
     ]);
   });
 
-  it('a deleted incident\'s message is edited to say so, without buttons or a reply', async () => {
+  it("a deleted incident's message is edited to say so, without buttons or a reply", async () => {
     const { recorder } = memoryRecorder();
     const p = publisher();
     await p.deliver(delivery(incident('CDEL', null)), recorder);

@@ -67,7 +67,7 @@ describe('POST /slack/events: request verification', () => {
   });
 });
 
-describe('POST /slack/events: Slack\'s own checks', () => {
+describe("POST /slack/events: Slack's own checks", () => {
   it('answers url_verification with the challenge', async () => {
     const body = JSON.stringify({ token: 'x', challenge: 'c-123', type: 'url_verification' });
     const res = await postEvent(s, body, { contentType: 'application/json' });

@@ -190,10 +190,18 @@ describe('Slack requests are rate limited per workspace and per address', () => 
     const limited = help(ACME_TEAM);
     const res = await postEvent(s, limited.body);
     expect(res.status).toBe(200);
-    expect(res.json).toEqual({ response_type: 'ephemeral', text: expect.stringMatching(/^Too many requests at once; nothing was done\. Please try again in \d+ seconds?\.$/) });
+    expect(res.json).toEqual({
+      response_type: 'ephemeral',
+      text: expect.stringMatching(/^Too many requests at once; nothing was done\. Please try again in \d+ seconds?\.$/),
+    });
 
     // A form submitted meanwhile stays open, the message under its first field.
-    const form = await postEvent(s, new URLSearchParams({ payload: JSON.stringify(submission({ callback_id: 'incident_new', private_metadata: '{}' }, { service: null, title: 'x' })) }).toString());
+    const form = await postEvent(
+      s,
+      new URLSearchParams({
+        payload: JSON.stringify(submission({ callback_id: 'incident_new', private_metadata: '{}' }, { service: null, title: 'x' })),
+      }).toString(),
+    );
     expect(form.json).toEqual({ response_action: 'errors', errors: { service: expect.stringMatching(/^Too many requests/) } });
 
     const other = help(GLOBEX_TEAM);

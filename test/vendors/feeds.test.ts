@@ -195,11 +195,11 @@ describe('a Statuspage feed', () => {
     const closed = (await s.api('GET', `/api/v2/incidents/${opened.id}`)).body.data.attributes;
     expect(closed).toMatchObject({ resolved: true });
     expect(closed.updates.at(-1).status).toBe('resolved');
-    expect(messages().filter((m) => m.threadTs === null).map((m) => m.text)).toEqual([
-      `Resolved incident #${opened.id}: ${CRITICAL} (GitHub)`,
-      'GitHub is now Major outage',
-      'GitHub is now Operational',
-    ]);
+    expect(
+      messages()
+        .filter((m) => m.threadTs === null)
+        .map((m) => m.text),
+    ).toEqual([`Resolved incident #${opened.id}: ${CRITICAL} (GitHub)`, 'GitHub is now Major outage', 'GitHub is now Operational']);
 
     // Nothing changed: each document answers 304, and nothing is written or said.
     const before = messages().length;
@@ -309,7 +309,12 @@ describe('RSS and Google Cloud feeds', () => {
     expect(['high', 'medium', 'low']).toContain(first.severity_from_provider);
     expect(first.components.length).toBeGreaterThan(0);
     const feeds = await listFeeds(s.ctx);
-    expect(feeds.filter((f) => f.watched).map((f) => f.urlname).sort()).toEqual(['aws', 'github', 'google-cloud']);
+    expect(
+      feeds
+        .filter((f) => f.watched)
+        .map((f) => f.urlname)
+        .sort(),
+    ).toEqual(['aws', 'github', 'google-cloud']);
     expect(feeds.find((f) => f.urlname === 'quiet-vendor')).toMatchObject({ watched: false, lastCheckedAt: null });
   });
 });

@@ -141,7 +141,9 @@ describe('a digest', () => {
     const read = await digest(s);
     expect(read).toContain(':white_check_mark: <http://status.test/services/github|GitHub>');
     expect(read).toContain('all services operational');
-    expect(read).toMatch(/:wrench: <https:\/\/stspg\.io\/maint-upgrade\|Database upgrade>, from <!date\^\d+\^[^>]+> to <!date\^\d+\^[^>]+> _\(Git Operations, API Requests\)_/);
+    expect(read).toMatch(
+      /:wrench: <https:\/\/stspg\.io\/maint-upgrade\|Database upgrade>, from <!date\^\d+\^[^>]+> to <!date\^\d+\^[^>]+> _\(Git Operations, API Requests\)_/,
+    );
   });
 
   it('says "No data" with the error once the feed has failed for more than three intervals', async () => {
@@ -157,7 +159,9 @@ describe('a digest', () => {
       await s.feeds.pollDue();
     }
     const stale = await digest(s);
-    expect(stale).toMatch(/:white_circle: <http:\/\/status\.test\/services\/github\|GitHub> — No data: no successful read since \d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC: \S+\/github\/api\/v2\/summary\.json: HTTP 503/);
+    expect(stale).toMatch(
+      /:white_circle: <http:\/\/status\.test\/services\/github\|GitHub> — No data: no successful read since \d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC: \S+\/github\/api\/v2\/summary\.json: HTTP 503/,
+    );
     // The API keeps the last status read, and says what the rest is.
     const api = (await s.api('GET', '/api/v2/services/github')).body.data.attributes;
     expect(api.status).toBe('ok');
@@ -230,7 +234,11 @@ describe('an item a reader cannot read', () => {
     };
     set([critical, other]);
     await s.feeds.pollDue();
-    const open = async () => (await incidentsOf(s, 'github')).filter((i) => !i.attributes.resolved).map((i) => i.attributes.title).sort();
+    const open = async () =>
+      (await incidentsOf(s, 'github'))
+        .filter((i) => !i.attributes.resolved)
+        .map((i) => i.attributes.title)
+        .sort();
     expect(await open()).toEqual([critical.name, 'Webhooks delayed'].sort());
 
     // The first incident's date becomes unreadable; the second resolves: the resolution is applied all the same.
@@ -238,7 +246,15 @@ describe('an item a reader cannot read', () => {
     const resolvedAt = new Date(s.clock.now().getTime() - 1_000).toISOString();
     set([
       { ...critical, created_at: 'soon' },
-      { ...other, status: 'resolved', resolved_at: resolvedAt, incident_updates: [{ ...other.incident_updates[0], id: 'u2', status: 'resolved', body: 'Fixed.', created_at: resolvedAt, display_at: resolvedAt }, ...other.incident_updates] },
+      {
+        ...other,
+        status: 'resolved',
+        resolved_at: resolvedAt,
+        incident_updates: [
+          { ...other.incident_updates[0], id: 'u2', status: 'resolved', body: 'Fixed.', created_at: resolvedAt, display_at: resolvedAt },
+          ...other.incident_updates,
+        ],
+      },
     ]);
     await s.feeds.pollDue();
     expect(await open()).toEqual([critical.name]);
@@ -292,9 +308,15 @@ companies:
     expect(third.id).toBe(first.id);
     expect(third.attributes).toMatchObject({ created_at: '2026-04-28T14:17:00.000Z', resolved: true, resolved_at: '2026-05-01T04:15:00.000Z' });
     expect(third.attributes.updates.map((u: any) => [u.created_at.slice(0, 16), u.status])).toEqual([
-      ['2026-04-28T14:17', 'investigating'], ['2026-04-28T14:51', 'investigating'], ['2026-04-28T15:58', 'investigating'],
-      ['2026-04-28T21:43', 'investigating'], ['2026-04-28T22:46', 'investigating'], ['2026-04-29T00:40', 'investigating'],
-      ['2026-04-29T22:22', 'investigating'], ['2026-04-30T03:49', 'investigating'], ['2026-05-01T04:11', 'investigating'],
+      ['2026-04-28T14:17', 'investigating'],
+      ['2026-04-28T14:51', 'investigating'],
+      ['2026-04-28T15:58', 'investigating'],
+      ['2026-04-28T21:43', 'investigating'],
+      ['2026-04-28T22:46', 'investigating'],
+      ['2026-04-29T00:40', 'investigating'],
+      ['2026-04-29T22:22', 'investigating'],
+      ['2026-04-30T03:49', 'investigating'],
+      ['2026-05-01T04:11', 'investigating'],
       ['2026-05-01T04:15', 'resolved'],
     ]);
   });
@@ -320,7 +342,11 @@ companies:
     clock.set('2026-06-15T00:00:00Z');
     pages.set('/github/history.atom', { body: fixture('rss-atom/statuspage-github-history-2026-05-01.atom'), contentType: 'application/atom+xml' });
     await s.feeds.pollDue();
-    const row = await s.ctx.db.selectFrom('incidents').select(['resolved', 'resolved_at']).where('external_key', 'like', '%Incident/29855242').executeTakeFirstOrThrow();
+    const row = await s.ctx.db
+      .selectFrom('incidents')
+      .select(['resolved', 'resolved_at'])
+      .where('external_key', 'like', '%Incident/29855242')
+      .executeTakeFirstOrThrow();
     expect(row).toEqual({ resolved: 1, resolved_at: Date.parse('2026-05-01T04:15:00Z') });
   });
 });

@@ -105,12 +105,10 @@ export function changesBetween(before: Record<string, unknown>, after: Record<st
 }
 
 /** Every field of a new thing, as set by its creation. */
-export const created = (fields: Record<string, unknown>): Changes =>
-  Object.fromEntries(Object.entries(fields).map(([field, to]) => [field, { to }]));
+export const created = (fields: Record<string, unknown>): Changes => Object.fromEntries(Object.entries(fields).map(([field, to]) => [field, { to }]));
 
 /** Every field of a thing that is gone. */
-export const removed = (fields: Record<string, unknown>): Changes =>
-  Object.fromEntries(Object.entries(fields).map(([field, from]) => [field, { from }]));
+export const removed = (fields: Record<string, unknown>): Changes => Object.fromEntries(Object.entries(fields).map(([field, from]) => [field, { from }]));
 
 /**
  * Audit events, newest first, older than the event `before` when given: the
@@ -123,7 +121,11 @@ export async function listAuditEvents(
 ): Promise<{ events: AuditEvent[]; more: boolean }> {
   const page = parseInput(auditPageInput, raw, 'query');
   const limit = page.limit ?? AUDIT_PAGE_DEFAULT;
-  let query = ctx.db.selectFrom('audit_events').selectAll().orderBy('id', 'desc').limit(limit + 1);
+  let query = ctx.db
+    .selectFrom('audit_events')
+    .selectAll()
+    .orderBy('id', 'desc')
+    .limit(limit + 1);
   if ('company' in of) query = query.where('company_id', '=', of.company.id);
   if (page.before !== undefined) query = query.where('id', '<', page.before);
   const rows = await query.execute();

@@ -50,10 +50,7 @@ export function firesAt(schedule: string, timezone: string, at: Date): boolean {
 }
 
 /** The digest of a board: each service with its status, open incidents and tags, worst first. */
-export async function buildDigest(
-  ctx: DomainContext,
-  boardId: string,
-): Promise<Pick<DigestAnnouncement, 'board' | 'services'> | null> {
+export async function buildDigest(ctx: DomainContext, boardId: string): Promise<Pick<DigestAnnouncement, 'board' | 'services'> | null> {
   const board = await ctx.db.selectFrom('boards').select(['id', 'name', 'urlname']).where('id', '=', boardId).executeTakeFirst();
   if (!board) return null;
   const entries = await ctx.db

@@ -42,13 +42,7 @@ export async function getBoard(ctx: DomainContext, company: Company, boardId: st
 }
 
 /** Puts a catalog service on a board; `conflict` when it is there already. */
-export async function addServiceToBoard(
-  ctx: DomainContext,
-  company: Company,
-  boardId: string,
-  urlname: string,
-  raw: unknown,
-): Promise<BoardService> {
+export async function addServiceToBoard(ctx: DomainContext, company: Company, boardId: string, urlname: string, raw: unknown): Promise<BoardService> {
   const input = parseInput(boardServiceInput, raw ?? {});
   return ctx.write(async (trx) => {
     const board = await findBoard(trx, company, boardId);
@@ -88,13 +82,7 @@ export async function addServiceToBoard(
 }
 
 /** Sets the tags of a service on a board; without `tags`, nothing changes. */
-export async function updateBoardService(
-  ctx: DomainContext,
-  company: Company,
-  boardId: string,
-  urlname: string,
-  raw: unknown,
-): Promise<BoardService> {
+export async function updateBoardService(ctx: DomainContext, company: Company, boardId: string, urlname: string, raw: unknown): Promise<BoardService> {
   const input = parseInput(boardServiceInput, raw ?? {});
   return ctx.write(async (trx) => {
     const board = await findBoard(trx, company, boardId);
@@ -127,12 +115,7 @@ export async function updateBoardService(
   });
 }
 
-async function boardService(
-  ctx: DomainContext,
-  db: Kysely<Database>,
-  service: ServiceRow,
-  tags: string[],
-): Promise<BoardService> {
+async function boardService(ctx: DomainContext, db: Kysely<Database>, service: ServiceRow, tags: string[]): Promise<BoardService> {
   return { ...toService(ctx, service), status: await statusOf(db, service.id, ctx.clock.now().getTime()), tags };
 }
 
@@ -144,12 +127,7 @@ async function findBoard(db: Kysely<Database>, company: Company, boardId: string
 }
 
 async function findCatalogService(db: Kysely<Database>, urlname: string): Promise<ServiceRow> {
-  const service = await db
-    .selectFrom('services')
-    .select(serviceColumns)
-    .where('urlname', '=', urlname)
-    .where('company_id', 'is', null)
-    .executeTakeFirst();
+  const service = await db.selectFrom('services').select(serviceColumns).where('urlname', '=', urlname).where('company_id', 'is', null).executeTakeFirst();
   if (!service) throw notFound('service');
   return service;
 }

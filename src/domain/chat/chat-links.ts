@@ -6,22 +6,17 @@ import type { DomainContext } from '../context.js';
 import type { ChatPlatform } from './chat.js';
 import { changesBetween, recordAudit } from '../audit/audit-trail.js';
 
-const companyOfWorkspace = prepared<'platform' | 'workspace', { id: number; name: string; plan: Company['plan']; notify_on: string }>(
-  (db, p) =>
-    db
-      .selectFrom('chat_links')
-      .innerJoin('companies', 'companies.id', 'chat_links.company_id')
-      .select(['companies.id', 'companies.name', 'companies.plan', 'companies.notify_on'])
-      .where('chat_links.platform', '=', p.platform)
-      .where('chat_links.workspace_id', '=', p.workspace),
+const companyOfWorkspace = prepared<'platform' | 'workspace', { id: number; name: string; plan: Company['plan']; notify_on: string }>((db, p) =>
+  db
+    .selectFrom('chat_links')
+    .innerJoin('companies', 'companies.id', 'chat_links.company_id')
+    .select(['companies.id', 'companies.name', 'companies.plan', 'companies.notify_on'])
+    .where('chat_links.platform', '=', p.platform)
+    .where('chat_links.workspace_id', '=', p.workspace),
 );
 
 /** The company a workspace acts for, or null while it is not linked. */
-export async function companyForWorkspace(
-  ctx: DomainContext,
-  platform: ChatPlatform,
-  workspaceId: string,
-): Promise<Company | null> {
+export async function companyForWorkspace(ctx: DomainContext, platform: ChatPlatform, workspaceId: string): Promise<Company | null> {
   const [row] = await companyOfWorkspace(ctx.db, { platform, workspace: workspaceId });
   return row ? { id: row.id, name: row.name, plan: row.plan, notifyOn: parseNotifyOn(row.notify_on) } : null;
 }

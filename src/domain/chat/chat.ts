@@ -29,5 +29,4 @@ export interface ChannelSubscription {
 export const channelStream = (c: ChannelRef): string => `${c.platform}:${c.workspaceId}:${c.channelId}`;
 
 /** The chat platform a stream delivers to, or null for other streams (webhook subscribers). */
-export const platformOfStream = (stream: string): ChatPlatform | null =>
-  CHAT_PLATFORMS.find((platform) => stream.startsWith(`${platform}:`)) ?? null;
+export const platformOfStream = (stream: string): ChatPlatform | null => CHAT_PLATFORMS.find((platform) => stream.startsWith(`${platform}:`)) ?? null;

@@ -22,11 +22,7 @@ export const digestSettings = {
     .trim()
     .refine((s) => validCron(s), { error: 'must be a cron expression such as "0 9 * * 1-5"' })
     .default(DEFAULT_DIGEST_SCHEDULE),
-  timezone: z
-    .string()
-    .trim()
-    .refine(validTimezone, { error: 'must be an IANA time zone such as Europe/Berlin' })
-    .default(DEFAULT_DIGEST_TIMEZONE),
+  timezone: z.string().trim().refine(validTimezone, { error: 'must be an IANA time zone such as Europe/Berlin' }).default(DEFAULT_DIGEST_TIMEZONE),
   only_on_change: z.boolean().default(false),
   edit_in_place: z.boolean().default(false),
 };

@@ -38,11 +38,7 @@ async function resolveTarget(db: Kysely<Database>, companyId: number, input: Uns
     case 'incidents':
       return { ...NO_TARGET, kind: 'incidents', key: 'incidents' };
     case 'service': {
-      const service = await db
-        .selectFrom('services')
-        .select(['id', 'company_id'])
-        .where('urlname', '=', input.service)
-        .executeTakeFirst();
+      const service = await db.selectFrom('services').select(['id', 'company_id']).where('urlname', '=', input.service).executeTakeFirst();
       if (!service || (service.company_id !== null && service.company_id !== companyId)) throw notFound('service');
       return { ...NO_TARGET, kind: 'service', key: `service:${service.id}`, serviceId: service.id };
     }
@@ -69,13 +65,7 @@ async function resolveTarget(db: Kysely<Database>, companyId: number, input: Uns
  * an existing subscription. Runs in the caller's transaction (chat commands
  * and config alike).
  */
-export async function saveSubscription(
-  trx: Kysely<Database>,
-  companyId: number,
-  channel: ChannelRef,
-  input: SubscriptionInput,
-  now: number,
-): Promise<string> {
+export async function saveSubscription(trx: Kysely<Database>, companyId: number, channel: ChannelRef, input: SubscriptionInput, now: number): Promise<string> {
   const target = await resolveTarget(trx, companyId, input);
   const digest =
     input.target === 'board'
@@ -119,12 +109,7 @@ export async function saveSubscription(
  * Makes a channel follow the company's incidents, a service's status, or a
  * board's digest. Subscribing again to the same target updates its settings.
  */
-export async function subscribeChannel(
-  ctx: DomainContext,
-  company: Company,
-  channel: ChannelRef,
-  raw: unknown,
-): Promise<ChannelSubscription> {
+export async function subscribeChannel(ctx: DomainContext, company: Company, channel: ChannelRef, raw: unknown): Promise<ChannelSubscription> {
   const input = parseInput(subscriptionInput, raw);
   const now = ctx.clock.now().getTime();
   const key = await ctx.write(async (trx) => {
@@ -143,12 +128,7 @@ export async function subscribeChannel(
 }
 
 /** Stops a channel following a target; not_found when it did not. */
-export async function unsubscribeChannel(
-  ctx: DomainContext,
-  company: Company,
-  channel: ChannelRef,
-  raw: unknown,
-): Promise<void> {
+export async function unsubscribeChannel(ctx: DomainContext, company: Company, channel: ChannelRef, raw: unknown): Promise<void> {
   const input = parseInput(unsubscriptionInput, raw);
   const target = await resolveTarget(ctx.db, company.id, input);
   const removed = await ctx.write(async (trx) => {
@@ -215,20 +195,14 @@ const subscriptionRows = (db: Kysely<Database>) =>
 type SubscriptionRow = Awaited<ReturnType<ReturnType<typeof subscriptionRows>['execute']>>[number];
 
 /** What a channel follows, incidents first, then services and boards by name. */
-export async function listChannelSubscriptions(
-  ctx: DomainContext,
-  company: Company,
-  channel: ChannelRef,
-): Promise<ChannelSubscription[]> {
+export async function listChannelSubscriptions(ctx: DomainContext, company: Company, channel: ChannelRef): Promise<ChannelSubscription[]> {
   const rows = await subscriptionRows(ctx.db)
     .where('cs.company_id', '=', company.id)
     .where('cs.platform', '=', channel.platform)
     .where('cs.channel_id', '=', channel.channelId)
     .execute();
   const order = { incidents: 0, service: 1, monitor: 2, board: 3 } as const;
-  return rows
-    .map((r) => toSubscription(r))
-    .sort((a, b) => order[a.kind] - order[b.kind] || nameOf(a).localeCompare(nameOf(b)));
+  return rows.map((r) => toSubscription(r)).sort((a, b) => order[a.kind] - order[b.kind] || nameOf(a).localeCompare(nameOf(b)));
 }
 
 const nameOf = (s: ChannelSubscription) => s.service?.name ?? s.monitor?.name ?? s.board?.name ?? '';

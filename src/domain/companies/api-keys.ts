@@ -249,7 +249,12 @@ export async function revokeApiKey(ctx: DomainContext, id: number): Promise<{ ke
   const now = ctx.clock.now().getTime();
   return ctx.write(async (trx) => {
     const find = () =>
-      trx.selectFrom('api_keys').innerJoin('companies', 'companies.id', 'api_keys.company_id').select(keyColumns).where('api_keys.id', '=', id).executeTakeFirst();
+      trx
+        .selectFrom('api_keys')
+        .innerJoin('companies', 'companies.id', 'api_keys.company_id')
+        .select(keyColumns)
+        .where('api_keys.id', '=', id)
+        .executeTakeFirst();
     const before = await find();
     if (!before) throw new DomainError('not_found', `there is no API key ${id}`);
     if (before.revoked_at !== null) return { key: infoOf(before), alreadyRevoked: true };

@@ -46,11 +46,7 @@ export async function syncDemoServices(ctx: DomainContext): Promise<DemoChange[]
   const period = periodAt(now);
   if (ctx.memo.demoPeriod === period) return [];
   const changes = await ctx.write(async (trx) => {
-    const services = await trx
-      .selectFrom('services')
-      .select(['id', 'urlname', 'name', 'demo'])
-      .where('demo', 'is not', null)
-      .execute();
+    const services = await trx.selectFrom('services').select(['id', 'urlname', 'name', 'demo']).where('demo', 'is not', null).execute();
     const found: DemoChange[] = [];
     for (const service of services) {
       await lockServiceForChange(trx, service.id);
@@ -88,13 +84,7 @@ async function syncedPeriod(trx: Kysely<Database>, urlname: string): Promise<num
   return meta ? Number(meta.value) : null;
 }
 
-async function syncCycle(
-  trx: Kysely<Database>,
-  serviceId: number,
-  urlname: string,
-  synced: number | null,
-  period: number,
-): Promise<DemoChange[]> {
+async function syncCycle(trx: Kysely<Database>, serviceId: number, urlname: string, synced: number | null, period: number): Promise<DemoChange[]> {
   const changes: DemoChange[] = [];
   const from = Math.max(synced === null ? period : synced + 1, period - MAX_CATCH_UP_PERIODS);
   const until = period + AHEAD_PERIODS;
@@ -169,21 +159,11 @@ async function openDemoIncident(
     .returning('id')
     .executeTakeFirst();
   if (!inserted) return null;
-  await trx
-    .insertInto('incident_updates')
-    .values({ incident_id: inserted.id, stage: 'investigating', description, created_at: span.at })
-    .execute();
+  await trx.insertInto('incident_updates').values({ incident_id: inserted.id, stage: 'investigating', description, created_at: span.at }).execute();
   return inserted.id;
 }
 
 async function resolveDemoIncident(trx: Kysely<Database>, id: number, at: number): Promise<void> {
-  await trx
-    .updateTable('incidents')
-    .set({ resolved: 1, resolved_at: at, updated_at: at, description: OUTAGE_OVER })
-    .where('id', '=', id)
-    .execute();
-  await trx
-    .insertInto('incident_updates')
-    .values({ incident_id: id, stage: 'resolved', description: OUTAGE_OVER, created_at: at })
-    .execute();
+  await trx.updateTable('incidents').set({ resolved: 1, resolved_at: at, updated_at: at, description: OUTAGE_OVER }).where('id', '=', id).execute();
+  await trx.insertInto('incident_updates').values({ incident_id: id, stage: 'resolved', description: OUTAGE_OVER, created_at: at }).execute();
 }

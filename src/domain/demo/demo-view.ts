@@ -24,10 +24,7 @@ export const begunBy = (now: number) => (eb: Incidents) =>
 export const openAt = (now: number) => (eb: Incidents) =>
   eb.and([
     eb('incidents.resolved', '=', 0),
-    eb.or([
-      eb('incidents.resolved_at', 'is', null),
-      eb.and([eb('incidents.created_at', '<=', now), eb('incidents.resolved_at', '>', now)]),
-    ]),
+    eb.or([eb('incidents.resolved_at', 'is', null), eb.and([eb('incidents.created_at', '<=', now), eb('incidents.resolved_at', '>', now)])]),
   ]);
 
 /** An incident row (of those `begunBy(now)`) as it reads at `now`. */

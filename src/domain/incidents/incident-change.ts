@@ -84,12 +84,7 @@ export interface NewIncidentFacts extends ChangeFacts {
  * Locks the company's service for a new incident (see lockServiceForChange),
  * and reads the incident's id and the facts; undefined when the service is not the company's.
  */
-export async function readNewIncidentFacts(
-  trx: Kysely<Database>,
-  serviceId: number,
-  company: Company,
-  now: number,
-): Promise<NewIncidentFacts | undefined> {
+export async function readNewIncidentFacts(trx: Kysely<Database>, serviceId: number, company: Company, now: number): Promise<NewIncidentFacts | undefined> {
   const row = await newIncidentFacts(trx, { service: serviceId, company: company.id, now });
   if (!row) return undefined;
   const service = { id: row.id, name: row.name, urlname: row.urlname, status_page_url: row.status_page_url };
@@ -203,7 +198,14 @@ export async function writeChange(
         { webhooks: read.recipients.webhooks, emails: read.recipients.emails },
         { company, event: change.event, incident, serviceStatus: after, now },
       ),
-      statusChanges: statusChangeRows(read.recipients.serviceChannels, { service, publicUrl: ctx.publicUrl, from: before, to: after, cause: incident.title, now }),
+      statusChanges: statusChangeRows(read.recipients.serviceChannels, {
+        service,
+        publicUrl: ctx.publicUrl,
+        from: before,
+        to: after,
+        cause: incident.title,
+        now,
+      }),
     };
   };
   const announcements = incidentAnnouncementRows(

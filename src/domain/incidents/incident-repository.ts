@@ -43,11 +43,7 @@ export async function findIncidentRow(db: Kysely<Database>, id: number, now: num
 }
 
 const updatesOf = prepared<'incident', StoredUpdate>((db, p) =>
-  db
-    .selectFrom('incident_updates')
-    .select(['stage', 'description', 'created_at'])
-    .where('incident_id', '=', p.incident)
-    .orderBy('id'),
+  db.selectFrom('incident_updates').select(['stage', 'description', 'created_at']).where('incident_id', '=', p.incident).orderBy('id'),
 );
 
 const parseComponents = (stored: string): string[] => {
@@ -144,9 +140,7 @@ const setStateAndDescription = prepared<'id' | 'title' | 'status' | 'resolved' |
 );
 
 const insertUpdate = prepared<'incident' | 'stage' | 'description' | 'now', never>((db, p) =>
-  db
-    .insertInto('incident_updates')
-    .values({ incident_id: p.incident, stage: p.stage, description: p.description, created_at: p.now }),
+  db.insertInto('incident_updates').values({ incident_id: p.incident, stage: p.stage, description: p.description, created_at: p.now }),
 );
 
 const deleteIncident = prepared<'id', never>((db, p) => db.deleteFrom('incidents').where('id', '=', p.id));
@@ -178,4 +172,3 @@ export const insertUpdateRow = (db: Kysely<Database>, incidentId: number, update
 
 /** The incident and its timeline. */
 export const deleteIncidentRow = (db: Kysely<Database>, id: number): CompiledQuery => deleteIncident.bind(db, { id });
-

@@ -277,12 +277,7 @@ export async function listOpenIncidents(ctx: DomainContext, company: Company): P
 }
 
 /** Resolves an incident with a closing update; the chat verb behind `/incident resolve`. */
-export async function resolveIncident(
-  ctx: DomainContext,
-  company: Company,
-  id: number,
-  message: string | undefined,
-): Promise<Incident> {
+export async function resolveIncident(ctx: DomainContext, company: Company, id: number, message: string | undefined): Promise<Incident> {
   const description = message?.trim() || 'Resolved.';
   return updateIncident(ctx, company, id, { description, resolution_stage: 'resolved' });
 }

@@ -4,12 +4,7 @@ export type Severity = 'minor' | 'major';
 export type { ResolutionStage };
 
 export const SEVERITIES = ['minor', 'major'] as const satisfies readonly Severity[];
-export const RESOLUTION_STAGES = [
-  'investigating',
-  'identified',
-  'monitoring',
-  'resolved',
-] as const satisfies readonly ResolutionStage[];
+export const RESOLUTION_STAGES = ['investigating', 'identified', 'monitoring', 'resolved'] as const satisfies readonly ResolutionStage[];
 
 export interface IncidentUpdate {
   stage: ResolutionStage;

@@ -6,10 +6,7 @@ import { notFound } from '../errors.js';
 import { HISTORY_WINDOW_MS } from '../incidents/incident-service.js';
 import type { Monitor, MonitorIncident } from './monitor.js';
 
-type IncidentRow = Pick<
-  Selectable<MonitorIncidentsTable>,
-  'id' | 'monitor_id' | 'description' | 'created_at' | 'resolved_at' | 'updated_at' | 'resolved'
-> &
+type IncidentRow = Pick<Selectable<MonitorIncidentsTable>, 'id' | 'monitor_id' | 'description' | 'created_at' | 'resolved_at' | 'updated_at' | 'resolved'> &
   Pick<Selectable<CustomMonitorsTable>, 'url'>;
 
 const toIncident = (row: IncidentRow): MonitorIncident => ({
@@ -69,17 +66,8 @@ export async function listMonitors(ctx: DomainContext, company: Company): Promis
 }
 
 /** Incidents of one of the company's monitors: the last 30 days, plus any still unresolved; newest first. */
-export async function listMonitorIncidents(
-  ctx: DomainContext,
-  company: Company,
-  monitorId: number,
-): Promise<MonitorIncident[]> {
-  const monitor = await ctx.db
-    .selectFrom('custom_monitors')
-    .select('id')
-    .where('id', '=', monitorId)
-    .where('company_id', '=', company.id)
-    .executeTakeFirst();
+export async function listMonitorIncidents(ctx: DomainContext, company: Company, monitorId: number): Promise<MonitorIncident[]> {
+  const monitor = await ctx.db.selectFrom('custom_monitors').select('id').where('id', '=', monitorId).where('company_id', '=', company.id).executeTakeFirst();
   if (!monitor) throw notFound('custom monitor');
   const since = ctx.clock.now().getTime() - HISTORY_WINDOW_MS;
   const rows = await ctx.db

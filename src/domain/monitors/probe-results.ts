@@ -62,11 +62,7 @@ export async function recordProbe(
   if (outcome.ok && monitor.status === 'ok' && monitor.consecutiveFailures === 0) return { state: monitor, change: null };
   const now = ctx.clock.now().getTime();
   return ctx.write(async (trx) => {
-    const current = await trx
-      .selectFrom('custom_monitors')
-      .select(['status', 'consecutive_failures'])
-      .where('id', '=', monitor.id)
-      .executeTakeFirst();
+    const current = await trx.selectFrom('custom_monitors').select(['status', 'consecutive_failures']).where('id', '=', monitor.id).executeTakeFirst();
     if (!current) return { state: monitor, change: null };
     const failures = outcome.ok ? 0 : current.consecutive_failures + 1;
     let status = current.status;

@@ -39,9 +39,7 @@ export function recipientColumns(db: Kysely<Database>, company: number) {
     jsonRows(db, subscribersOfServiceQuery(db, service, company), ['id', 'page_id', 'page_name', 'page_url'], 'id').as('webhooks'),
     jsonRows(db, confirmedSubscribersQuery(db, service, company), ['id', 'services', 'page_id', 'page_name', 'page_url'], 'id').as('emails'),
     jsonRows(db, channelsFollowingIncidentsQuery(db, company), ['id', 'platform', 'workspace_id', 'channel_id'], 'id').as('incident_channels'),
-    jsonRows(db, channelsFollowingServiceQuery(db, service), ['id', 'platform', 'workspace_id', 'channel_id', 'company_id'], 'id').as(
-      'service_channels',
-    ),
+    jsonRows(db, channelsFollowingServiceQuery(db, service), ['id', 'platform', 'workspace_id', 'channel_id', 'company_id'], 'id').as('service_channels'),
   ] as const;
 }
 

@@ -73,17 +73,12 @@ function incidentAnnouncement(channel: ChannelRef, change: IncidentChange, sourc
       updatedAt: incident.updatedAt.toISOString(),
       resolvedAt: incident.resolvedAt?.toISOString() ?? null,
     },
-    update:
-      change.update && latest ? { stage: latest.stage, description: latest.description, createdAt: latest.createdAt.toISOString() } : null,
+    update: change.update && latest ? { stage: latest.stage, description: latest.description, createdAt: latest.createdAt.toISOString() } : null,
   };
 }
 
 /** One announcement per channel, of an incident's change. */
-export function incidentAnnouncementRows(
-  channels: readonly ServiceChannelRow[],
-  change: IncidentChange,
-  source: IncidentAnnouncement['source'],
-): OutboxRow[] {
+export function incidentAnnouncementRows(channels: readonly ServiceChannelRow[], change: IncidentChange, source: IncidentAnnouncement['source']): OutboxRow[] {
   return channels.map((row) => {
     const channel = toChannel(row);
     return {
@@ -101,10 +96,7 @@ export function incidentAnnouncementRows(
  * One announcement per channel following a catalog service, of an incident
  * its vendor reported (`vendor`) or its users did (`users`, unconfirmed).
  */
-export async function enqueueServiceIncidentAnnouncements(
-  trx: Kysely<Database>,
-  args: IncidentChange & { source: 'vendor' | 'users' },
-): Promise<void> {
+export async function enqueueServiceIncidentAnnouncements(trx: Kysely<Database>, args: IncidentChange & { source: 'vendor' | 'users' }): Promise<void> {
   const channels = await channelsFollowingService(trx, { service: args.incident.serviceId });
   await enqueueAll(trx, incidentAnnouncementRows(channels, args, args.source));
 }

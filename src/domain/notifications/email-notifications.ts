@@ -77,10 +77,7 @@ export function emailNotificationRows(
 }
 
 /** Queues the mail that asks an address to confirm its subscription. */
-export async function enqueueConfirmation(
-  trx: Kysely<Database>,
-  args: { companyId: number; subscriberId: number; page: PageRef; now: number },
-): Promise<void> {
+export async function enqueueConfirmation(trx: Kysely<Database>, args: { companyId: number; subscriberId: number; page: PageRef; now: number }): Promise<void> {
   const payload: EmailConfirmation = { event: CONFIRMATION_EVENT, status_page: args.page };
   await enqueue(trx, { companyId: args.companyId, subscriberId: null, stream: emailStream(args.subscriberId), event: payload.event, payload, now: args.now });
 }

@@ -35,13 +35,7 @@ export async function isMonitoredBy(db: Kysely<Database>, companyId: number, ser
     .selectNoFrom((eb) => [
       eb
         .or([
-          eb.exists(
-            eb
-              .selectFrom('company_monitored_services')
-              .select('service_id')
-              .where('company_id', '=', companyId)
-              .where('service_id', '=', serviceId),
-          ),
+          eb.exists(eb.selectFrom('company_monitored_services').select('service_id').where('company_id', '=', companyId).where('service_id', '=', serviceId)),
           eb.exists(
             eb
               .selectFrom('board_services')

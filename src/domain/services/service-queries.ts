@@ -9,13 +9,7 @@ import { statusOf } from './service-status.js';
 
 /** The third-party catalog, demo services included, by name. */
 export async function listCatalog(ctx: DomainContext): Promise<Service[]> {
-  const rows = await ctx.db
-    .selectFrom('services')
-    .select(serviceColumns)
-    .where('company_id', 'is', null)
-    .orderBy('name')
-    .orderBy('id')
-    .execute();
+  const rows = await ctx.db.selectFrom('services').select(serviceColumns).where('company_id', 'is', null).orderBy('name').orderBy('id').execute();
   return rows.map((row) => toService(ctx, row));
 }
 
@@ -38,12 +32,7 @@ export async function getServiceStatus(ctx: DomainContext, company: Company, url
 
 /** The company's own custom services, by name. */
 export async function listCustomServices(ctx: DomainContext, company: Company): Promise<Service[]> {
-  const rows = await ctx.db
-    .selectFrom('services')
-    .select(serviceColumns)
-    .where('company_id', '=', company.id)
-    .orderBy('name')
-    .execute();
+  const rows = await ctx.db.selectFrom('services').select(serviceColumns).where('company_id', '=', company.id).orderBy('name').execute();
   return rows.map((row) => toService(ctx, row));
 }
 

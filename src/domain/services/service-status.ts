@@ -10,11 +10,7 @@ import type { ServiceStatus } from './service.js';
  * else the worst open incident (`major` > `minor`), else `ok`. Incidents
  * opened from user reports never change a status.
  */
-export async function statusesOf(
-  db: Kysely<Database>,
-  serviceIds: readonly number[],
-  now: number,
-): Promise<Map<number, ServiceStatus>> {
+export async function statusesOf(db: Kysely<Database>, serviceIds: readonly number[], now: number): Promise<Map<number, ServiceStatus>> {
   const statuses = new Map<number, ServiceStatus>();
   if (serviceIds.length === 0) return statuses;
   for (const id of serviceIds) statuses.set(id, 'ok');
@@ -140,9 +136,7 @@ export type CountedIncident = Pick<Selectable<IncidentsTable>, 'status' | 'resol
 
 /** Whether the incident makes its service's status at `now`: open (see openAt), and not opened from user reports. */
 const counts = (incident: CountedIncident, now: number): boolean =>
-  incident.user_generated === 0 &&
-  incident.resolved === 0 &&
-  (incident.resolved_at === null || (incident.created_at <= now && incident.resolved_at > now));
+  incident.user_generated === 0 && incident.resolved === 0 && (incident.resolved_at === null || (incident.created_at <= now && incident.resolved_at > now));
 
 /**
  * The status the facts make, with one more incident as it stands (or none):

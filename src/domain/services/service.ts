@@ -31,5 +31,4 @@ export interface ServiceDetail extends ServiceWithStatus {
   knowledge: Knowledge;
 }
 
-export const serviceTrackerUrl = (publicUrl: string, urlname: string): string =>
-  `${publicUrl}/services/${encodeURIComponent(urlname)}`;
+export const serviceTrackerUrl = (publicUrl: string, urlname: string): string => `${publicUrl}/services/${encodeURIComponent(urlname)}`;

@@ -15,7 +15,6 @@ import { catalogServiceId, serviceIdOf } from './setup-lookups.js';
 import type { Path } from './apply-chat.js';
 import type { CatalogServiceSpec, CompanySpec, Setup } from './setup.js';
 
-
 export interface ApplyReport {
   companies: number;
   services: number;
@@ -38,9 +37,7 @@ export async function applySetup(ctx: DomainContext, setup: Setup): Promise<Appl
       companyIds.push(await applyCompanyIdentity(trx, company, now, ['companies', i]));
     }
     for (const demo of DEMO_SERVICES) {
-      await upsertCatalogService(trx, { urlname: demo.urlname, name: demo.name, status_page_url: null, poll: 'watched' }, demo.demo, now, [
-        'services',
-      ]);
+      await upsertCatalogService(trx, { urlname: demo.urlname, name: demo.name, status_page_url: null, poll: 'watched' }, demo.demo, now, ['services']);
     }
     const customUrlnames = new Set(setup.companies.flatMap((c) => c.custom_services.map((s) => s.urlname)));
     for (const [i, spec] of setup.services.entries()) {
@@ -48,10 +45,7 @@ export async function applySetup(ctx: DomainContext, setup: Setup): Promise<Appl
       const id = await upsertCatalogService(trx, spec, null, now, ['services', i, 'urlname']);
       await trx.deleteFrom('maintenance_windows').where('service_id', '=', id).execute();
       for (const w of spec.maintenance) {
-        await trx
-          .insertInto('maintenance_windows')
-          .values({ service_id: id, starts_at: w.starts_at.getTime(), ends_at: w.ends_at.getTime() })
-          .execute();
+        await trx.insertInto('maintenance_windows').values({ service_id: id, starts_at: w.starts_at.getTime(), ends_at: w.ends_at.getTime() }).execute();
       }
     }
     for (const [i, company] of setup.companies.entries()) {
@@ -201,14 +195,7 @@ async function applyCompanyIdentity(trx: Kysely<Database>, spec: CompanySpec, no
 }
 
 /** Everything else the company declares, which may refer to catalog services. */
-async function applyCompanyResources(
-  trx: Kysely<Database>,
-  companyId: number,
-  spec: CompanySpec,
-  now: number,
-  path: Path,
-  publicUrl: string,
-): Promise<void> {
+async function applyCompanyResources(trx: Kysely<Database>, companyId: number, spec: CompanySpec, now: number, path: Path, publicUrl: string): Promise<void> {
   await trx.deleteFrom('company_monitored_services').where('company_id', '=', companyId).execute();
   for (const [i, urlname] of spec.monitored_services.entries()) {
     const serviceId = await serviceIdOf(trx, urlname, companyId, [...path, 'monitored_services', i]);
@@ -226,7 +213,11 @@ async function applyCompanyResources(
     }
     const fields = { name: m.name, url: m.url, probe_type: m.probe_type, keyword: m.keyword, interval_seconds: m.interval_seconds };
     if (existing) {
-      await trx.updateTable('custom_monitors').set({ ...fields, updated_at: now }).where('id', '=', m.id).execute();
+      await trx
+        .updateTable('custom_monitors')
+        .set({ ...fields, updated_at: now })
+        .where('id', '=', m.id)
+        .execute();
     } else {
       await trx
         .insertInto('custom_monitors')
@@ -241,12 +232,7 @@ async function applyCompanyResources(
     const id = b.id.toLowerCase();
     const existing = await trx.selectFrom('boards').select('company_id').where('id', '=', id).executeTakeFirst();
     if (existing && existing.company_id !== companyId) throw invalidInput([...at, 'id'], `board id ${b.id} is already taken`);
-    const sameName = await trx
-      .selectFrom('boards')
-      .select('id')
-      .where('company_id', '=', companyId)
-      .where('urlname', '=', b.urlname)
-      .executeTakeFirst();
+    const sameName = await trx.selectFrom('boards').select('id').where('company_id', '=', companyId).where('urlname', '=', b.urlname).executeTakeFirst();
     if (sameName && sameName.id !== id) throw invalidInput([...at, 'urlname'], `another board is named ${b.urlname}`);
     await trx
       .insertInto('boards')

@@ -40,9 +40,7 @@ export function pageHealthFrom(services: readonly ServiceStatus[], monitors: rea
   const known: PageStatus[] = [...services, ...(down.length > 0 ? ['partial' as const] : [])];
   if (monitors.length > unprobed.length) known.push('ok');
   const status =
-    services.length === 0 && monitors.length === 0
-      ? 'empty'
-      : known.reduce<PageStatus>((worst, s) => (RANK[s] > RANK[worst] ? s : worst), 'unknown');
+    services.length === 0 && monitors.length === 0 ? 'empty' : known.reduce<PageStatus>((worst, s) => (RANK[s] > RANK[worst] ? s : worst), 'unknown');
   return { status, monitors: [...monitors], down, unprobed };
 }
 

@@ -51,10 +51,7 @@ function pageSecret(ctx: DomainContext): Promise<Buffer> {
 const mac = (key: Buffer, claims: string): string => createHmac('sha256', key).update(claims).digest('base64url');
 
 /** `{purpose}.{subscriber id}.{expiry, epoch seconds in base 36}.{HMAC-SHA256 of the rest}`: URL-safe as it is. */
-export async function signPageToken(
-  ctx: DomainContext,
-  token: { purpose: TokenPurpose; subscriberId: number; expiresAt: number },
-): Promise<string> {
+export async function signPageToken(ctx: DomainContext, token: { purpose: TokenPurpose; subscriberId: number; expiresAt: number }): Promise<string> {
   const claims = `${token.purpose}.${token.subscriberId}.${Math.ceil(token.expiresAt / 1000).toString(36)}`;
   return `${claims}.${mac(await pageSecret(ctx), claims)}`;
 }

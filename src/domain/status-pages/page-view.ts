@@ -264,10 +264,7 @@ export interface FeedEntry {
 export const FEED_INCIDENTS = 50;
 
 /** The page's latest incidents (open or not) with their updates, and every update as a feed entry, newest first. */
-export async function pageFeed(
-  ctx: DomainContext,
-  slug: string,
-): Promise<{ page: PublicPage; updatedAt: Date; incidents: Incident[]; entries: FeedEntry[] }> {
+export async function pageFeed(ctx: DomainContext, slug: string): Promise<{ page: PublicPage; updatedAt: Date; incidents: Incident[]; entries: FeedEntry[] }> {
   const page = await findPage(ctx, slug);
   const now = ctx.clock.now().getTime();
   const ids = (await pageServices(ctx, page.id)).map((s) => s.id);

@@ -34,5 +34,4 @@ const setServiceStatus = prepared<'service' | 'status' | 'now', never>((db, p) =
 export const serviceStatusWrite = (db: Kysely<Database>, serviceId: number, status: ServiceStatus, now: number): CompiledQuery =>
   setServiceStatus.bind(db, { service: serviceId, status, now });
 
-export const incidentPageUrl = (page: LinkedPage, incidentId: number): string =>
-  `${page.url.replace(/\/+$/, '')}/incidents/${incidentId}`;
+export const incidentPageUrl = (page: LinkedPage, incidentId: number): string => `${page.url.replace(/\/+$/, '')}/incidents/${incidentId}`;

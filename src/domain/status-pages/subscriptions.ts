@@ -66,12 +66,7 @@ export async function subscribe(ctx: DomainContext, page: PublicPage, raw: { ema
   const pageRef = { id: page.id, name: page.name, url: page.url };
   await ctx.write(async (trx) => {
     const find = () =>
-      trx
-        .selectFrom('email_subscribers')
-        .select(['id', 'state'])
-        .where('status_page_id', '=', page.id)
-        .where('email', '=', input.email)
-        .executeTakeFirst();
+      trx.selectFrom('email_subscribers').select(['id', 'state']).where('status_page_id', '=', page.id).where('email', '=', input.email).executeTakeFirst();
     let existing = await find();
     if (!existing) {
       // Another request may sign the same address up at the same moment: the unique key decides, and it is read back.

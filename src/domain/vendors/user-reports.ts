@@ -138,8 +138,7 @@ export async function resolveQuietUserReports(ctx: DomainContext): Promise<numbe
   });
 }
 
-const openUserIncidents = (trx: Kysely<Database>) =>
-  trx.selectFrom('incidents').where('incidents.user_generated', '=', 1).where('incidents.resolved', '=', 0);
+const openUserIncidents = (trx: Kysely<Database>) => trx.selectFrom('incidents').where('incidents.user_generated', '=', 1).where('incidents.resolved', '=', 0);
 const INCIDENT = ['incidents.id', 'incidents.service_id', 'incidents.description', 'incidents.created_at'] as const;
 
 /** When the service's last incident ended: reports from before count toward no new incident. */

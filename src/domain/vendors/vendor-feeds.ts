@@ -46,21 +46,10 @@ export const watched = (eb: ExpressionBuilder<Database, 'services'>) =>
   eb.or([
     eb('services.poll_always', '=', 1),
     // third_party is a JSON list of urlnames, which are letters, digits and dashes: no LIKE wildcard can occur in one.
-    eb.exists(
-      eb
-        .selectFrom('status_pages as p')
-        .select('p.id')
-        .where(sql<boolean>`p.third_party like '%"' || services.urlname || '"%'`),
-    ),
+    eb.exists(eb.selectFrom('status_pages as p').select('p.id').where(sql<boolean>`p.third_party like '%"' || services.urlname || '"%'`)),
     eb.exists(eb.selectFrom('company_monitored_services as m').select('m.service_id').whereRef('m.service_id', '=', 'services.id')),
     eb.exists(eb.selectFrom('board_services as b').select('b.service_id').whereRef('b.service_id', '=', 'services.id')),
-    eb.exists(
-      eb
-        .selectFrom('channel_subscriptions as c')
-        .select('c.service_id')
-        .whereRef('c.service_id', '=', 'services.id')
-        .where('c.kind', '=', 'service'),
-    ),
+    eb.exists(eb.selectFrom('channel_subscriptions as c').select('c.service_id').whereRef('c.service_id', '=', 'services.id').where('c.kind', '=', 'service')),
   ]);
 
 const parseJson = <T>(text: string | null, fallback: T): T => {
@@ -242,9 +231,14 @@ const FINISHED_MAINTENANCE = /^(completed|complete|cancelled|canceled|resolved|f
  * them, in one read; a service without any has an empty list.
  */
 export async function vendorMaintenancesOf(db: Kysely<Database>, serviceIds: readonly number[], now: number): Promise<Map<number, VendorMaintenance[]>> {
-  const rows = serviceIds.length === 0
-    ? []
-    : await db.selectFrom('vendor_feeds').select(['service_id', 'maintenances']).where('service_id', 'in', [...serviceIds]).execute();
+  const rows =
+    serviceIds.length === 0
+      ? []
+      : await db
+          .selectFrom('vendor_feeds')
+          .select(['service_id', 'maintenances'])
+          .where('service_id', 'in', [...serviceIds])
+          .execute();
   const listed = new Map(rows.map((r) => [r.service_id, r.maintenances]));
   return new Map(serviceIds.map((id) => [id, notOver(listed.get(id) ?? null, now)]));
 }

@@ -41,11 +41,7 @@ export async function applyVendorSnapshot(
   const now = ctx.clock.now().getTime();
   return ctx.write(async (trx) => {
     await lockServiceForChange(trx, feed.serviceId);
-    const state = await trx
-      .selectFrom('vendor_feeds')
-      .select(['ingested', 'last_checked_at'])
-      .where('service_id', '=', feed.serviceId)
-      .executeTakeFirst();
+    const state = await trx.selectFrom('vendor_feeds').select(['ingested', 'last_checked_at']).where('service_id', '=', feed.serviceId).executeTakeFirst();
     const first = !state?.ingested;
     const before = await statusOf(trx, feed.serviceId, now);
     const changes = await upsertIncidents(trx, feed.serviceId, snapshot.incidents, {
@@ -134,7 +130,11 @@ async function upsertIncidents(
       'incidents.resolved_at',
       'incidents.title',
       'incidents.description',
-      eb.selectFrom('incident_updates').select((u) => u.fn.countAll<number>().as('n')).whereRef('incident_updates.incident_id', '=', 'incidents.id').as('updates'),
+      eb
+        .selectFrom('incident_updates')
+        .select((u) => u.fn.countAll<number>().as('n'))
+        .whereRef('incident_updates.incident_id', '=', 'incidents.id')
+        .as('updates'),
     ])
     .where('incidents.service_id', '=', serviceId)
     .where('incidents.user_generated', '=', 0)
@@ -225,8 +225,6 @@ async function insertUpdates(trx: Kysely<Database>, incidentId: number, incident
   if (fresh.length === 0) return;
   await trx
     .insertInto('incident_updates')
-    .values(
-      fresh.map((u) => ({ incident_id: incidentId, stage: u.stage, description: u.description.slice(0, 10_000), created_at: u.createdAt.getTime() })),
-    )
+    .values(fresh.map((u) => ({ incident_id: incidentId, stage: u.stage, description: u.description.slice(0, 10_000), created_at: u.createdAt.getTime() })))
     .execute();
 }

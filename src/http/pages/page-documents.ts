@@ -87,9 +87,7 @@ export function statuspageIncident(page: PublicPage, incident: Incident | (Incid
     created_at: u.createdAt.toISOString(),
     updated_at: u.createdAt.toISOString(),
     display_at: u.createdAt.toISOString(),
-    affected_components: [
-      { ...component, old_status: 'operational', new_status: u.stage === 'resolved' ? 'operational' : COMPONENT_STATUS[incident.status] },
-    ],
+    affected_components: [{ ...component, old_status: 'operational', new_status: u.stage === 'resolved' ? 'operational' : COMPONENT_STATUS[incident.status] }],
     deliver_notifications: true,
   }));
   const monitoring = incident.updates.find((u) => u.stage === 'monitoring');

@@ -108,13 +108,7 @@ export function createPublicRouter(ctx: DomainContext, routes: readonly PublicRo
     res.end(req.method === 'HEAD' ? undefined : entry.body);
   }
 
-  return async function handle(
-    req: IncomingMessage,
-    res: ServerResponse,
-    rawPath: string,
-    query: URLSearchParams,
-    trace?: RequestTrace,
-  ): Promise<boolean> {
+  return async function handle(req: IncomingMessage, res: ServerResponse, rawPath: string, query: URLSearchParams, trace?: RequestTrace): Promise<boolean> {
     if (rawPath.startsWith('/assets/statusbot.css')) {
       if (trace) trace.route = '/assets/statusbot.css';
       send(req, res, stylesheet);
@@ -173,7 +167,11 @@ export function createPublicRouter(ctx: DomainContext, routes: readonly PublicRo
       } else if (error instanceof DomainError && error.code === 'invalid_input') {
         send(req, res, prepare(errorReply(400, 'Not valid', error.message), '', false));
       } else if (isDatabaseUnavailable(error)) {
-        send(req, res, prepare(errorReply(503, 'Unavailable', 'The status page cannot be shown right now. Please try again.', { 'Retry-After': '5' }), '', false));
+        send(
+          req,
+          res,
+          prepare(errorReply(503, 'Unavailable', 'The status page cannot be shown right now. Please try again.', { 'Retry-After': '5' }), '', false),
+        );
       } else {
         throw error;
       }

@@ -118,8 +118,7 @@ const checkInboxRoute: PublicRoute = {
     const at = { page: await findPage(req.ctx, req.params.slug ?? ''), base: req.base };
     return message(200, at, 'Check your inbox', [
       <p>
-        If this address can receive mail, a message from {at.page.name} is on its way. Open the link in it to confirm your
-        subscription; it works for 48 hours.
+        If this address can receive mail, a message from {at.page.name} is on its way. Open the link in it to confirm your subscription; it works for 48 hours.
       </p>,
       <p>
         <a href={home(at.base)}>Back to {at.page.name}</a>

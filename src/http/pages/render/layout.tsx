@@ -53,7 +53,11 @@ export const renderPage = (tree: preact.VNode): string => `<!doctype html>${rend
 /** A short page that says one thing (after a form, a confirmation link, an unsubscribe). */
 export function MessagePage(props: { title: string; base?: string; pageName?: string; children: ComponentChildren }) {
   return (
-    <Layout title={props.title} {...(props.base !== undefined ? { base: props.base } : {})} {...(props.pageName !== undefined ? { pageName: props.pageName } : {})}>
+    <Layout
+      title={props.title}
+      {...(props.base !== undefined ? { base: props.base } : {})}
+      {...(props.pageName !== undefined ? { pageName: props.pageName } : {})}
+    >
       <section class="message">
         <h1>{props.title}</h1>
         {props.children}

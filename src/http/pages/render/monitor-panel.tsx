@@ -83,9 +83,7 @@ export function MonitorPanel(props: MonitorPanelProps) {
           <MonitorStatus monitor={monitor} />
         </div>
       )}
-      <p class="muted">
-        {overall === null ? 'No probe results yet' : `${percent(overall)} uptime over the last ${HISTORY_DAYS} days`}
-      </p>
+      <p class="muted">{overall === null ? 'No probe results yet' : `${percent(overall)} uptime over the last ${HISTORY_DAYS} days`}</p>
       <UptimeBars name={monitor.name} days={history.days} />
       <figure class="rt">
         <figcaption>Response time, last 24 hours</figcaption>

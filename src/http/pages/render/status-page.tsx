@@ -5,7 +5,20 @@ import type { PageStatus } from '../../../domain/status-pages/page-status.js';
 import type { PageView } from '../../../domain/status-pages/page-view.js';
 import type { ShownStatus } from '../../../domain/services/shown-status.js';
 import { Layout } from './layout.js';
-import { Affected, BANNER_WORDS, DayBars, IncidentCard, IncidentHeading, IncidentLine, noDataText, percent, Status, STATUS_WORDS, Timeline, When } from './page-parts.js';
+import {
+  Affected,
+  BANNER_WORDS,
+  DayBars,
+  IncidentCard,
+  IncidentHeading,
+  IncidentLine,
+  noDataText,
+  percent,
+  Status,
+  STATUS_WORDS,
+  Timeline,
+  When,
+} from './page-parts.js';
 
 /** The feeds of a page, for the head and the footer links. */
 const feedsOf = (base: string, name: string) => [
