@@ -319,6 +319,7 @@ function keyHint(companies: string[], dbPath: string): string {
 }
 
 /** Runs one job once against a database, as `serve` would run a slot of it; for `statusbot jobs run`. */
+// biome-ignore lint/suspicious/noConfusingVoidType: a job may return nothing, or a line saying what it did
 export async function runJobOnce(options: JobRunOptions & { name: string }): Promise<string | void> {
   return withJobDeps(options, (deps) => createScheduler({ deps, jobs: JOBS }).runOnce(options.name));
 }

@@ -13,12 +13,12 @@ export const SLACK_COMMANDS = ['/incident', '/service', '/statusbot'] as const;
 export type SlackCommand = (typeof SLACK_COMMANDS)[number];
 
 /** Slack escapes &, < and > in a command's text. */
-const unescape = (text: string): string => text.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+const unescapeSlack = (text: string): string => text.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
 
 /** The words of a command; "straight" or “curly” quotes keep spaces, as in schedule="0 9 * * 1-5". */
 export function words(text: string): string[] {
   const out: string[] = [];
-  for (const m of unescape(text).matchAll(/([^\s"“”]*)["“”]([^"“”]*)["“”]|(\S+)/g)) {
+  for (const m of unescapeSlack(text).matchAll(/([^\s"“”]*)["“”]([^"“”]*)["“”]|(\S+)/g)) {
     out.push(m[3] ?? `${m[1]}${m[2]}`);
   }
   return out;
@@ -58,7 +58,7 @@ const incidentIdOf = (word: string | undefined): number | null => {
 
 /** Everything after the first `count` words, spacing and all (a message as typed). */
 const after = (text: string, count: number): string =>
-  unescape(text)
+  unescapeSlack(text)
     .replace(new RegExp(`^\\s*(?:\\S+\\s+){${count}}`), '')
     .trim();
 

@@ -232,7 +232,7 @@ export const configFileSchema = z
     companies: z.array(company).default([]),
   })
   .superRefine((config, ctx) => {
-    config.companies.forEach((c, i) =>
+    config.companies.forEach((c, i) => {
       c.channels.forEach((ch, j) => {
         if (ch.slack !== undefined && !c.slack?.team_id) {
           ctx.addIssue({ code: 'custom', path: ['companies', i, 'channels', j, 'slack'], message: 'needs slack.team_id on the company' });
@@ -240,8 +240,8 @@ export const configFileSchema = z
         if (ch.discord !== undefined && !c.discord) {
           ctx.addIssue({ code: 'custom', path: ['companies', i, 'channels', j, 'discord'], message: 'needs discord.guild_id on the company' });
         }
-      }),
-    );
+      });
+    });
     const seen = (what: string, values: { value: string | number; path: (string | number)[] }[], secret = false) => {
       const first = new Set<string | number>();
       for (const v of values) {

@@ -24,7 +24,10 @@ function redactFields<T>(value: T, depth = 0): T {
     let copy: unknown[] | null = null;
     value.forEach((item, i) => {
       const clean = redactFields(item, depth + 1);
-      if (clean !== item) (copy ??= [...value])[i] = clean;
+      if (clean !== item) {
+        copy ??= [...value];
+        copy[i] = clean;
+      }
     });
     return (copy ?? value) as T;
   }
@@ -33,7 +36,10 @@ function redactFields<T>(value: T, depth = 0): T {
   for (const field in record) {
     const item = record[field];
     const clean = SECRET_FIELDS.has(field.toLowerCase()) ? REDACTED : typeof item === 'object' ? redactFields(item, depth + 1) : item;
-    if (clean !== item) (copy ??= { ...record })[field] = clean;
+    if (clean !== item) {
+      copy ??= { ...record };
+      copy[field] = clean;
+    }
   }
   return (copy ?? value) as T;
 }

@@ -13,6 +13,7 @@ export type JsonRows<O> = O[] | string;
  */
 export function jsonRows<O extends object>(
   db: Kysely<Database>,
+  // biome-ignore lint/suspicious/noExplicitAny: any table may be the subquery's
   query: SelectQueryBuilder<Database, any, O>,
   columns: readonly (keyof O & string)[],
   orderBy: keyof O & string,

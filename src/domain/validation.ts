@@ -90,7 +90,7 @@ function nulCharacters(input: unknown, path: (string | number)[] = [], found: (s
   if (typeof input === 'string') {
     if (input.includes('\u0000')) found.push(path);
   } else if (Array.isArray(input)) {
-    input.forEach((v, i) => nulCharacters(v, [...path, i], found));
+    for (const [i, v] of input.entries()) nulCharacters(v, [...path, i], found);
   } else if (input !== null && typeof input === 'object') {
     for (const [k, v] of Object.entries(input)) {
       if (k.includes('\u0000')) found.push([...path, k]);

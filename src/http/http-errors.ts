@@ -40,7 +40,7 @@ const single = (status: number, title: string, detail: string, headers: Record<s
 function sourceOf(issue: FieldIssue): ErrorObject['source'] {
   if (issue.location === 'query') return { parameter: String(issue.path[0] ?? '') };
   if (issue.path.length === 0) return undefined;
-  return { pointer: '/' + issue.path.map((p) => String(p).replace(/~/g, '~0').replace(/\//g, '~1')).join('/') };
+  return { pointer: `/${issue.path.map((p) => String(p).replace(/~/g, '~0').replace(/\//g, '~1')).join('/')}` };
 }
 
 /**

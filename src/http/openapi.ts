@@ -177,7 +177,8 @@ export function buildOpenApiDocument(apiRoutes: readonly Route[]): Json {
   };
   for (const route of apiRoutes) {
     const { path, names } = openApiPath(route.path);
-    const item = (paths[path] ??= {});
+    paths[path] ??= {};
+    const item = paths[path];
     const method = route.method.toLowerCase();
     if (item[method]) throw new Error(`${route.method} ${route.path} is in the route table twice`);
     item[method] = operation(route, names);

@@ -116,7 +116,10 @@ export function incidentsFromItems(items: readonly FeedItem[], now: Date, noun: 
     for (const read of ordered) {
       if (open === null) {
         open = segments.find((segment) => segment[0]!.id === read.id) ?? null;
-        if (open === null) segments.push((open = []));
+        if (open === null) {
+          open = [];
+          segments.push(open);
+        }
       }
       open.push(read);
       if (read.resolved) open = null;

@@ -22,6 +22,7 @@ export interface Job {
   /** A node-cron expression (six fields: with seconds), in UTC. */
   schedule: string;
   /** `at` is the slot the run is for: the scheduled time, or now when run by hand. */
+  // biome-ignore lint/suspicious/noConfusingVoidType: a job may return nothing, or a line saying what it did
   run(deps: JobDeps, at: Date): Promise<string | void>;
 }
 

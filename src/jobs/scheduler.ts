@@ -23,6 +23,7 @@ export interface Scheduler {
   /** Runs a job's slot as the timer would: only if this process takes the slot's lease. True when it ran. */
   runSlot(name: string, at: Date): Promise<boolean>;
   /** Runs one job once, now, under a lease of its own slot; for `statusbot jobs run`. */
+  // biome-ignore lint/suspicious/noConfusingVoidType: a job may return nothing, or a line saying what it did
   runOnce(name: string): Promise<string | void>;
 }
 

@@ -85,11 +85,20 @@ export function createMetrics(options: MetricsOptions): Metrics {
   const observers = new Map<string, Map<string, Map<number, HistogramSeries>>>();
   function requestSeries(route: string, method: string, status: number): HistogramSeries {
     let byMethod = observers.get(route);
-    if (!byMethod) observers.set(route, (byMethod = new Map()));
+    if (!byMethod) {
+      byMethod = new Map();
+      observers.set(route, byMethod);
+    }
     let byStatus = byMethod.get(method);
-    if (!byStatus) byMethod.set(method, (byStatus = new Map()));
+    if (!byStatus) {
+      byStatus = new Map();
+      byMethod.set(method, byStatus);
+    }
     let observer = byStatus.get(status);
-    if (!observer) byStatus.set(status, (observer = requestDuration.labels(route, method, String(status))));
+    if (!observer) {
+      observer = requestDuration.labels(route, method, String(status));
+      byStatus.set(status, observer);
+    }
     return observer;
   }
 

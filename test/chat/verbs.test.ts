@@ -19,7 +19,7 @@ describe.each(PLATFORMS)('$platform', ({ platform, start }) => {
   /** Who may link and subscribe, as each platform's refusal names them. */
   const MAY_LINK = platform === 'slack' ? 'workspace admins and owners' : 'Manage Server';
   const MAY_SUBSCRIBE = platform === 'slack' ? 'workspace admins and owners' : 'Manage Channels';
-  const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
   const count = async (table: 'incidents' | 'incident_updates' | 'chat_links' | 'channel_subscriptions') =>
     Number(
@@ -55,7 +55,7 @@ describe.each(PLATFORMS)('$platform', ({ platform, start }) => {
         const answer = await h.ask(ask, where);
         expect(answer.ephemeral).toBe(true);
         expect(answer.form).toBeNull();
-        expect(answer.text).toMatch(new RegExp(`not linked to a statusbot company yet: run ${escape(h.code(LINK))}`));
+        expect(answer.text).toMatch(new RegExp(`not linked to a statusbot company yet: run ${escapeRegExp(h.code(LINK))}`));
         expect(answer.text.split('\n')).toHaveLength(1);
       }
     });
@@ -333,7 +333,7 @@ describe.each(PLATFORMS)('$platform', ({ platform, start }) => {
       const before = await reporters();
       const similar = await h.ask({ verb: 'report', service: 'acme' });
       expect(similar.text).toMatch(
-        new RegExp(`^${escape(`There is no service ${h.code('acme')}. Did you mean `)}.*${escape(`${h.code('acme-cloud')} (Acme Cloud)`)}`),
+        new RegExp(`^${escapeRegExp(`There is no service ${h.code('acme')}. Did you mean `)}.*${escapeRegExp(`${h.code('acme-cloud')} (Acme Cloud)`)}`),
       );
       expect((await h.ask({ verb: 'report', service: 'globex-api' })).text).toBe('The service does not exist.');
       expect(await reporters()).toEqual(before);

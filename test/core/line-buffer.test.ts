@@ -31,7 +31,7 @@ describe('log lines written in batches', () => {
   it('writes the batch when it is full, and a line longer than the whole buffer on its own, in order', () => {
     const file = logFile();
     const out = createLineBuffer({ file }, { flushMs: 60_000, maxBytes: 64 });
-    const lines = ['a'.repeat(15) + '\n', 'b'.repeat(15) + '\n', 'c'.repeat(100) + '\n', 'd\n'];
+    const lines = [`${'a'.repeat(15)}\n`, `${'b'.repeat(15)}\n`, `${'c'.repeat(100)}\n`, 'd\n'];
     for (const line of lines) out.write(line);
     expect(read(file)).toBe(lines.slice(0, 3).join(''));
     out.flush();

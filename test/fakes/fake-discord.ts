@@ -105,8 +105,9 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
 
   /** Carries out a request; returns the status and body a healthy Discord would answer. */
   function apply(method: string, path: string, body: any): { status: number; body: unknown } {
-    let m: RegExpExecArray | null;
-    if (method === 'POST' && (m = /^\/channels\/(\d+)\/messages$/.exec(path))) {
+    const posted = method === 'POST' ? /^\/channels\/(\d+)\/messages$/.exec(path) : null;
+    if (posted) {
+      const m = posted;
       const channelId = m[1]!;
       const nonce = body?.nonce === undefined ? null : String(body.nonce);
       if (nonce && body.enforce_nonce) {
@@ -125,7 +126,9 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
       messages.set(record.id, record);
       return { status: 200, body: messageJson(record) };
     }
-    if (method === 'PATCH' && (m = /^\/channels\/(\d+)\/messages\/(\d+)$/.exec(path))) {
+    const patched = method === 'PATCH' ? /^\/channels\/(\d+)\/messages\/(\d+)$/.exec(path) : null;
+    if (patched) {
+      const m = patched;
       const record = messages.get(m[2]!);
       if (!record || record.deleted || record.channelId !== m[1]) return { status: 404, body: { message: 'Unknown Message', code: 10008 } };
       record.body = { ...record.body, ...body };
@@ -133,9 +136,11 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
       return { status: 200, body: messageJson(record) };
     }
     if (method === 'POST' && /^\/interactions\/\d+\/[^/]+\/callback$/.test(path)) return { status: 204, body: undefined };
-    if (method === 'PUT' && (m = /^\/applications\/(\d+)(?:\/guilds\/\d+)?\/commands$/.exec(path))) {
+    const registered = method === 'PUT' ? /^\/applications\/(\d+)(?:\/guilds\/\d+)?\/commands$/.exec(path) : null;
+    if (registered) {
+      const m = registered;
       const list = Array.isArray(body) ? body : [];
-      return { status: 200, body: list.map((c: object) => ({ ...c, id: snowflake(), application_id: m![1], version: snowflake() })) };
+      return { status: 200, body: list.map((c: object) => ({ ...c, id: snowflake(), application_id: m[1], version: snowflake() })) };
     }
     if (method === 'GET' && path === '/gateway/bot') {
       return {

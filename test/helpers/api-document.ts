@@ -52,7 +52,7 @@ function createCheck(): ApiDocumentCheck {
     }
     return validate;
   };
-  const escape = (s: string) => s.replace(/~/g, '~0').replace(/\//g, '~1');
+  const escapePointer = (s: string) => s.replace(/~/g, '~0').replace(/\//g, '~1');
 
   const templates = Object.keys(document.paths as Json).map((template) => ({
     template,
@@ -104,7 +104,7 @@ function createCheck(): ApiDocumentCheck {
         `${answer.status} is not among the documented answers (${Object.keys(operation.responses).join(', ')}) of ${method.toUpperCase()} ${found!.template}`,
       ];
     }
-    return responseProblems(response, `/paths/${escape(found!.template)}/${method}/responses/${answer.status}`, answer);
+    return responseProblems(response, `/paths/${escapePointer(found!.template)}/${method}/responses/${answer.status}`, answer);
   }
 
   return { document, problems };
@@ -114,5 +114,6 @@ let check: ApiDocumentCheck | undefined;
 
 /** Built once per test file (a vitest worker), when first used. */
 export function apiDocumentCheck(): ApiDocumentCheck {
-  return (check ??= createCheck());
+  check ??= createCheck();
+  return check;
 }

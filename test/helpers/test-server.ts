@@ -163,7 +163,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       }
       const res = await fetch(`${server.url}${path}`, { method, headers, body });
       const text = await res.text();
-      let parsed: unknown = undefined;
+      let parsed: unknown;
       if (text) {
         try {
           parsed = JSON.parse(text);

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { betterstack } from '../../src/ingest/betterstack.js';
 import { FeedFormatError } from '../../src/ingest/vendor-snapshot.js';
 import type { VendorSnapshot } from '../../src/ingest/vendor-snapshot.js';
-import { fixture, fixtureJson, NOW } from './fixtures.js';
+import { fixture, fixtureJson } from './fixtures.js';
 import { wellFormed } from './well-formed.js';
 
 // A page built from Better Stack's documentation, for the edges the captured one does not show (betterstack/SOURCES.md).

@@ -23,7 +23,7 @@ describe('the built-in vendor catalog file', () => {
     expect(lines.at(-1)).toBe(']');
     const body = lines.slice(1, -1);
     expect(body).toHaveLength(entries.length);
-    body.forEach((line, i) => expect(JSON.parse(line.replace(/,$/, ''))).toEqual(entries[i]));
+    for (const [i, line] of body.entries()) expect(JSON.parse(line.replace(/,$/, ''))).toEqual(entries[i]);
     const urlnames = entries.map((e) => e.urlname);
     expect(urlnames).toEqual([...urlnames].sort());
   });

@@ -50,7 +50,7 @@ companies:
           - { board: vendors, schedule: "*/15 * * * *", edit_in_place: true }
 `;
 
-let servers: TestServer[] = [];
+const servers: TestServer[] = [];
 afterEach(async () => {
   for (const s of servers.splice(0)) await s.stop();
 });
@@ -127,7 +127,7 @@ describe('board digests', () => {
       // Next weekday: nothing changed, so Slack's only_on_change digest is skipped.
       expect(await first.runSlot('digests', new Date('2026-11-24T08:00:00Z'))).toBe(true);
       expect(await outbox(s, 'slack:T1:C-DIGEST')).toHaveLength(1);
-      await s.api('POST', '/api/v2/boards/' + ACME_BOARD + '/services/demo-service');
+      await s.api('POST', `/api/v2/boards/${ACME_BOARD}/services/demo-service`);
       expect(await first.runSlot('digests', new Date('2026-11-25T08:00:00Z'))).toBe(true);
       expect(await outbox(s, 'slack:T1:C-DIGEST')).toHaveLength(2);
       await first.stop();

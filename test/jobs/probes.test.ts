@@ -77,7 +77,7 @@ describe('HTTP probes', () => {
     const hits = target.hits.length;
     const literal = await probes.probe({ url: `${target.url}/health`, probeType: 'ping', keyword: null });
     expect(literal).toEqual({ ok: false, reason: 'blocked private target 127.0.0.1' });
-    const byName = await probes.probe({ url: target.url.replace('127.0.0.1', 'localhost') + '/health', probeType: 'ping', keyword: null });
+    const byName = await probes.probe({ url: `${target.url.replace('127.0.0.1', 'localhost')}/health`, probeType: 'ping', keyword: null });
     expect(byName).toEqual({ ok: false, reason: expect.stringMatching(/^blocked private target localhost \((127\.0\.0\.1|::1)\)$/) });
     const metadata = await probes.probe({ url: 'http://169.254.169.254/latest/meta-data', probeType: 'ping', keyword: null });
     expect(metadata).toEqual({ ok: false, reason: 'blocked private target 169.254.169.254' });

@@ -3,19 +3,7 @@ import { startFakeSlack } from '../fakes/fake-slack.js';
 import type { FakeSlack } from '../fakes/fake-slack.js';
 import { recordingLogger } from '../helpers/loggers.js';
 import type { LogRecord } from '../helpers/loggers.js';
-import {
-  ACME_TEAM,
-  GLOBEX_TEAM,
-  SLACK_CONFIG,
-  answersTo,
-  commandBody,
-  interaction,
-  postEvent,
-  sign,
-  slackEnv,
-  submission,
-  viewsOpenedWith,
-} from '../helpers/slack.js';
+import { ACME_TEAM, GLOBEX_TEAM, SLACK_CONFIG, answersTo, commandBody, postEvent, sign, slackEnv, submission, viewsOpenedWith } from '../helpers/slack.js';
 import type { CommandFields } from '../helpers/slack.js';
 import { createTestDatabase } from '../helpers/test-database.js';
 import type { TestDatabase } from '../helpers/test-database.js';

@@ -8,7 +8,6 @@ import { hashApiKey } from '../companies/api-keys.js';
 import type { DomainContext } from '../context.js';
 import { DEMO_SERVICES } from '../demo/demo-services.js';
 import { invalidInput } from '../errors.js';
-import { statusOf } from '../services/service-status.js';
 import { applyChat } from './apply-chat.js';
 import { applyStatusPages } from './apply-status-pages.js';
 import { catalogServiceId, serviceIdOf } from './setup-lookups.js';

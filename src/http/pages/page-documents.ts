@@ -142,7 +142,7 @@ export function incidentsDocument(page: PublicPage, updatedAt: Date, incidents: 
 }
 
 // Values only: the builder escapes them. Characters XML 1.0 cannot hold at all are dropped first.
-// eslint-disable-next-line no-control-regex
+// biome-ignore lint/suspicious/noControlCharactersInRegex: XML 1.0 forbids these characters, so they are taken out
 const xmlText = (text: string): string => text.replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/g, '');
 const xml = new XMLBuilder({ ignoreAttributes: false, attributeNamePrefix: '@', textNodeName: '#text', format: true, suppressEmptyNode: true });
 const DECLARATION = '<?xml version="1.0" encoding="utf-8"?>\n';

@@ -65,7 +65,7 @@ export function createPublicRouter(ctx: DomainContext, routes: readonly PublicRo
       if (!m) continue;
       const params: Record<string, string> = {};
       try {
-        c.names.forEach((name, i) => (params[name] = decodeURIComponent(m[i + 1] ?? '')));
+        for (const [i, name] of c.names.entries()) params[name] = decodeURIComponent(m[i + 1] ?? '');
       } catch {
         continue;
       }
@@ -99,7 +99,7 @@ export function createPublicRouter(ctx: DomainContext, routes: readonly PublicRo
 
   function send(req: IncomingMessage, res: ServerResponse, entry: Rendered): void {
     const known = entry.etag ? req.headers['if-none-match'] : undefined;
-    if (known && known.split(/\s*,\s*/).includes(entry.etag!)) {
+    if (known?.split(/\s*,\s*/).includes(entry.etag!)) {
       res.writeHead(304, entry.unchanged);
       res.end();
       return;

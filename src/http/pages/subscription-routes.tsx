@@ -19,7 +19,10 @@ export const SUBSCRIBE_PER_MINUTE = 10;
 const limiters = new WeakMap<DomainContext['memo'], RateLimiter>();
 const limiterOf = (ctx: DomainContext): RateLimiter => {
   let limiter = limiters.get(ctx.memo);
-  if (!limiter) limiters.set(ctx.memo, (limiter = createRateLimiter(SUBSCRIBE_PER_MINUTE)));
+  if (!limiter) {
+    limiter = createRateLimiter(SUBSCRIBE_PER_MINUTE);
+    limiters.set(ctx.memo, limiter);
+  }
   return limiter;
 };
 
