@@ -1,6 +1,6 @@
 import { emptyConfig } from '../config/load-config.js';
-import { createLogger, logLevelOf } from '../core/pino-logger.js';
-import type { LogLevel } from '../core/pino-logger.js';
+import { createLogger, logLevelOf } from '../infrastructure/pino-logger.js';
+import type { LogLevel } from '../infrastructure/pino-logger.js';
 import { startServer } from '../main.js';
 import type { RunningServer } from '../main.js';
 import { CommandError, UsageError } from './cli-errors.js';

@@ -1,7 +1,7 @@
 import { platformOfStream } from '../domain/chat/chat.js';
 import type { ChatPlatform } from '../domain/chat/chat.js';
 import type { DomainContext } from '../domain/context.js';
-import type { Logger } from '../core/logger.js';
+import type { Logger } from '../infrastructure/logger.js';
 import { chatMessageOf, claimDue, markFailed, markSent, rememberChatMessage, saveProgress } from './outbox-queue.js';
 import type { OutboxEntry } from './outbox-queue.js';
 import { DeliveryFailure } from './publisher.js';

@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { request } from 'undici';
 import type { Dispatcher } from 'undici';
-import { describeNetworkError } from '../core/outbound.js';
+import { describeNetworkError } from '../infrastructure/outbound.js';
 import type { DomainContext } from '../domain/context.js';
 import { DeliveryFailure, retryAfterMs } from './publisher.js';
 import type { Delivery, Publisher } from './publisher.js';

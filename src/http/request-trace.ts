@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
-import type { Logger } from '../core/logger.js';
+import type { Logger } from '../infrastructure/logger.js';
 
 /** What is known of a request while it is answered; the parts that answer it fill in the route and the company. */
 export interface RequestTrace {

@@ -1,9 +1,9 @@
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import type { Logger } from '../core/logger.js';
+import type { Logger } from '../infrastructure/logger.js';
 import { databaseAnswers } from '../db/database.js';
-import type { RawHandler } from '../core/raw-handler.js';
+import type { RawHandler } from '../infrastructure/raw-handler.js';
 import { authenticateKey } from '../domain/companies/api-keys.js';
 import type { DomainContext } from '../domain/context.js';
 import { DomainError } from '../domain/errors.js';

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Dispatcher } from 'undici';
-import type { Logger } from '../core/logger.js';
-import { BodyTooLargeError, createOutboundDispatcher, describeNetworkError, pathOf, readLimited } from '../core/outbound.js';
+import type { Logger } from '../infrastructure/logger.js';
+import { BodyTooLargeError, createOutboundDispatcher, describeNetworkError, pathOf, readLimited } from '../infrastructure/outbound.js';
 import type { DomainContext } from '../domain/context.js';
 import { claimDueFeeds, recordFeedFailure, recordFeedUnchanged } from '../domain/vendors/vendor-feeds.js';
 import type { DueFeed } from '../domain/vendors/vendor-feeds.js';

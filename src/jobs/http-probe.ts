@@ -1,9 +1,9 @@
 import type { Dispatcher } from 'undici';
-import { createOutboundDispatcher, describeNetworkError, pathOf } from '../core/outbound.js';
+import { createOutboundDispatcher, describeNetworkError, pathOf } from '../infrastructure/outbound.js';
 import type { ProbeOutcome } from '../domain/monitors/probe-results.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
-export { MAX_REDIRECTS } from '../core/outbound.js';
+export { MAX_REDIRECTS } from '../infrastructure/outbound.js';
 
 export interface ProbeSettings {
   timeoutMs: number;

@@ -4,7 +4,7 @@ import { syncDemoServices } from '../domain/demo/demo-services.js';
 import { pruneLeases } from '../domain/jobs/leases.js';
 import { removeExpiredIncidents } from '../domain/retention.js';
 import { resolveQuietUserReports } from '../domain/vendors/user-reports.js';
-import type { Logger } from '../core/logger.js';
+import type { Logger } from '../infrastructure/logger.js';
 import type { FeedPoller } from './feed-poller.js';
 import type { MonitorProber } from './monitor-prober.js';
 

@@ -2,7 +2,7 @@ import type { DomainContext } from '../domain/context.js';
 import { createProbeRollup } from '../domain/monitors/probe-hours.js';
 import { recordProbe, takeDueProbes } from '../domain/monitors/probe-results.js';
 import type { MonitorState } from '../domain/monitors/probe-results.js';
-import type { Logger } from '../core/logger.js';
+import type { Logger } from '../infrastructure/logger.js';
 import type { ProbeClient } from './http-probe.js';
 
 interface Scheduled extends MonitorState {

@@ -2,7 +2,7 @@ import type { ExpressionBuilder } from 'kysely';
 import { sql } from 'kysely';
 import { Gauge } from 'prom-client';
 import type { Registry } from 'prom-client';
-import type { Logger } from '../core/logger.js';
+import type { Logger } from '../infrastructure/logger.js';
 import type { Db } from '../db/database.js';
 import type { Database } from '../db/schema.js';
 import { CHAT_PLATFORMS } from '../domain/chat/chat.js';

@@ -1,5 +1,5 @@
 import { Counter, Registry, collectDefaultMetrics } from 'prom-client';
-import type { Logger } from '../core/logger.js';
+import type { Logger } from '../infrastructure/logger.js';
 import type { Db } from '../db/database.js';
 import type { DeliveryResult } from '../delivery/outbox-worker.js';
 import type { FinishedRequest } from '../http/request-trace.js';

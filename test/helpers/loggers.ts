@@ -1,4 +1,4 @@
-import type { LogFields, Logger } from '../../src/core/logger.js';
+import type { LogFields, Logger } from '../../src/infrastructure/logger.js';
 
 export interface LogRecord {
   level: 'debug' | 'info' | 'warn' | 'error';

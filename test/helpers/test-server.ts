@@ -7,7 +7,7 @@ import type { RunningServer, StartOptions } from '../../src/main.js';
 import { apiDocumentCheck } from './api-document.js';
 import { createTestDatabase } from './test-database.js';
 import { quietLogger } from './loggers.js';
-import type { Logger } from '../../src/core/logger.js';
+import type { Logger } from '../../src/infrastructure/logger.js';
 
 export const T0 = '2026-11-22T10:02:00.000Z';
 

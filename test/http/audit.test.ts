@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { emptyConfig } from '../../src/config/load-config.js';
-import { silentLogger } from '../../src/core/pino-logger.js';
+import { silentLogger } from '../../src/infrastructure/pino-logger.js';
 import { JOBS } from '../../src/jobs/jobs.js';
 import { createScheduler } from '../../src/jobs/scheduler.js';
 import { createJobDeps } from '../../src/main.js';

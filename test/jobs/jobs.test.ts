@@ -12,7 +12,7 @@ import { emptyConfig } from '../../src/config/load-config.js';
 import { manualClock } from '../../src/domain/clock.js';
 import { ACME_BOARD, ACME_KEY, T0, startTestServer } from '../helpers/test-server.js';
 import type { TestServer } from '../helpers/test-server.js';
-import { silentLogger as quiet } from '../../src/core/pino-logger.js';
+import { silentLogger as quiet } from '../../src/infrastructure/pino-logger.js';
 import { until } from '../helpers/chat.js';
 import { recordingLogger } from '../helpers/loggers.js';
 

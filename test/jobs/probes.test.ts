@@ -7,7 +7,7 @@ import { startFakeTarget } from '../fakes/fake-target.js';
 import type { FakeTarget } from '../fakes/fake-target.js';
 import { ACME_KEY, startTestServer } from '../helpers/test-server.js';
 import type { TestServer } from '../helpers/test-server.js';
-import { silentLogger } from '../../src/core/pino-logger.js';
+import { silentLogger } from '../../src/infrastructure/pino-logger.js';
 
 let target: FakeTarget;
 beforeAll(async () => {

@@ -7,7 +7,7 @@ import { startFakeSlack } from '../fakes/fake-slack.js';
 import type { FakeSlack } from '../fakes/fake-slack.js';
 import { ask, startSlackServer } from '../helpers/slack.js';
 import type { TestServer } from '../helpers/test-server.js';
-import { silentLogger } from '../../src/core/pino-logger.js';
+import { silentLogger } from '../../src/infrastructure/pino-logger.js';
 
 const manifest = parse(readFileSync(new URL('../../manifest.yml', import.meta.url), 'utf8'));
 const commands = manifest.features.slash_commands as { command: string; url: string; description: string; usage_hint: string }[];

@@ -11,7 +11,7 @@ import type { FakeStatusPages } from '../fakes/fake-status-pages.js';
 import { ACME_TEAM, slackEnv } from '../helpers/slack.js';
 import { ACME_KEY, FAST_DELIVERY, T0, startTestServer } from '../helpers/test-server.js';
 import type { TestServer } from '../helpers/test-server.js';
-import { silentLogger } from '../../src/core/pino-logger.js';
+import { silentLogger } from '../../src/infrastructure/pino-logger.js';
 
 const CHANNEL = 'CVENDORS';
 /** The title of the captured critical incident, which the tests open again as a current one. */

@@ -10,7 +10,7 @@ import { ACME_BOARD, ACME_KEY, FAST_DELIVERY, startTestServer } from '../helpers
 import type { TestServer } from '../helpers/test-server.js';
 import { recordingLogger } from '../helpers/loggers.js';
 import type { LogRecord } from '../helpers/loggers.js';
-import type { Logger } from '../../src/core/logger.js';
+import type { Logger } from '../../src/infrastructure/logger.js';
 
 /** Every vendor statusbot shows, it reads; what it has not read (or no longer reads), it says it does not know. */
 

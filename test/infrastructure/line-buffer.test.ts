@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { LineTooLong, createLineBuffer } from '../../src/core/line-buffer.js';
+import { LineTooLong, createLineBuffer } from '../../src/infrastructure/line-buffer.js';
 
 let dir: string | undefined;
 afterEach(() => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isBlockedAddress } from '../../src/core/target-guard.js';
+import { isBlockedAddress } from '../../src/infrastructure/target-guard.js';
 
 describe('the outbound address guard', () => {
   it.each([
