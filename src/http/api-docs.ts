@@ -3,7 +3,6 @@ import { readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { HttpProblem } from './http-errors.js';
 
 /** The API reference: Swagger UI from the swagger-ui-dist package, served by statusbot itself (no CDN). */
 export const API_DOCS_PATH = '/api/docs';
@@ -78,41 +77,48 @@ const asset = (body: Buffer, type: string): Asset => ({
   etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`,
 });
 
-/** Answers `/api/docs` and its files; the package's files are read once, when first asked for. */
-export function createApiDocs(): (req: IncomingMessage, res: ServerResponse, path: string) => void {
+/** The API reference's page and files, each a path of its own. */
+export interface ApiDocs {
+  /** Every path answered: the page, its files, and the page's address with a trailing slash (redirected). */
+  readonly paths: readonly string[];
+  /** Answers a GET or HEAD of one of `paths`. */
+  serve(req: IncomingMessage, res: ServerResponse, path: string): void;
+}
+
+/** The package's files are read once, when first asked for. */
+export function createApiDocs(): ApiDocs {
   const packageDir = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
   const assets = new Map<string, Asset>([
     [API_DOCS_PATH, asset(Buffer.from(PAGE), 'text/html; charset=utf-8')],
     [`${API_DOCS_PATH}/init.js`, asset(Buffer.from(INIT), TYPES['.js']!)],
   ]);
+  const redirect = `${API_DOCS_PATH}/`;
 
-  function find(path: string): Asset | undefined {
+  function find(path: string): Asset {
     const known = assets.get(path);
     if (known) return known;
     const name = path.slice(API_DOCS_PATH.length + 1);
-    if (!path.startsWith(`${API_DOCS_PATH}/`) || !PACKAGE_FILES.includes(name)) return undefined;
     const loaded = asset(readFileSync(join(packageDir, name)), TYPES[name.slice(name.lastIndexOf('.'))]!);
     assets.set(path, loaded);
     return loaded;
   }
 
-  return (req, res, path) => {
-    if (path === `${API_DOCS_PATH}/`) {
-      res.writeHead(308, { Location: '../docs' });
-      res.end();
-      return;
-    }
-    const found = find(path);
-    if (!found) throw new HttpProblem('route_not_found', 'No such path');
-    if (req.method !== 'GET' && req.method !== 'HEAD') {
-      throw new HttpProblem('method_not_allowed', `${req.method} is not allowed here; use GET`, { Allow: 'GET' });
-    }
-    if (req.headers['if-none-match'] === found.etag) {
-      res.writeHead(304, { ...HEADERS, ETag: found.etag });
-      res.end();
-      return;
-    }
-    res.writeHead(200, { ...HEADERS, ETag: found.etag, 'Content-Type': found.type, 'Content-Length': found.body.length });
-    res.end(found.body);
+  return {
+    paths: [...assets.keys(), redirect, ...PACKAGE_FILES.map((name) => `${API_DOCS_PATH}/${name}`)],
+    serve(req, res, path) {
+      if (path === redirect) {
+        res.writeHead(308, { Location: '../docs' });
+        res.end();
+        return;
+      }
+      const found = find(path);
+      if (req.headers['if-none-match'] === found.etag) {
+        res.writeHead(304, { ...HEADERS, ETag: found.etag });
+        res.end();
+        return;
+      }
+      res.writeHead(200, { ...HEADERS, ETag: found.etag, 'Content-Type': found.type, 'Content-Length': found.body.length });
+      res.end(found.body);
+    },
   };
 }

@@ -15,17 +15,19 @@ import type { MetricsEndpoint } from './metrics-endpoint.js';
 import { buildOpenApiDocument } from './openapi.js';
 import { createPublicRouter } from './pages/public-router.js';
 import type { PublicRoute } from './pages/public-route.js';
-import { compilePath } from './path-pattern.js';
 import { createClientAddress } from './client-address.js';
 import type { ClientAddress } from './client-address.js';
 import { createRateLimiter } from './rate-limiter.js';
 import { ClientAbortedError, readBody } from './read-body.js';
+import { createRouteTable, methodNotAllowed } from './route-table.js';
+import type { TableRoute } from './route-table.js';
 import { finishTrace, startTrace } from './request-trace.js';
 import type { FinishedRequest, RequestTrace } from './request-trace.js';
 import { routes } from './routes.js';
 import type { Reply, Route } from './routes.js';
 
 export const API_PREFIX = '/api/v2';
+const UNDER_API = `${API_PREFIX}/`;
 export const MAX_BODY_BYTES = 1024 * 1024;
 /** The API description, served without an API key. */
 export const OPENAPI_PATH = `${API_PREFIX}/openapi.json`;
@@ -48,39 +50,20 @@ export interface HttpServerOptions {
   metrics?: MetricsEndpoint;
 }
 
-const compiled = routes.map((route) => ({ route, ...compilePath(route.path) }));
-
-/** The route for a path and method; 404 for an unknown path, 405 with `Allow` for a known one. */
-function match(path: string, method: string): { route: Route; params: Record<string, string> } {
-  const allowed: string[] = [];
-  for (const c of compiled) {
-    const m = c.pattern.exec(path);
-    if (!m) continue;
-    const wanted = method === 'HEAD' ? 'GET' : method;
-    if (c.route.method !== wanted) {
-      allowed.push(c.route.method);
-      continue;
-    }
-    const params: Record<string, string> = {};
-    c.names.forEach((name, i) => {
-      let value: string;
-      try {
-        value = decodeURIComponent(m[i + 1] ?? '');
-      } catch {
-        throw new HttpProblem('bad_request', `The path segment ${name} is not valid percent-encoding`);
-      }
-      // No name or id holds a NUL character (and PostgreSQL refuses one in a query): nothing is there.
-      if (value.includes('\u0000')) throw new HttpProblem('route_not_found', 'No such path');
-      params[name] = value;
-    });
-    return { route: c.route, params };
-  }
-  if (allowed.length > 0) {
-    const allow = [...new Set(allowed)].join(', ');
-    throw new HttpProblem('method_not_allowed', `${method} is not allowed here; use ${allow}`, { Allow: allow });
-  }
-  throw new HttpProblem('route_not_found', 'No such path');
+/** A route of the server's own, beside the API and the public pages. */
+interface ServerRoute extends TableRoute {
+  /** How logs and metrics name the route. */
+  label: string;
+  handle(req: IncomingMessage, res: ServerResponse): Promise<void> | void;
 }
+
+interface ApiRoute extends TableRoute {
+  route: Route;
+  /** The full path pattern, as logs and metrics name the route. */
+  label: string;
+}
+
+const apiRoutes = createRouteTable<ApiRoute>(routes.map((route) => ({ method: route.method, path: route.path, route, label: `${API_PREFIX}${route.path}` })));
 
 const JSON_TYPE = /^application\/(?:[a-z0-9.+-]*\+)?json\s*(?:;|$)/i;
 
@@ -166,13 +149,60 @@ export function createHttpServer(options: HttpServerOptions): Server {
     }
   }
 
+  const healthz = async (_req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    if (!options.ready()) {
+      send(res, { status: 503, body: { status: 'starting' } });
+      return;
+    }
+    const answers = await databaseAnswers(ctx.db);
+    send(res, { status: answers ? 200 : 503, body: { status: answers ? 'ok' : 'database unavailable' } });
+  };
+  const ownRoutes: ServerRoute[] = [
+    {
+      method: 'GET',
+      path: OPENAPI_PATH,
+      label: OPENAPI_PATH,
+      handle: (_req, res) => {
+        openApi ??= Buffer.from(JSON.stringify(buildOpenApiDocument(routes)));
+        sendJson(res, 200, openApi);
+      },
+    },
+    ...apiDocs.paths.map((path): ServerRoute => ({ method: 'GET', path, label: API_DOCS_PATH, handle: (req, res) => apiDocs.serve(req, res, path) })),
+    ...Object.entries(options.rawHandlers ?? {}).map(
+      ([path, raw]): ServerRoute => ({ method: 'POST', path, label: path, handle: async (req, res) => raw(req, res, await readBody(req, MAX_BODY_BYTES)) }),
+    ),
+    { method: 'GET', path: '/healthz', label: '/healthz', handle: healthz },
+  ];
+  const metrics = options.metrics;
+  if (metrics) {
+    ownRoutes.push({
+      method: 'GET',
+      path: METRICS_PATH,
+      label: METRICS_PATH,
+      handle: async (req, res) => {
+        try {
+          await metrics(req, res);
+        } catch (error) {
+          // Guessing the metrics token costs as guessing keys does.
+          if (error instanceof DomainError && error.code === 'unauthorized') chargeWrongGuess(req);
+          throw error;
+        }
+      },
+    });
+  }
+  const own = createRouteTable(ownRoutes);
+
   async function handleApi(req: IncomingMessage, path: string, query: URLSearchParams, res: ServerResponse, trace: RequestTrace) {
     const raw = await readBody(req, MAX_BODY_BYTES);
     const { key, company, keyId } = await authenticated(req);
     trace.companyId = company.id;
     takeToken(`key:${key}`);
-    const { route, params } = match(path.slice(API_PREFIX.length) || '/', req.method ?? 'GET');
-    trace.route = `${API_PREFIX}${route.path}`;
+    const found = apiRoutes.find(req.method ?? 'GET', path.slice(API_PREFIX.length) || '/');
+    if (!found) throw new HttpProblem('route_not_found', 'No such path');
+    if (found.route === null) throw methodNotAllowed(req.method, found);
+    const { route, label } = found.route;
+    const params = found.params;
+    trace.route = label;
     const body = route.method === 'POST' || route.method === 'PATCH' ? parseJsonBody(req, raw) : undefined;
     if (!route.cacheable) {
       // Changes are made on behalf of the key, within this request (the audit trail says both).
@@ -199,64 +229,28 @@ export function createHttpServer(options: HttpServerOptions): Server {
     sendJson(res, 200, payload);
   }
 
+  /** The server's own routes first, then the API (which authenticates before it routes), then the public pages. */
   async function handle(req: IncomingMessage, res: ServerResponse, trace: RequestTrace): Promise<void> {
     const target = req.url ?? '/';
     const q = target.indexOf('?');
     const path = trace.path;
     try {
       if (!path.startsWith('/')) throw new HttpProblem('bad_request', 'The request target must be a path, such as /api/v2/services');
-      if (path === OPENAPI_PATH) {
-        if (req.method !== 'GET' && req.method !== 'HEAD') {
-          throw new HttpProblem('method_not_allowed', `${req.method} is not allowed here; use GET`, { Allow: 'GET' });
+      const found = own.find(req.method ?? 'GET', path);
+      if (found) {
+        if (found.route === null) {
+          trace.route = found.declared.label;
+          throw methodNotAllowed(req.method, found);
         }
-        trace.route = OPENAPI_PATH;
-        openApi ??= Buffer.from(JSON.stringify(buildOpenApiDocument(routes)));
-        sendJson(res, 200, openApi);
+        trace.route = found.route.label;
+        await found.route.handle(req, res);
         return;
       }
-      if (path === API_DOCS_PATH || path.startsWith(`${API_DOCS_PATH}/`)) {
-        trace.route = API_DOCS_PATH;
-        apiDocs(req, res, path);
-        return;
-      }
-      if (path === API_PREFIX || path.startsWith(`${API_PREFIX}/`)) {
+      if (path === API_PREFIX || path.startsWith(UNDER_API)) {
         await handleApi(req, path, new URLSearchParams(q === -1 ? '' : target.slice(q + 1)), res, trace);
         return;
       }
       if (await publicPages(req, res, path, new URLSearchParams(q === -1 ? '' : target.slice(q + 1)), trace)) return;
-      const raw = options.rawHandlers?.[path];
-      if (raw) {
-        trace.route = path;
-        await raw(req, res, await readBody(req, MAX_BODY_BYTES));
-        return;
-      }
-      if (path === METRICS_PATH && options.metrics) {
-        trace.route = path;
-        if (req.method !== 'GET' && req.method !== 'HEAD') {
-          throw new HttpProblem('method_not_allowed', `${req.method} is not allowed here; use GET`, { Allow: 'GET' });
-        }
-        try {
-          await options.metrics(req, res);
-        } catch (error) {
-          // Guessing the metrics token costs as guessing keys does.
-          if (error instanceof DomainError && error.code === 'unauthorized') chargeWrongGuess(req);
-          throw error;
-        }
-        return;
-      }
-      if (path === '/healthz') {
-        trace.route = path;
-        if (req.method !== 'GET' && req.method !== 'HEAD') {
-          throw new HttpProblem('method_not_allowed', `${req.method} is not allowed here; use GET`, { Allow: 'GET' });
-        }
-        if (!options.ready()) {
-          send(res, { status: 503, body: { status: 'starting' } });
-          return;
-        }
-        const answers = await databaseAnswers(ctx.db);
-        send(res, { status: answers ? 200 : 503, body: { status: answers ? 'ok' : 'database unavailable' } });
-        return;
-      }
       throw new HttpProblem('route_not_found', 'No such path');
     } catch (error) {
       // Nobody is left to answer; the request's line says it was aborted.

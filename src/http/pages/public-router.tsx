@@ -7,8 +7,8 @@ import { readEpoch } from '../../domain/read-epoch.js';
 import { pageHosts } from '../../domain/status-pages/page-directory.js';
 import type { ClientAddress } from '../client-address.js';
 import { HttpProblem } from '../http-errors.js';
-import { compilePath } from '../path-pattern.js';
 import { readBody } from '../read-body.js';
+import { createRouteTable } from '../route-table.js';
 import type { RequestTrace } from '../request-trace.js';
 import type { PublicReply, PublicRequest, PublicRoute } from './public-route.js';
 import { errorReply } from './replies.js';
@@ -50,29 +50,13 @@ function readForm(req: IncomingMessage): Promise<Buffer> {
  * caller goes on with its own.
  */
 export function createPublicRouter(ctx: DomainContext, routes: readonly PublicRoute[], clientAddress: ClientAddress) {
-  const compiled = routes.map((route) => ({ route, ...compilePath(route.path) }));
+  const table = createRouteTable(routes);
   const rendered = new Map<string, Rendered>();
   const stylesheet = prepare(
     { status: 200, contentType: 'text/css; charset=utf-8', body: STYLESHEET, headers: { 'Cache-Control': 'public, max-age=31536000, immutable' } },
     '',
     true,
   );
-
-  function match(path: string): { route: PublicRoute; params: Record<string, string> }[] {
-    const found = [];
-    for (const c of compiled) {
-      const m = c.pattern.exec(path);
-      if (!m) continue;
-      const params: Record<string, string> = {};
-      try {
-        for (const [i, name] of c.names.entries()) params[name] = decodeURIComponent(m[i + 1] ?? '');
-      } catch {
-        continue;
-      }
-      found.push({ route: c.route, params });
-    }
-    return found;
-  }
 
   /** The path a request means: on a page's own host, `/x` is that page's `/status/{slug}/x`. */
   async function resolve(req: IncomingMessage, path: string): Promise<{ path: string; base: string | null }> {
@@ -105,7 +89,7 @@ export function createPublicRouter(ctx: DomainContext, routes: readonly PublicRo
       return;
     }
     res.writeHead(entry.status, entry.headers);
-    res.end(req.method === 'HEAD' ? undefined : entry.body);
+    res.end(entry.body);
   }
 
   return async function handle(req: IncomingMessage, res: ServerResponse, rawPath: string, query: URLSearchParams, trace?: RequestTrace): Promise<boolean> {
@@ -116,15 +100,12 @@ export function createPublicRouter(ctx: DomainContext, routes: readonly PublicRo
     }
     // Paths under /status/ and /assets/ mean the same on every host: no lookup of page hosts for them.
     const { path, base } = rawPath.startsWith('/status/') ? { path: rawPath, base: null } : await resolve(req, rawPath);
-    const candidates = match(path);
-    if (candidates.length === 0) return false;
-    const method = req.method === 'HEAD' ? 'GET' : req.method;
-    const hit = candidates.find((c) => c.route.method === method);
-    if (trace) trace.route = (hit ?? candidates[0]!).route.path;
+    const hit = table.find(req.method ?? 'GET', path);
+    if (!hit) return false;
+    if (trace) trace.route = (hit.route ?? hit.declared).path;
     try {
-      if (!hit) {
-        const allow = [...new Set(candidates.map((c) => c.route.method))].join(', ');
-        send(req, res, prepare(errorReply(405, 'Method not allowed', `${req.method} is not allowed here; use ${allow}.`, { Allow: allow }), '', false));
+      if (hit.route === null) {
+        send(req, res, prepare(errorReply(405, 'Method not allowed', `${req.method} is not allowed here; use ${hit.allow}.`, { Allow: hit.allow }), '', false));
         return true;
       }
       const slug = hit.params.slug;

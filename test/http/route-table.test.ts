@@ -1,0 +1,61 @@
+import { describe, expect, it } from 'vitest';
+import { HttpProblem } from '../../src/http/http-errors.js';
+import { createRouteTable } from '../../src/http/route-table.js';
+import type { RouteMethod } from '../../src/http/route-table.js';
+
+const route = (method: RouteMethod, path: string) => ({ method, path, name: `${method} ${path}` });
+
+const table = createRouteTable([
+  route('POST', '/incidents'),
+  route('GET', '/incidents/:id'),
+  route('PATCH', '/incidents/:id'),
+  route('DELETE', '/incidents/:id'),
+  route('GET', '/services'),
+  route('GET', '/services/:name/incidents'),
+  route('POST', '/boards/:board/services/:service'),
+  route('PATCH', '/boards/:board/services/:service'),
+  route('GET', '/boards/:board/services/mine'),
+]);
+
+describe('a route table', () => {
+  it('finds a route by method and path, with its parameters decoded', () => {
+    expect(table.find('GET', '/incidents/42')).toEqual({ route: route('GET', '/incidents/:id'), params: { id: '42' } });
+    expect(table.find('PATCH', '/incidents/42')?.route?.name).toBe('PATCH /incidents/:id');
+    expect(table.find('GET', '/services/a%20b/incidents')).toMatchObject({ params: { name: 'a b' } });
+  });
+
+  it('answers HEAD with the GET route, on paths with and without parameters', () => {
+    expect(table.find('HEAD', '/incidents/7')?.route).toBe(table.find('GET', '/incidents/7')?.route);
+    expect(table.find('HEAD', '/services')?.route).toBe(table.find('GET', '/services')?.route);
+  });
+
+  it('refuses HEAD where no GET is declared, naming the methods that are', () => {
+    expect(table.find('HEAD', '/incidents')).toMatchObject({ route: null, allow: 'POST' });
+  });
+
+  it('refuses another method with the methods declared for the path, in their order', () => {
+    expect(table.find('PUT', '/incidents/1')).toMatchObject({ route: null, allow: 'GET, PATCH, DELETE', declared: { name: 'GET /incidents/:id' } });
+    expect(table.find('GET', '/incidents')).toMatchObject({ route: null, allow: 'POST' });
+  });
+
+  it('joins the methods of every path pattern that matches', () => {
+    expect(table.find('DELETE', '/boards/b/services/mine')).toMatchObject({ route: null, allow: 'POST, PATCH, GET' });
+    expect(table.find('GET', '/boards/b/services/mine')?.route?.name).toBe('GET /boards/:board/services/mine');
+  });
+
+  it('knows nothing of other paths', () => {
+    for (const path of ['/', '/incidents/', '/incidents/1/updates', '//incidents', '/services/x']) expect(table.find('GET', path), path).toBeUndefined();
+  });
+
+  it('finds nothing where a segment holds a NUL character', () => {
+    expect(table.find('GET', '/incidents/1%00')).toBeUndefined();
+  });
+
+  it('is a 400 where a segment is not valid percent-encoding', () => {
+    expect(() => table.find('GET', '/incidents/%E0%A4%A')).toThrow(HttpProblem);
+  });
+
+  it('refuses two routes for one method and path', () => {
+    expect(() => createRouteTable([route('GET', '/a'), route('GET', '/a')])).toThrow(/two routes for GET \/a/);
+  });
+});

@@ -1,0 +1,67 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PAGES_CONFIG } from '../helpers/pages.js';
+import { ACME_KEY, startTestServer } from '../helpers/test-server.js';
+import type { TestServer } from '../helpers/test-server.js';
+
+let s: TestServer;
+let incidentPath: string;
+beforeAll(async () => {
+  s = await startTestServer({ config: PAGES_CONFIG });
+  const created = await s.api('POST', '/api/v2/incidents', { body: { service_id: 1001, title: 'Routed' } });
+  expect(created.status, created.text).toBe(201);
+  incidentPath = `/api/v2/incidents/${created.body.data.id}`;
+});
+afterAll(async () => {
+  await s?.stop();
+});
+
+/** The headers of an answer that say something of its content (not of the exchange). */
+function contentHeaders(headers: Headers): Record<string, string> {
+  const exchange = new Set(['date', 'x-request-id', 'connection', 'keep-alive']);
+  const kept: Record<string, string> = {};
+  headers.forEach((value, name) => {
+    if (!exchange.has(name)) kept[name] = value;
+  });
+  return kept;
+}
+
+describe('HEAD', () => {
+  const paths: [string, () => string][] = [
+    ['an API list', () => '/api/v2/services'],
+    ['a cached API read', () => incidentPath],
+    ['the API description', () => '/api/v2/openapi.json'],
+    ['the API reference', () => '/api/docs'],
+    ['a file of the API reference', () => '/api/docs/init.js'],
+    ['the health check', () => '/healthz'],
+    ['a status page', () => '/status/acme'],
+  ];
+  for (const [what, path] of paths) {
+    it(`answers ${what} with the status and headers of GET, and no body`, async () => {
+      const headers = { authorization: `Bearer ${ACME_KEY}` };
+      const get = await fetch(`${s.url}${path()}`, { headers });
+      const getBody = await get.arrayBuffer();
+      const head = await fetch(`${s.url}${path()}`, { method: 'HEAD', headers });
+      expect(head.status).toBe(get.status);
+      expect(contentHeaders(head.headers)).toEqual(contentHeaders(get.headers));
+      expect(Number(head.headers.get('content-length'))).toBe(getBody.byteLength);
+      expect(await head.text()).toBe('');
+    });
+  }
+
+  it('is refused where no GET is declared, with the methods that are', async () => {
+    const res = await fetch(`${s.url}/api/v2/incidents`, { method: 'HEAD', headers: { authorization: `Bearer ${ACME_KEY}` } });
+    expect(res.status).toBe(405);
+    expect(res.headers.get('allow')).toBe('POST');
+  });
+});
+
+describe("the server's own paths", () => {
+  it('refuses another method with 405 and Allow, in the error shape', async () => {
+    for (const path of ['/healthz', '/api/v2/openapi.json', '/api/docs', '/api/docs/init.js']) {
+      const res = await fetch(`${s.url}${path}`, { method: 'DELETE' });
+      expect(res.status, path).toBe(405);
+      expect(res.headers.get('allow'), path).toBe('GET');
+      expect((await res.json()).errors[0]).toMatchObject({ status: 405, title: 'Method not allowed', detail: 'DELETE is not allowed here; use GET' });
+    }
+  });
+});
