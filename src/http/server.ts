@@ -19,6 +19,7 @@ import { createClientAddress } from './client-address.js';
 import type { ClientAddress } from './client-address.js';
 import { createRateLimiter } from './rate-limiter.js';
 import { ClientAbortedError, readBody } from './read-body.js';
+import { createResponseCache } from './response-cache.js';
 import { createRouteTable, methodNotAllowed } from './route-table.js';
 import type { TableRoute } from './route-table.js';
 import { finishTrace, startTrace } from './request-trace.js';
@@ -111,13 +112,13 @@ function sendJson(res: ServerResponse, status: number, payload: string | Buffer,
   res.end(payload);
 }
 
-/** Rendered answers of cacheable routes, per company and path, valid while the read epoch holds. */
 const RESPONSE_CACHE_MAX = 10_000;
 
 export function createHttpServer(options: HttpServerOptions): Server {
   const { ctx, logger } = options;
   const limiter = createRateLimiter(options.rateLimitPerMinute);
-  const cache = new Map<string, { epoch: string; payload: Buffer }>();
+  /** Answers of cacheable routes, per company and path. */
+  const cache = createResponseCache<Buffer>(RESPONSE_CACHE_MAX);
   const clientAddress = options.clientAddress ?? createClientAddress([]);
   const publicPages = createPublicRouter(ctx, options.publicRoutes ?? [], clientAddress);
   const apiDocs = createApiDocs();
@@ -213,9 +214,9 @@ export function createHttpServer(options: HttpServerOptions): Server {
     // Taken before reading, so that a change made meanwhile makes the entry stale at once.
     const epoch = await readEpoch(ctx);
     const cacheKey = `${company.id} ${path}`;
-    const hit = cache.get(cacheKey);
-    if (hit && hit.epoch === epoch) {
-      sendJson(res, 200, hit.payload);
+    const hit = cache.get(cacheKey, epoch);
+    if (hit) {
+      sendJson(res, 200, hit);
       return;
     }
     const reply = await route.handle({ ctx, company, keyId, params, query, body });
@@ -224,8 +225,7 @@ export function createHttpServer(options: HttpServerOptions): Server {
       return;
     }
     const payload = Buffer.from(JSON.stringify(reply.body));
-    if (cache.size >= RESPONSE_CACHE_MAX) cache.clear();
-    cache.set(cacheKey, { epoch, payload });
+    cache.set(cacheKey, epoch, payload);
     sendJson(res, 200, payload);
   }
 

@@ -8,6 +8,7 @@ import { pageHosts } from '../../domain/status-pages/page-directory.js';
 import type { ClientAddress } from '../client-address.js';
 import { HttpProblem } from '../http-errors.js';
 import { readBody } from '../read-body.js';
+import { createResponseCache } from '../response-cache.js';
 import { createRouteTable } from '../route-table.js';
 import type { RequestTrace } from '../request-trace.js';
 import type { PublicReply, PublicRequest, PublicRoute } from './public-route.js';
@@ -27,7 +28,6 @@ const MAX_FORM_BYTES = 16 * 1024;
 
 /** An answer ready to send again: its headers are built once. */
 interface Rendered {
-  epoch: string;
   status: number;
   body: Buffer;
   etag: string | null;
@@ -51,10 +51,9 @@ function readForm(req: IncomingMessage): Promise<Buffer> {
  */
 export function createPublicRouter(ctx: DomainContext, routes: readonly PublicRoute[], clientAddress: ClientAddress) {
   const table = createRouteTable(routes);
-  const rendered = new Map<string, Rendered>();
+  const rendered = createResponseCache<Rendered>(RENDERED_MAX);
   const stylesheet = prepare(
     { status: 200, contentType: 'text/css; charset=utf-8', body: STYLESHEET, headers: { 'Cache-Control': 'public, max-age=31536000, immutable' } },
-    '',
     true,
   );
 
@@ -68,7 +67,7 @@ export function createPublicRouter(ctx: DomainContext, routes: readonly PublicRo
     return { path: `/status/${slug}${path === '/' ? '' : path}`, base: '' };
   }
 
-  function prepare(reply: PublicReply, epoch: string, cacheable: boolean): Rendered {
+  function prepare(reply: PublicReply, cacheable: boolean): Rendered {
     const body = reply.body === undefined ? Buffer.alloc(0) : typeof reply.body === 'string' ? Buffer.from(reply.body) : reply.body;
     const etag = cacheable && reply.status === 200 ? etagOf(body) : null;
     const unchanged: Record<string, string | number> = {
@@ -78,7 +77,7 @@ export function createPublicRouter(ctx: DomainContext, routes: readonly PublicRo
       ...(etag ? { ETag: etag } : {}),
     };
     const headers = { ...unchanged, ...(reply.contentType ? { 'Content-Type': reply.contentType } : {}), 'Content-Length': body.length };
-    return { epoch, status: reply.status, body, etag, headers, unchanged };
+    return { status: reply.status, body, etag, headers, unchanged };
   }
 
   function send(req: IncomingMessage, res: ServerResponse, entry: Rendered): void {
@@ -105,7 +104,7 @@ export function createPublicRouter(ctx: DomainContext, routes: readonly PublicRo
     if (trace) trace.route = (hit.route ?? hit.declared).path;
     try {
       if (hit.route === null) {
-        send(req, res, prepare(errorReply(405, 'Method not allowed', `${req.method} is not allowed here; use ${hit.allow}.`, { Allow: hit.allow }), '', false));
+        send(req, res, prepare(errorReply(405, 'Method not allowed', `${req.method} is not allowed here; use ${hit.allow}.`, { Allow: hit.allow }), false));
         return true;
       }
       const slug = hit.params.slug;
@@ -123,36 +122,31 @@ export function createPublicRouter(ctx: DomainContext, routes: readonly PublicRo
       if (!hit.route.cacheable) {
         // A GET that acts (a confirmation link) acts on GET only: HEAD, as link checkers send it, changes nothing.
         if (req.method === 'HEAD') {
-          send(req, res, prepare(errorReply(405, 'Method not allowed', 'HEAD is not answered here; use GET.', { Allow: 'GET' }), '', false));
+          send(req, res, prepare(errorReply(405, 'Method not allowed', 'HEAD is not answered here; use GET.', { Allow: 'GET' }), false));
           return true;
         }
-        send(req, res, prepare(await hit.route.handle(await request()), '', false));
+        send(req, res, prepare(await hit.route.handle(await request()), false));
         return true;
       }
       // Taken before rendering: a change made meanwhile makes the entry stale at once.
       const epoch = await readEpoch(ctx);
       const search = query.size === 0 ? '' : `?${query.toString()}`;
       const key = base === null ? `${path}${search}` : `${base} ${path}${search}`;
-      let entry = rendered.get(key);
-      if (!entry || entry.epoch !== epoch) {
-        entry = prepare(await hit.route.handle(await request()), epoch, true);
-        if (rendered.size >= RENDERED_MAX) rendered.clear();
-        rendered.set(key, entry);
+      let entry = rendered.get(key, epoch);
+      if (!entry) {
+        entry = prepare(await hit.route.handle(await request()), true);
+        rendered.set(key, epoch, entry);
       }
       send(req, res, entry);
     } catch (error) {
       if (error instanceof DomainError && error.code === 'not_found') {
-        send(req, res, prepare(errorReply(404, 'Not found', 'There is nothing at this address.'), '', false));
+        send(req, res, prepare(errorReply(404, 'Not found', 'There is nothing at this address.'), false));
       } else if (error instanceof HttpProblem && error.code === 'payload_too_large') {
-        send(req, res, prepare(errorReply(413, 'Too large', error.message, error.headers), '', false));
+        send(req, res, prepare(errorReply(413, 'Too large', error.message, error.headers), false));
       } else if (error instanceof DomainError && error.code === 'invalid_input') {
-        send(req, res, prepare(errorReply(400, 'Not valid', error.message), '', false));
+        send(req, res, prepare(errorReply(400, 'Not valid', error.message), false));
       } else if (isDatabaseUnavailable(error)) {
-        send(
-          req,
-          res,
-          prepare(errorReply(503, 'Unavailable', 'The status page cannot be shown right now. Please try again.', { 'Retry-After': '5' }), '', false),
-        );
+        send(req, res, prepare(errorReply(503, 'Unavailable', 'The status page cannot be shown right now. Please try again.', { 'Retry-After': '5' }), false));
       } else {
         throw error;
       }
