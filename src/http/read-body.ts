@@ -16,6 +16,8 @@ export function readBody(req: IncomingMessage, maxBytes: number, what = 'The bod
   const length = req.headers['content-length'];
   // Without a length or chunked encoding there is no body (RFC 9112 §6.3); do not wait for one.
   if (length === undefined && req.headers['transfer-encoding'] === undefined) return Promise.resolve(EMPTY);
+  // Read after other awaits (authentication): a client that left meanwhile sends nothing more, and no event will say so.
+  if (req.destroyed) return Promise.reject(new ClientAbortedError());
   const tooLarge = () => new HttpProblem('payload_too_large', `${what} must not exceed ${maxBytes} bytes`, { Connection: 'close' });
   if (Number(length ?? 0) > maxBytes) return Promise.reject(tooLarge());
   return new Promise((resolve, reject) => {

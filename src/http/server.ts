@@ -193,8 +193,8 @@ export function createHttpServer(options: HttpServerOptions): Server {
   }
   const own = createRouteTable(ownRoutes);
 
+  /** Authenticates before anything else, the body included: a stranger's body is never read, however large it says it is. */
   async function handleApi(req: IncomingMessage, path: string, query: URLSearchParams, res: ServerResponse, trace: RequestTrace) {
-    const raw = await readBody(req, MAX_BODY_BYTES);
     const { key, company, keyId } = await authenticated(req);
     trace.companyId = company.id;
     takeToken(`key:${key}`);
@@ -204,6 +204,7 @@ export function createHttpServer(options: HttpServerOptions): Server {
     const { route, label } = found.route;
     const params = found.params;
     trace.route = label;
+    const raw = await readBody(req, MAX_BODY_BYTES);
     const body = route.method === 'POST' || route.method === 'PATCH' ? parseJsonBody(req, raw) : undefined;
     if (!route.cacheable) {
       // Changes are made on behalf of the key, within this request (the audit trail says both).

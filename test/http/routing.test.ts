@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PAGES_CONFIG } from '../helpers/pages.js';
 import { ACME_KEY, startTestServer } from '../helpers/test-server.js';
@@ -64,4 +65,48 @@ describe("the server's own paths", () => {
       expect((await res.json()).errors[0]).toMatchObject({ status: 405, title: 'Method not allowed', detail: 'DELETE is not allowed here; use GET' });
     }
   });
+});
+
+/**
+ * Sends a request's headers and the start of the body its Content-Length
+ * announces, never the rest; resolves with the answer's status line and body.
+ */
+function sendWithoutBody(headers: string[]): Promise<{ statusLine: string; body: unknown }> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(new URL(s.url).port), '127.0.0.1');
+    let data = '';
+    const timer = setTimeout(() => {
+      socket.destroy();
+      reject(new Error(`no answer while the body was incomplete; got ${JSON.stringify(data)}`));
+    }, 5_000);
+    socket.on('data', (chunk: Buffer) => {
+      data += chunk.toString('utf8');
+      const end = data.indexOf('\r\n\r\n');
+      if (end === -1) return;
+      const length = Number(/\r\ncontent-length: (\d+)/i.exec(data.slice(0, end))?.[1]);
+      if (data.length < end + 4 + length) return;
+      clearTimeout(timer);
+      socket.destroy();
+      resolve({ statusLine: data.slice(0, data.indexOf('\r\n')), body: JSON.parse(data.slice(end + 4, end + 4 + length)) });
+    });
+    socket.on('error', reject);
+    socket.write(
+      `POST /api/v2/incidents HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000000\r\n${headers.join('\r\n')}\r\n\r\n{"title":"`,
+    );
+  });
+}
+
+describe('an API request without a valid key', () => {
+  const UNAUTHORIZED = { errors: [{ status: 401, title: 'Unauthorized access', detail: 'You are not authorized to access this resource' }] };
+
+  for (const [what, headers] of [
+    ['no key', []],
+    ['a wrong key', ['Authorization: Bearer not-a-key-at-all']],
+  ] as const) {
+    it(`with ${what} is answered 401 before its body is read`, async () => {
+      const answer = await sendWithoutBody([...headers]);
+      expect(answer.statusLine).toBe('HTTP/1.1 401 Unauthorized');
+      expect(answer.body).toEqual(UNAUTHORIZED);
+    });
+  }
 });
