@@ -8,7 +8,7 @@ import { reportProblem } from '../../src/domain/vendors/user-reports.js';
 import type { ChatRight } from './dialect.js';
 import type { ChatReply } from './reply.js';
 import { textReply } from './reply.js';
-import type { ChatRequest } from './verbs.js';
+import type { ChatRequest } from './chat-request.js';
 import { didYouMean, linked, noRight, reported, subscribed, subscriptionList, unsubscribed } from './wording.js';
 
 /** The permission rule, the same on both platforms: the platform says who holds which right. */

@@ -6,7 +6,7 @@ import type { Service } from '../../src/domain/services/service.js';
 import { createInput, updateInput } from './forms.js';
 import type { ChatReply, FormKind, FormRef, FormValues } from './reply.js';
 import { textReply } from './reply.js';
-import type { ChatRequest } from './verbs.js';
+import type { ChatRequest } from './chat-request.js';
 import { incidentDone, noCustomServices } from './wording.js';
 
 export async function listIncidents(req: ChatRequest, company: Company): Promise<ChatReply> {

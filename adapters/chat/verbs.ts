@@ -1,33 +1,14 @@
-import type { Logger } from '../../src/core/logger.js';
 import { companyForWorkspace } from '../../src/domain/chat/chat-links.js';
-import type { ChannelRef } from '../../src/domain/chat/chat.js';
 import type { Company } from '../../src/domain/companies/company.js';
-import type { DomainContext } from '../../src/domain/context.js';
 import { DomainError } from '../../src/domain/errors.js';
 import { link, report, serviceStatus, subscribe, subscriptions, unsubscribe } from './channel-verbs.js';
-import type { ChatDialect, ChatRight, Syntax } from './dialect.js';
+import type { ChatRequest } from './chat-request.js';
+import type { Syntax } from './dialect.js';
 import { listIncidents, openForm, resolve, showIncident, submitForm } from './incident-verbs.js';
 import { formErrors } from './forms.js';
 import type { ChatReply, FormKind, FormRef, FormValues } from './reply.js';
 import { textReply } from './reply.js';
 import { errorText, help, notLinked, unknownCommand, usage } from './wording.js';
-
-/** Who asks, as far as rights go: the platform answers whether the member holds a right in the company. */
-export interface ChatActor {
-  has(right: ChatRight, company: Company): Promise<boolean>;
-}
-
-/** Where a verb was asked, by whom, and how the platform speaks. */
-export interface ChatRequest {
-  ctx: DomainContext;
-  logger: Logger;
-  dialect: ChatDialect;
-  workspaceId: string;
-  channel: ChannelRef;
-  actor: ChatActor;
-  /** Who asks, as a reporter of problems counts them (domain/vendors/user-reports.ts `reporters`). */
-  reporter: string;
-}
 
 /** A verb with its arguments, as each platform reads them from its own payload. */
 export type VerbCall =

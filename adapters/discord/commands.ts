@@ -8,7 +8,8 @@ import { InteractionResponseType } from 'discord.js';
 import { companyForWorkspace } from '../../src/domain/chat/chat-links.js';
 import type { Syntax } from '../chat/dialect.js';
 import { suggest } from '../chat/suggestions.js';
-import type { ChatRequest, VerbCall } from '../chat/verbs.js';
+import type { ChatRequest } from '../chat/chat-request.js';
+import type { VerbCall } from '../chat/verbs.js';
 
 type OptionValue = string | number | boolean;
 type RawOption = { name: string; type: number; value?: OptionValue; options?: RawOption[]; focused?: boolean };

@@ -1,10 +1,10 @@
 import { PermissionFlagsBits } from 'discord.js';
 import type { APIInteraction } from 'discord.js';
-import type { Logger } from '../../src/core/logger.js';
+import type { Logger } from '../../src/infrastructure/logger.js';
 import type { DomainContext } from '../../src/domain/context.js';
 import { reporters } from '../../src/domain/vendors/user-reports.js';
 import type { ChatRight } from '../chat/dialect.js';
-import type { ChatActor, ChatRequest } from '../chat/verbs.js';
+import type { ChatActor, ChatRequest } from '../chat/chat-request.js';
 import { DISCORD_DIALECT } from './dialect.js';
 
 export interface DiscordDeps {

@@ -1,9 +1,9 @@
 import type { webApi } from '@slack/bolt';
-import type { Logger } from '../../src/core/logger.js';
+import type { Logger } from '../../src/infrastructure/logger.js';
 import { isChatAdmin } from '../../src/domain/chat/chat-links.js';
 import type { DomainContext } from '../../src/domain/context.js';
 import { reporters } from '../../src/domain/vendors/user-reports.js';
-import type { ChatActor, ChatRequest } from '../chat/verbs.js';
+import type { ChatActor, ChatRequest } from '../chat/chat-request.js';
 import { SLACK_DIALECT } from './dialect.js';
 
 export interface SlackDeps {
