@@ -190,7 +190,6 @@ export interface ProbeHoursTable {
 export interface StatusPageServicesTable {
   status_page_id: number;
   service_id: number;
-  status: string;
   updated_at: number;
 }
 

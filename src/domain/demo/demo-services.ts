@@ -1,9 +1,9 @@
-import { lockServiceForChange } from '../../db/locks.js';
 import type { Kysely } from 'kysely';
 import type { Database, DemoBehaviour } from '../../db/schema.js';
 import type { DomainContext } from '../context.js';
 import type { Severity } from '../incidents/incident.js';
-import { enqueueStatusChange } from '../notifications/channel-outbox.js';
+import { applyIncidentChanges, lockScopeForMany } from '../incidents/incident-pipeline.js';
+import type { ProposedChange } from '../incidents/incident-pipeline.js';
 import { statusOf } from '../services/service-status.js';
 import { DEMO_PERIOD_MS, OUTAGE_OVER, cycleSeverity, outageDescription, outageTitle, periodAt } from './demo-cycle.js';
 
@@ -49,26 +49,28 @@ export async function syncDemoServices(ctx: DomainContext): Promise<DemoChange[]
     const services = await trx.selectFrom('services').select(['id', 'urlname', 'name', 'demo']).where('demo', 'is not', null).execute();
     const found: DemoChange[] = [];
     for (const service of services) {
-      await lockServiceForChange(trx, service.id);
+      const scope = await lockScopeForMany(trx, service.id, now);
+      if (!scope) continue;
       const synced = await syncedPeriod(trx, service.urlname);
       // Followers last heard of the status as it was at the previous sync; reads have shown the cycle move on since.
       const before = await statusOf(trx, service.id, synced === null ? now : synced * DEMO_PERIOD_MS);
+      let changes: ProposedChange[] = [];
       if (service.demo === 'minor' || service.demo === 'major') {
         const key = `${service.urlname}:standing`;
-        const id = await openDemoIncident(trx, service.id, key, service.demo, { at: now, until: null });
-        if (id !== null) found.push({ serviceId: service.id, incidentId: id, change: 'opened' });
+        const exists = await trx.selectFrom('incidents').select('id').where('external_key', '=', key).executeTakeFirst();
+        if (!exists) changes = [outage(key, service.demo, { at: now, until: null })];
       } else if (service.demo === 'cycle') {
-        found.push(...(await syncCycle(trx, service.id, service.urlname, synced, period)));
+        changes = await syncCycle(trx, service.id, service.urlname, synced, period);
       }
-      const after = await statusOf(trx, service.id, now);
-      await enqueueStatusChange(trx, {
-        service: { id: service.id, name: service.name, urlname: service.urlname },
-        publicUrl: ctx.publicUrl,
-        from: before,
-        to: after,
-        cause: after === 'ok' ? OUTAGE_OVER : `Demo ${after} outage`,
+      const made = await applyIncidentChanges(ctx, trx, scope, changes, {
+        source: 'demo',
         now,
+        statusToldBefore: before,
+        cause: (after) => (after === 'ok' ? OUTAGE_OVER : `Demo ${after} outage`),
       });
+      for (const change of made) {
+        found.push({ serviceId: service.id, incidentId: change.incident.id, change: change.event === 'resolved' ? 'resolved' : 'opened' });
+      }
     }
     return found;
   });
@@ -84,8 +86,13 @@ async function syncedPeriod(trx: Kysely<Database>, urlname: string): Promise<num
   return meta ? Number(meta.value) : null;
 }
 
-async function syncCycle(trx: Kysely<Database>, serviceId: number, urlname: string, synced: number | null, period: number): Promise<DemoChange[]> {
-  const changes: DemoChange[] = [];
+/**
+ * The outages of a cycling service from the period after the last sync to a
+ * day ahead, and the ends of those whose period is over (resolved at its end,
+ * as reads have shown them since).
+ */
+async function syncCycle(trx: Kysely<Database>, serviceId: number, urlname: string, synced: number | null, period: number): Promise<ProposedChange[]> {
+  const changes: ProposedChange[] = [];
   const from = Math.max(synced === null ? period : synced + 1, period - MAX_CATCH_UP_PERIODS);
   const until = period + AHEAD_PERIODS;
   const written = await trx
@@ -100,22 +107,24 @@ async function syncCycle(trx: Kysely<Database>, serviceId: number, urlname: stri
     const severity = cycleSeverity(k);
     const key = `${urlname}:${k}`;
     if (!severity || keys.has(key)) continue;
-    const span = { at: k * DEMO_PERIOD_MS, until: (k + 1) * DEMO_PERIOD_MS };
-    const id = await openDemoIncident(trx, serviceId, key, severity, span);
-    if (id !== null) changes.push({ serviceId, incidentId: id, change: 'opened' });
+    changes.push(outage(key, severity, { at: k * DEMO_PERIOD_MS, until: (k + 1) * DEMO_PERIOD_MS }));
   }
 
-  // Outages whose period is over are resolved at its end, as reads have shown them since.
   const over = await trx
     .selectFrom('incidents')
-    .select(['id', 'created_at'])
+    .selectAll()
     .where('service_id', '=', serviceId)
     .where('resolved', '=', 0)
     .where('created_at', '<', period * DEMO_PERIOD_MS)
     .execute();
-  for (const incident of over) {
-    await resolveDemoIncident(trx, incident.id, (periodAt(incident.created_at) + 1) * DEMO_PERIOD_MS);
-    changes.push({ serviceId, incidentId: incident.id, change: 'resolved' });
+  for (const row of over) {
+    const at = (periodAt(row.created_at) + 1) * DEMO_PERIOD_MS;
+    changes.push({
+      before: { row, updates: null },
+      after: { ...row, resolved: 1, resolved_at: at, updated_at: at, description: OUTAGE_OVER },
+      posted: [{ stage: 'resolved', description: OUTAGE_OVER, created_at: at }],
+      quiet: true,
+    });
   }
 
   await trx
@@ -127,43 +136,28 @@ async function syncCycle(trx: Kysely<Database>, serviceId: number, urlname: stri
 }
 
 /**
- * Inserts the incident, open from `at` (`until`: the end of its period, for a
- * cycle outage), unless its key exists; returns the new id, or null when it was there already.
+ * An outage, open from `at` (`until`: the end of its period, for a cycle
+ * outage); written ahead, so told to nobody (followers hear of the status move).
  */
-async function openDemoIncident(
-  trx: Kysely<Database>,
-  serviceId: number,
-  externalKey: string,
-  severity: Severity,
-  span: { at: number; until: number | null },
-): Promise<number | null> {
-  const existing = await trx.selectFrom('incidents').select('id').where('external_key', '=', externalKey).executeTakeFirst();
-  if (existing) return null;
+function outage(externalKey: string, severity: Severity, span: { at: number; until: number | null }): ProposedChange {
   const description = outageDescription(severity);
-  const inserted = await trx
-    .insertInto('incidents')
-    .values({
-      service_id: serviceId,
+  return {
+    before: null,
+    after: {
       title: outageTitle(severity),
       status: severity,
       description,
       resolved: 0,
       url: null,
+      user_generated: 0,
       severity_from_provider: severity,
+      components: '[]',
       external_key: externalKey,
       created_at: span.at,
       updated_at: span.at,
       resolved_at: span.until,
-    })
-    .onConflict((oc) => oc.column('external_key').where('external_key', 'is not', null).doNothing())
-    .returning('id')
-    .executeTakeFirst();
-  if (!inserted) return null;
-  await trx.insertInto('incident_updates').values({ incident_id: inserted.id, stage: 'investigating', description, created_at: span.at }).execute();
-  return inserted.id;
-}
-
-async function resolveDemoIncident(trx: Kysely<Database>, id: number, at: number): Promise<void> {
-  await trx.updateTable('incidents').set({ resolved: 1, resolved_at: at, updated_at: at, description: OUTAGE_OVER }).where('id', '=', id).execute();
-  await trx.insertInto('incident_updates').values({ incident_id: id, stage: 'resolved', description: OUTAGE_OVER, created_at: at }).execute();
+    },
+    posted: [{ stage: 'investigating', description, created_at: span.at }],
+    quiet: true,
+  };
 }

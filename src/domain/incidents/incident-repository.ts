@@ -1,4 +1,4 @@
-import type { CompiledQuery, Kysely, Selectable } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
 import { prepared } from '../../db/prepared.js';
 import type { Database, IncidentUpdatesTable } from '../../db/schema.js';
 import type { DomainContext } from '../context.js';
@@ -45,6 +45,9 @@ export async function findIncidentRow(db: Kysely<Database>, id: number, now: num
 const updatesOf = prepared<'incident', StoredUpdate>((db, p) =>
   db.selectFrom('incident_updates').select(['stage', 'description', 'created_at']).where('incident_id', '=', p.incident).orderBy('id'),
 );
+
+/** An incident's timeline as stored, oldest first. */
+export const updatesOfIncident = async (db: Kysely<Database>, id: number): Promise<StoredUpdate[]> => updatesOf(db, { incident: id });
 
 const parseComponents = (stored: string): string[] => {
   const parsed: unknown = JSON.parse(stored);
@@ -107,68 +110,3 @@ export function toIncident(ctx: DomainContext, row: IncidentRow, stored: readonl
     trackerUrl: incidentTrackerUrl(ctx.publicUrl, row.id),
   };
 }
-
-const insertIncident = prepared<'id' | 'service' | 'title' | 'status' | 'description' | 'resolved' | 'resolvedAt' | 'now', never>((db, p) =>
-  db.insertInto('incidents').values({
-    id: p.id,
-    service_id: p.service,
-    title: p.title,
-    status: p.status,
-    description: p.description,
-    resolved: p.resolved,
-    url: null,
-    severity_from_provider: null,
-    external_key: null,
-    created_at: p.now,
-    updated_at: p.now,
-    resolved_at: p.resolvedAt,
-  }),
-);
-
-const setState = prepared<'id' | 'title' | 'status' | 'resolved' | 'resolvedAt' | 'now', never>((db, p) =>
-  db
-    .updateTable('incidents')
-    .set({ title: p.title, status: p.status, resolved: p.resolved, resolved_at: p.resolvedAt, updated_at: p.now })
-    .where('id', '=', p.id),
-);
-
-const setStateAndDescription = prepared<'id' | 'title' | 'status' | 'resolved' | 'resolvedAt' | 'now' | 'description', never>((db, p) =>
-  db
-    .updateTable('incidents')
-    .set({ title: p.title, status: p.status, resolved: p.resolved, resolved_at: p.resolvedAt, updated_at: p.now, description: p.description })
-    .where('id', '=', p.id),
-);
-
-const insertUpdate = prepared<'incident' | 'stage' | 'description' | 'now', never>((db, p) =>
-  db.insertInto('incident_updates').values({ incident_id: p.incident, stage: p.stage, description: p.description, created_at: p.now }),
-);
-
-const deleteIncident = prepared<'id', never>((db, p) => db.deleteFrom('incidents').where('id', '=', p.id));
-
-const stateOf = (row: IncidentRow) => ({
-  id: row.id,
-  title: row.title,
-  status: row.status,
-  resolved: row.resolved,
-  resolvedAt: row.resolved_at,
-  now: row.updated_at,
-});
-
-/*
- * The statements that store an incident as `incidentRow` reads it, to run
- * with the rest of its change (see runWrites).
- */
-
-/** A company's new incident, with the id it was given (see readNewIncidentFacts). */
-export const insertIncidentRow = (db: Kysely<Database>, row: IncidentRow): CompiledQuery =>
-  insertIncident.bind(db, { ...stateOf(row), service: row.service_id, description: row.description });
-
-/** Its title, severity and resolution, and its description when `description` (a new update's). */
-export const updateIncidentRow = (db: Kysely<Database>, row: IncidentRow, options: { description: boolean }): CompiledQuery =>
-  options.description ? setStateAndDescription.bind(db, { ...stateOf(row), description: row.description }) : setState.bind(db, stateOf(row));
-
-export const insertUpdateRow = (db: Kysely<Database>, incidentId: number, update: StoredUpdate): CompiledQuery =>
-  insertUpdate.bind(db, { incident: incidentId, stage: update.stage, description: update.description, now: update.created_at });
-
-/** The incident and its timeline. */
-export const deleteIncidentRow = (db: Kysely<Database>, id: number): CompiledQuery => deleteIncident.bind(db, { id });

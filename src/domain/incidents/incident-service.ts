@@ -1,30 +1,18 @@
-import type { CompiledQuery, Kysely } from 'kysely';
-import { runWrites } from '../../db/prepared.js';
+import type { Kysely } from 'kysely';
+import { changesNothingCached } from '../../db/writer.js';
 import type { Database } from '../../db/schema.js';
 import type { Company } from '../companies/company.js';
 import type { DomainContext } from '../context.js';
 import { DomainError, forbidden, notFound } from '../errors.js';
 import { assertMayReadIncidentsOf, findVisibleService, toService } from '../services/service-access.js';
 import { parseInput } from '../validation.js';
-import { auditWrite, changesBetween, created, removed } from '../audit/audit-trail.js';
-import type { Incident, IncidentEvent, IncidentSummary } from './incident.js';
-import { readChangedIncidentFacts, readNewIncidentFacts, writeChange } from './incident-change.js';
-import type { ChangeFacts, ChangedIncidentFacts } from './incident-change.js';
+import type { Incident, IncidentSummary } from './incident.js';
+import { applyIncidentChanges, incidentRowOf, lockIncidentScope, lockScope } from './incident-pipeline.js';
+import type { ChangeScope, ChangeSource, IncidentDraft, StoredIncident } from './incident-pipeline.js';
 import { createIncidentInput, updateIncidentInput } from './incident-input.js';
-import {
-  deleteIncidentRow,
-  findIncidentRow,
-  incidentRow,
-  insertIncidentRow,
-  insertUpdateRow,
-  loadIncident,
-  toIncident,
-  toSummary,
-  updateIncidentRow,
-} from './incident-repository.js';
+import { findIncidentRow, incidentRow, loadIncident, toIncident, toSummary } from './incident-repository.js';
 import type { IncidentRow, StoredUpdate } from './incident-repository.js';
 import { applyUpdate, opening } from './incident-rules.js';
-import { changesNothingCached } from '../../db/writer.js';
 
 const DAY_MS = 86_400_000;
 /** Lists cover incidents created in the last 30 days, plus any still unresolved. */
@@ -62,18 +50,15 @@ export async function createIncident(ctx: DomainContext, company: Company, raw: 
   const input = parseInput(createIncidentInput, raw);
   return ctx.write(async (trx) => {
     const now = ctx.clock.now().getTime();
-    const facts = await readNewIncidentFacts(trx, input.service_id, company, now);
-    if (!facts) {
+    const scope = await lockScope(trx, input.service_id, company, now, null);
+    if (!scope) {
       throw new DomainError('invalid_input', 'service_id must be the id of a custom service of your company', [
         { path: ['service_id'], message: 'service_id must be the id of a custom service of your company' },
       ]);
     }
-    const { service, id } = facts;
     const transition = opening(input, now);
     const update = transition.update!;
-    // The incident as it reads back once written.
-    const row: IncidentRow = {
-      id,
+    const after: IncidentDraft = {
       url: null,
       title: transition.next.title,
       description: input.description,
@@ -82,34 +67,14 @@ export async function createIncident(ctx: DomainContext, company: Company, raw: 
       created_at: now,
       resolved_at: transition.next.resolvedAt,
       updated_at: now,
-      service_id: service.id,
       user_generated: 0,
       severity_from_provider: null,
       components: '[]',
-      service_name: service.name,
-      service_urlname: service.urlname,
-      service_company_id: company.id,
-      service_status_page_url: service.status_page_url,
+      external_key: null,
     };
-    const stored = { stage: update.stage, description: update.description, created_at: now };
-    const writes = [insertIncidentRow(trx, row), insertUpdateRow(trx, id, stored)];
-    const audit = auditWrite(ctx, trx, {
-      companyId: company.id,
-      action: 'incident.create',
-      targetType: 'incident',
-      targetId: id,
-      changes: created({ service_id: service.id, ...auditedState(transition.next), description: input.description }),
-    });
-    if (audit) writes.push(audit);
-    return announced(ctx, trx, company, facts, writes, {
-      event: 'created',
-      row,
-      updates: [stored],
-      before: null,
-      updatePosted: true,
-      exact: wellFormed(input.title) && wellFormed(input.description),
-      now,
-    });
+    const posted = [{ stage: update.stage, description: update.description, created_at: now }];
+    const [made] = await applyIncidentChanges(ctx, trx, scope, [{ before: null, after, posted }], { source: sourceOf(ctx), now });
+    return made!.incident;
   });
 }
 
@@ -118,21 +83,20 @@ export async function updateIncident(ctx: DomainContext, company: Company, id: n
   const input = parseInput(updateIncidentInput, raw);
   return ctx.write(async (trx) => {
     const now = ctx.clock.now().getTime();
-    const facts = await ownedIncidentFacts(trx, company, id, now);
-    const { row: stored } = facts;
+    const { scope, stored } = await ownedIncident(trx, company, id, now);
     const current = {
-      title: stored.title,
-      status: stored.status,
-      resolved: stored.resolved === 1,
-      resolvedAt: stored.resolved_at,
+      title: stored.row.title,
+      status: stored.row.status,
+      resolved: stored.row.resolved === 1,
+      resolvedAt: stored.row.resolved_at,
     };
     const transition = applyUpdate(current, input, now);
     if (transition.event === null) {
       changesNothingCached(trx);
-      return toIncident(ctx, stored, facts.updates, facts.page, now);
+      return toIncident(ctx, incidentRowOf(stored.row, scope), stored.updates, scope.page, now);
     }
-    const row: IncidentRow = {
-      ...stored,
+    const after: IncidentDraft = {
+      ...stored.row,
       title: transition.next.title,
       status: transition.next.status,
       resolved: transition.next.resolved ? 1 : 0,
@@ -140,33 +104,9 @@ export async function updateIncident(ctx: DomainContext, company: Company, id: n
       updated_at: now,
       ...(transition.update ? { description: transition.update.description } : {}),
     };
-    const writes = [updateIncidentRow(trx, row, { description: transition.update !== null })];
-    const updates = [...facts.updates];
-    if (transition.update) {
-      const posted = { stage: transition.update.stage, description: transition.update.description, created_at: now };
-      writes.push(insertUpdateRow(trx, row.id, posted));
-      updates.push(posted);
-    }
-    const audit = auditWrite(ctx, trx, {
-      companyId: company.id,
-      action: 'incident.update',
-      targetType: 'incident',
-      targetId: row.id,
-      changes: {
-        ...changesBetween(auditedState(current), auditedState(transition.next)),
-        ...(transition.update ? { update: { to: { stage: transition.update.stage, description: transition.update.description } } } : {}),
-      },
-    });
-    if (audit) writes.push(audit);
-    return announced(ctx, trx, company, facts, writes, {
-      event: transition.event,
-      row,
-      updates,
-      before: stored,
-      updatePosted: transition.update !== null,
-      exact: wellFormed(input.title ?? '') && wellFormed(input.description ?? ''),
-      now,
-    });
+    const posted = transition.update ? [{ stage: transition.update.stage, description: transition.update.description, created_at: now }] : [];
+    const [made] = await applyIncidentChanges(ctx, trx, scope, [{ before: stored, after, posted }], { source: sourceOf(ctx), now });
+    return made!.incident;
   });
 }
 
@@ -174,69 +114,13 @@ export async function updateIncident(ctx: DomainContext, company: Company, id: n
 export async function deleteIncident(ctx: DomainContext, company: Company, id: number): Promise<void> {
   await ctx.write(async (trx) => {
     const now = ctx.clock.now().getTime();
-    const facts = await ownedIncidentFacts(trx, company, id, now);
-    const { row } = facts;
-    const last = toIncident(ctx, row, facts.updates, facts.page, now);
-    const writes = [deleteIncidentRow(trx, row.id)];
-    const audit = auditWrite(ctx, trx, {
-      companyId: company.id,
-      action: 'incident.delete',
-      targetType: 'incident',
-      targetId: row.id,
-      changes: removed({ service_id: row.service_id, title: row.title, status: row.status, resolved: row.resolved === 1 }),
-    });
-    if (audit) writes.push(audit);
-    await writeChange(ctx, trx, company, facts, writes, { event: 'deleted', incident: last, before: row, after: null, updatePosted: false, now });
+    const { scope, stored } = await ownedIncident(trx, company, id, now);
+    await applyIncidentChanges(ctx, trx, scope, [{ before: stored, after: null, posted: [] }], { source: sourceOf(ctx), now });
   });
 }
 
-/** The fields of an incident's state that its audit rows show. */
-const auditedState = (state: { title: string; status: string; resolved: boolean }) => ({
-  title: state.title,
-  status: state.status,
-  resolved: state.resolved,
-});
-
-/**
- * Text that reads back as it was written. A lone surrogate does not: the
- * engines store it as the replacement character, each in its own way.
- */
-const wellFormed = (text: string): boolean => !/[\ud800-\udfff]/.test(text) || Buffer.from(text, 'utf8').toString('utf8') === text;
-
-/**
- * Writes the change of an incident with all it causes (see writeChange), and
- * returns the incident as it now reads: made from what was written, or
- * (`exact` false) read back, as its text may not read back as sent.
- */
-async function announced(
-  ctx: DomainContext,
-  trx: Kysely<Database>,
-  company: Company,
-  facts: ChangeFacts,
-  writes: CompiledQuery[],
-  change: {
-    event: IncidentEvent;
-    /** The incident as stored after the change, and its updates. */
-    row: IncidentRow;
-    updates: StoredUpdate[];
-    /** As stored before; null for a new one. */
-    before: IncidentRow | null;
-    updatePosted: boolean;
-    exact: boolean;
-    now: number;
-  },
-): Promise<Incident> {
-  const { row, now } = change;
-  let incident = toIncident(ctx, row, change.updates, facts.page, now);
-  if (!change.exact) {
-    await runWrites(trx, writes);
-    writes = [];
-    incident = await loadIncident(ctx, trx, await existingIncidentRow(trx, row.id, now));
-  }
-  const { event, updatePosted } = change;
-  await writeChange(ctx, trx, company, facts, writes, { event, incident, before: change.before, after: row, updatePosted, now });
-  return incident;
-}
+/** Chat users act as `slack:…` or `discord:…`; everyone else through the API. */
+const sourceOf = (ctx: DomainContext): ChangeSource => (/^(slack|discord):/.test(ctx.acting.actor) ? 'chat' : 'api');
 
 async function existingIncidentRow(db: Kysely<Database>, id: number, now: number): Promise<IncidentRow> {
   const row = await findIncidentRow(db, id, now);
@@ -245,15 +129,20 @@ async function existingIncidentRow(db: Kysely<Database>, id: number, now: number
 }
 
 /**
- * An incident of the company's own custom services, locked for a change, with
- * what the change is told from; catalog incidents are read-only.
+ * An incident of the company's own custom services, its service locked for a
+ * change, with its scope; catalog incidents are read-only.
  */
-async function ownedIncidentFacts(trx: Kysely<Database>, company: Company, id: number, now: number): Promise<ChangedIncidentFacts> {
-  const facts = await readChangedIncidentFacts(trx, id, company, now);
-  if (!facts) throw notFound('incident');
-  if (facts.row.service_company_id === null) throw forbidden('Incidents of third-party services cannot be changed');
-  if (facts.row.service_company_id !== company.id) throw notFound('incident');
-  return facts;
+async function ownedIncident(
+  trx: Kysely<Database>,
+  company: Company,
+  id: number,
+  now: number,
+): Promise<{ scope: ChangeScope; stored: StoredIncident & { updates: StoredUpdate[] } }> {
+  const found = await lockIncidentScope(trx, id, now);
+  if (!found) throw notFound('incident');
+  if (found.scope.service.company_id === null) throw forbidden('Incidents of third-party services cannot be changed');
+  if (found.scope.service.company_id !== company.id) throw notFound('incident');
+  return found;
 }
 
 const serviceOf = (row: IncidentRow) => ({

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Kysely } from 'kysely';
+import type { Expression, Kysely } from 'kysely';
 import { jsonRows, rowsOf } from '../../db/json-rows.js';
 import type { JsonRows } from '../../db/json-rows.js';
 import type { Database } from '../../db/schema.js';
@@ -33,7 +33,7 @@ export interface RecipientColumns {
  * columns of the query that reads the change's other facts: one statement
  * instead of one per list. Read them with `recipientsOf`.
  */
-export function recipientColumns(db: Kysely<Database>, company: number) {
+export function recipientColumns(db: Kysely<Database>, company: number | Expression<number>) {
   const service = sql.ref<number>('services.id');
   return [
     jsonRows(db, subscribersOfServiceQuery(db, service, company), ['id', 'page_id', 'page_name', 'page_url'], 'id').as('webhooks'),

@@ -1,5 +1,4 @@
 import type { Expression, Kysely, Selectable } from 'kysely';
-import { prepared } from '../../db/prepared.js';
 import type { ChannelSubscriptionsTable, Database } from '../../db/schema.js';
 import type { ChannelRef } from '../chat/chat.js';
 import { channelStream } from '../chat/chat.js';
@@ -7,7 +6,6 @@ import type { Incident, IncidentEvent } from '../incidents/incident.js';
 import type { ServiceStatus } from '../services/service.js';
 import { serviceTrackerUrl } from '../services/service.js';
 import type { IncidentAnnouncement, StatusChangeAnnouncement } from './announcement.js';
-import { enqueueAll } from './enqueue.js';
 import type { OutboxRow } from './enqueue.js';
 
 export type ChannelRow = Pick<Selectable<ChannelSubscriptionsTable>, 'platform' | 'workspace_id' | 'channel_id'>;
@@ -29,10 +27,6 @@ export const channelsFollowingServiceQuery = (db: Kysely<Database>, service: num
     .select(['channel_subscriptions.id', 'platform', 'workspace_id', 'channel_id', 'channel_subscriptions.company_id'])
     .where('kind', '=', 'service')
     .where('channel_subscriptions.service_id', '=', service);
-
-const channelsFollowingService = prepared<'service', ServiceChannelRow>((db, p) =>
-  channelsFollowingServiceQuery(db, p.service).orderBy('channel_subscriptions.id'),
-);
 
 const toChannel = (r: ChannelRow): ChannelRef => ({ platform: r.platform, workspaceId: r.workspace_id, channelId: r.channel_id });
 
@@ -92,15 +86,6 @@ export function incidentAnnouncementRows(channels: readonly ServiceChannelRow[],
   });
 }
 
-/**
- * One announcement per channel following a catalog service, of an incident
- * its vendor reported (`vendor`) or its users did (`users`, unconfirmed).
- */
-export async function enqueueServiceIncidentAnnouncements(trx: Kysely<Database>, args: IncidentChange & { source: 'vendor' | 'users' }): Promise<void> {
-  const channels = await channelsFollowingService(trx, { service: args.incident.serviceId });
-  await enqueueAll(trx, incidentAnnouncementRows(channels, args, args.source));
-}
-
 export interface StatusChange {
   service: { id: number; name: string; urlname: string };
   publicUrl: string;
@@ -133,11 +118,4 @@ export function statusChangeRows(channels: readonly ServiceChannelRow[], args: S
       now: args.now,
     };
   });
-}
-
-/** When a service's status changed: one message to every channel following the service. */
-export async function enqueueStatusChange(trx: Kysely<Database>, args: StatusChange): Promise<void> {
-  if (args.from === args.to) return;
-  const channels = await channelsFollowingService(trx, { service: args.service.id });
-  await enqueueAll(trx, statusChangeRows(channels, args));
 }

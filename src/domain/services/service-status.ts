@@ -91,7 +91,7 @@ export function statusFactColumns(eb: ExpressionBuilder<Database, 'services'>, n
 /**
  * Whether the service's facts are these (PostgreSQL: `exists` reads as a
  * boolean): a write made under this condition holds to what was read before
- * the service's lock was taken, or is not made (see incident-change.ts). The
+ * the service's lock was taken, or is not made (see incident-pipeline.ts). The
  * facts are read as columns, as by `statusFactColumns`, and compared outside
  * (`offset 0` keeps them there): each `exists` then stops at the first row.
  */

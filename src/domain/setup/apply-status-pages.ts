@@ -2,7 +2,6 @@ import type { Kysely } from 'kysely';
 import { slugOf } from '../../config/config-schema.js';
 import type { Database } from '../../db/schema.js';
 import { invalidInput } from '../errors.js';
-import { statusOf } from '../services/service-status.js';
 import type { Path } from './apply-chat.js';
 import type { StatusPageSpec } from './setup.js';
 import { catalogServiceId, serviceIdOf } from './setup-lookups.js';
@@ -77,7 +76,7 @@ export async function applyStatusPages(
       serviceIds.push(serviceId);
       await trx
         .insertInto('status_page_services')
-        .values({ status_page_id: pageId, service_id: serviceId, status: await statusOf(trx, serviceId, now), updated_at: now })
+        .values({ status_page_id: pageId, service_id: serviceId, updated_at: now })
         .onConflict((oc) => oc.doNothing())
         .execute();
     }

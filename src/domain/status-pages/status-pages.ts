@@ -1,7 +1,6 @@
 import type { CompiledQuery, Expression, Kysely } from 'kysely';
 import { prepared } from '../../db/prepared.js';
 import type { Database } from '../../db/schema.js';
-import type { ServiceStatus } from '../services/service.js';
 
 export interface LinkedPage {
   id: number;
@@ -26,12 +25,11 @@ export async function linkedPages(db: Kysely<Database>, serviceId: number): Prom
   return pagesOfService(db, { service: serviceId });
 }
 
-const setServiceStatus = prepared<'service' | 'status' | 'now', never>((db, p) =>
-  db.updateTable('status_page_services').set({ status: p.status, updated_at: p.now }).where('service_id', '=', p.service),
+const touchPages = prepared<'service' | 'now', never>((db, p) =>
+  db.updateTable('status_page_services').set({ updated_at: p.now }).where('service_id', '=', p.service),
 );
 
-/** Shows a service's new status on every page that links it: a statement for the transaction that changed it (see runWrites). */
-export const serviceStatusWrite = (db: Kysely<Database>, serviceId: number, status: ServiceStatus, now: number): CompiledQuery =>
-  setServiceStatus.bind(db, { service: serviceId, status, now });
+/** Marks the service as changed on every page that links it (its component's `updated_at`): a statement for the change's transaction. */
+export const pagesShowChange = (db: Kysely<Database>, serviceId: number, now: number): CompiledQuery => touchPages.bind(db, { service: serviceId, now });
 
 export const incidentPageUrl = (page: LinkedPage, incidentId: number): string => `${page.url.replace(/\/+$/, '')}/incidents/${incidentId}`;

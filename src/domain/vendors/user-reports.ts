@@ -1,11 +1,10 @@
-import type { Kysely } from 'kysely';
-import type { Database } from '../../db/schema.js';
+import type { Kysely, Selectable } from 'kysely';
+import type { Database, IncidentsTable } from '../../db/schema.js';
 import type { Company } from '../companies/company.js';
 import type { DomainContext } from '../context.js';
 import { openAt } from '../demo/demo-view.js';
-import { findIncidentRow, loadIncident } from '../incidents/incident-repository.js';
-import type { IncidentEvent } from '../incidents/incident.js';
-import { enqueueServiceIncidentAnnouncements } from '../notifications/channel-outbox.js';
+import { applyIncidentChanges, lockScopeForMany } from '../incidents/incident-pipeline.js';
+import type { IncidentDraft, ProposedChange } from '../incidents/incident-pipeline.js';
 import type { Service } from '../services/service.js';
 import { assertMayReadIncidentsOf, findVisibleService } from '../services/service-access.js';
 import { parseInput } from '../validation.js';
@@ -99,8 +98,8 @@ export async function endUserReportIncidents(
   providerIncidentTitle: string,
   now: number,
 ): Promise<void> {
-  const open = await openUserIncidents(trx).select(INCIDENT).where('service_id', '=', serviceId).execute();
-  for (const incident of open) await resolve(ctx, trx, incident.id, `The provider opened its own incident: ${providerIncidentTitle}.`, now);
+  const open = await openUserIncidents(trx).selectAll('incidents').where('service_id', '=', serviceId).execute();
+  await resolveAll(ctx, trx, serviceId, open, `The provider opened its own incident: ${providerIncidentTitle}.`, now);
 }
 
 /**
@@ -113,7 +112,7 @@ export async function resolveQuietUserReports(ctx: DomainContext): Promise<numbe
   return ctx.write(async (trx) => {
     const now = ctx.clock.now().getTime();
     const open = await openUserIncidents(trx)
-      .select(INCIDENT)
+      .selectAll('incidents')
       .select((eb) =>
         eb
           .selectFrom('user_reports')
@@ -122,12 +121,13 @@ export async function resolveQuietUserReports(ctx: DomainContext): Promise<numbe
           .as('last_report'),
       )
       .execute();
-    let resolved = 0;
-    for (const incident of open) {
-      if (Math.max(incident.last_report ?? 0, incident.created_at) > now - resolveAfterMs) continue;
-      await resolve(ctx, trx, incident.id, `No new reports for ${minutes(Math.round(resolveAfterMs / MINUTE))}.`, now);
-      resolved += 1;
+    const quiet = open.filter((incident) => Math.max(incident.last_report ?? 0, incident.created_at) <= now - resolveAfterMs);
+    const description = `No new reports for ${minutes(Math.round(resolveAfterMs / MINUTE))}.`;
+    for (const serviceId of new Set(quiet.map((incident) => incident.service_id))) {
+      const ofService = quiet.filter((incident) => incident.service_id === serviceId).map(({ last_report: _, ...row }) => row);
+      await resolveAll(ctx, trx, serviceId, ofService, description, now);
     }
+    const resolved = quiet.length;
     // An open incident's description counts every report since it opened.
     await trx
       .deleteFrom('user_reports')
@@ -139,7 +139,6 @@ export async function resolveQuietUserReports(ctx: DomainContext): Promise<numbe
 }
 
 const openUserIncidents = (trx: Kysely<Database>) => trx.selectFrom('incidents').where('incidents.user_generated', '=', 1).where('incidents.resolved', '=', 0);
-const INCIDENT = ['incidents.id', 'incidents.service_id', 'incidents.description', 'incidents.created_at'] as const;
 
 /** When the service's last incident ended: reports from before count toward no new incident. */
 async function lastEnded(trx: Kysely<Database>, serviceId: number, now: number): Promise<number> {
@@ -189,13 +188,19 @@ async function reflect(
   at: { now: number; since: number; ended: number; tally: Tally },
 ): Promise<void> {
   const { now } = at;
-  const open = await openUserIncidents(trx).select(INCIDENT).where('service_id', '=', service.id).executeTakeFirst();
+  const open = await openUserIncidents(trx).selectAll('incidents').where('service_id', '=', service.id).executeTakeFirst();
   if (open) {
     const from = Math.max(open.created_at - ctx.userReports.windowMs + 1, at.ended);
     const description = describeReports(await tallySince(trx, service.id, from), minutesBetween(from, now));
     if (description === open.description) return;
     // Quietly: channels heard of it when it opened, and hear when it ends.
-    await trx.updateTable('incidents').set({ description, updated_at: now }).where('id', '=', open.id).execute();
+    await changeIncidents(
+      ctx,
+      trx,
+      service.id,
+      [{ before: { row: open, updates: null }, after: { ...open, description, updated_at: now }, posted: [], quiet: true }],
+      now,
+    );
     return;
   }
   if (at.tally.reporters < ctx.userReports.threshold) return;
@@ -209,44 +214,42 @@ async function reflect(
   if (providerOpen) return;
 
   const description = describeReports(at.tally, minutesBetween(at.since, now));
-  const { id } = await trx
-    .insertInto('incidents')
-    .values({
-      service_id: service.id,
-      title: `Users report problems with ${service.name}`.slice(0, 255),
-      status: 'minor',
-      description,
-      resolved: 0,
-      url: null,
-      user_generated: 1,
-      severity_from_provider: null,
-      external_key: null,
-      created_at: now,
-      updated_at: now,
-      resolved_at: null,
-    })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  await trx.insertInto('incident_updates').values({ incident_id: id, stage: 'investigating', description, created_at: now }).execute();
-  await announce(ctx, trx, id, 'created', now);
+  const after: IncidentDraft = {
+    title: `Users report problems with ${service.name}`.slice(0, 255),
+    status: 'minor',
+    description,
+    resolved: 0,
+    url: null,
+    user_generated: 1,
+    severity_from_provider: null,
+    components: '[]',
+    external_key: null,
+    created_at: now,
+    updated_at: now,
+    resolved_at: null,
+  };
+  await changeIncidents(ctx, trx, service.id, [{ before: null, after, posted: [{ stage: 'investigating', description, created_at: now }] }], now);
 }
 
-async function resolve(ctx: DomainContext, trx: Kysely<Database>, id: number, description: string, now: number): Promise<void> {
-  await trx.updateTable('incidents').set({ resolved: 1, resolved_at: now, updated_at: now, description }).where('id', '=', id).execute();
-  await trx.insertInto('incident_updates').values({ incident_id: id, stage: 'resolved', description, created_at: now }).execute();
-  await recordAudit(ctx, trx, {
-    companyId: null,
-    action: 'incident.resolve',
-    targetType: 'incident',
-    targetId: id,
-    changes: { resolved: { from: false, to: true }, update: { to: { stage: 'resolved', description } } },
-  });
-  await announce(ctx, trx, id, 'resolved', now);
+/** Resolves incidents from user reports of one service, each with a closing update. */
+async function resolveAll(
+  ctx: DomainContext,
+  trx: Kysely<Database>,
+  serviceId: number,
+  open: readonly Selectable<IncidentsTable>[],
+  description: string,
+  now: number,
+): Promise<void> {
+  if (open.length === 0) return;
+  const changes = open.map((row) => ({
+    before: { row, updates: null },
+    after: { ...row, resolved: 1, resolved_at: now, updated_at: now, description },
+    posted: [{ stage: 'resolved' as const, description, created_at: now }],
+  }));
+  await changeIncidents(ctx, trx, serviceId, changes, now);
 }
 
-async function announce(ctx: DomainContext, trx: Kysely<Database>, id: number, event: IncidentEvent, now: number): Promise<void> {
-  const row = await findIncidentRow(trx, id, now);
-  if (!row) return;
-  const incident = await loadIncident(ctx, trx, row);
-  await enqueueServiceIncidentAnnouncements(trx, { event, incident, update: true, publicUrl: ctx.publicUrl, now, source: 'users' });
+async function changeIncidents(ctx: DomainContext, trx: Kysely<Database>, serviceId: number, changes: ProposedChange[], now: number): Promise<void> {
+  const scope = await lockScopeForMany(trx, serviceId, now);
+  if (scope) await applyIncidentChanges(ctx, trx, scope, changes, { source: 'users', now });
 }

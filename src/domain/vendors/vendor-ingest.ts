@@ -1,12 +1,9 @@
-import { lockServiceForChange } from '../../db/locks.js';
-import type { Kysely } from 'kysely';
-import type { Database } from '../../db/schema.js';
+import type { Kysely, Selectable } from 'kysely';
+import type { Database, IncidentsTable } from '../../db/schema.js';
 import type { DomainContext } from '../context.js';
-import { findIncidentRow, loadIncident } from '../incidents/incident-repository.js';
-import type { IncidentEvent } from '../incidents/incident.js';
+import { applyIncidentChanges, lockScopeForMany } from '../incidents/incident-pipeline.js';
+import type { IncidentDraft, ProposedChange } from '../incidents/incident-pipeline.js';
 import { HISTORY_WINDOW_MS } from '../incidents/incident-service.js';
-import { enqueueServiceIncidentAnnouncements, enqueueStatusChange } from '../notifications/channel-outbox.js';
-import { statusOf } from '../services/service-status.js';
 import type { DueFeed } from './vendor-feeds.js';
 import { succeededRead } from './vendor-feeds.js';
 import { endUserReportIncidents } from './user-reports.js';
@@ -16,13 +13,6 @@ import type { VendorIncident, VendorSnapshot } from './vendor-snapshot.js';
 export const vendorIncidentKey = (serviceId: number, providerId: string): string => `vendor:${serviceId}:${providerId}`;
 
 const ENDED_UNLISTED = 'The provider no longer lists this incident.';
-
-interface Change {
-  incidentId: number;
-  event: IncidentEvent;
-  /** A new update was posted (the message gets a reply). */
-  update: boolean;
-}
 
 /**
  * Applies one read of a vendor's feed, in one transaction: its incidents are
@@ -40,18 +30,17 @@ export async function applyVendorSnapshot(
 ): Promise<{ changes: number; first: boolean }> {
   const now = ctx.clock.now().getTime();
   return ctx.write(async (trx) => {
-    await lockServiceForChange(trx, feed.serviceId);
+    const scope = await lockScopeForMany(trx, feed.serviceId, now);
     const state = await trx.selectFrom('vendor_feeds').select(['ingested', 'last_checked_at']).where('service_id', '=', feed.serviceId).executeTakeFirst();
     const first = !state?.ingested;
-    const before = await statusOf(trx, feed.serviceId, now);
-    const changes = await upsertIncidents(trx, feed.serviceId, snapshot.incidents, {
+    const changes = await proposedChanges(trx, feed.serviceId, snapshot.incidents, {
       now,
+      first,
       partial: snapshot.skipped.length > 0,
       // A new incident that already ended is told of only if it ended since the last read.
       announceEndedSince: state?.last_checked_at ?? now,
     });
-    const providerOpen = snapshot.incidents.find((i) => !i.resolved);
-    if (providerOpen) await endUserReportIncidents(ctx, trx, feed.serviceId, providerOpen.title, now);
+    // The status it states is part of the service's status: written before the changes are told.
     await trx
       .updateTable('vendor_feeds')
       .set({
@@ -65,84 +54,55 @@ export async function applyVendorSnapshot(
       })
       .where('service_id', '=', feed.serviceId)
       .execute();
-    if (first) return { changes: changes.length, first };
-
-    for (const change of changes) {
-      const row = await findIncidentRow(trx, change.incidentId, now);
-      if (!row) continue;
-      const incident = await loadIncident(ctx, trx, row);
-      await enqueueServiceIncidentAnnouncements(trx, {
-        event: change.event,
-        incident,
-        update: change.update,
-        publicUrl: ctx.publicUrl,
-        now,
+    if (scope) {
+      const worst = snapshot.incidents.find((i) => !i.resolved);
+      await applyIncidentChanges(ctx, trx, scope, changes, {
         source: 'vendor',
+        now,
+        cause: (after) => (after === 'ok' ? null : (worst?.title ?? null)),
+        tellStatus: !first,
       });
+      const providerOpen = snapshot.incidents.find((i) => !i.resolved);
+      if (providerOpen) await endUserReportIncidents(ctx, trx, feed.serviceId, providerOpen.title, now);
     }
-    const after = await statusOf(trx, feed.serviceId, now);
-    const worst = snapshot.incidents.find((i) => !i.resolved);
-    await enqueueStatusChange(trx, {
-      service: { id: feed.serviceId, name: feed.name, urlname: feed.urlname },
-      publicUrl: ctx.publicUrl,
-      from: before,
-      to: after,
-      cause: after === 'ok' ? null : (worst?.title ?? null),
-      now,
-    });
-    return { changes: changes.length, first };
+    return { changes: changes.filter((c) => !c.quiet).length, first };
   });
 }
 
-type Stored = {
-  id: number;
-  external_key: string | null;
-  resolved: number;
-  updated_at: number;
-  created_at: number;
-  resolved_at: number | null;
-  title: string;
-  description: string;
-  updates: number;
-};
+type Stored = Selectable<IncidentsTable> & { updates: number };
 
-async function upsertIncidents(
+async function proposedChanges(
   trx: Kysely<Database>,
   serviceId: number,
   incidents: readonly VendorIncident[],
   options: {
     now: number;
+    /** The feed's first read: stored, told to nobody. */
+    first: boolean;
     announceEndedSince: number;
     /** The read left items out: an incident (or update) it did not list may be one it could not read, not one that ended. */
     partial: boolean;
   },
-): Promise<Change[]> {
+): Promise<ProposedChange[]> {
   const { now } = options;
   const stored = new Map<string, Stored>();
   const rows = await trx
     .selectFrom('incidents')
-    .select((eb) => [
-      'incidents.id',
-      'incidents.external_key',
-      'incidents.resolved',
-      'incidents.updated_at',
-      'incidents.created_at',
-      'incidents.resolved_at',
-      'incidents.title',
-      'incidents.description',
+    .selectAll('incidents')
+    .select((eb) =>
       eb
         .selectFrom('incident_updates')
         .select((u) => u.fn.countAll<number>().as('n'))
         .whereRef('incident_updates.incident_id', '=', 'incidents.id')
         .as('updates'),
-    ])
+    )
     .where('incidents.service_id', '=', serviceId)
     .where('incidents.user_generated', '=', 0)
     .where('incidents.external_key', 'like', `vendor:${serviceId}:%`)
     .execute();
   for (const r of rows) stored.set(r.external_key!, { ...r, updates: Number(r.updates ?? 0) });
 
-  const changes: Change[] = [];
+  const changes: ProposedChange[] = [];
   const listed = new Set<string>();
   for (const incident of incidents) {
     const key = vendorIncidentKey(serviceId, incident.id);
@@ -150,57 +110,46 @@ async function upsertIncidents(
     const known = stored.get(key);
     // A new incident that ended before the 30-day window would never be shown; a known one still takes its end.
     if (!known && incident.resolved && (incident.resolvedAt ?? incident.updatedAt).getTime() < now - HISTORY_WINDOW_MS) continue;
-    const values = {
+    const values: IncidentDraft = {
       title: incident.title.slice(0, 255),
       status: incident.severity,
       description: incident.description.slice(0, 10_000),
       resolved: incident.resolved ? 1 : 0,
       url: incident.url,
+      user_generated: 0,
       severity_from_provider: incident.severityFromProvider,
       components: JSON.stringify(incident.components),
+      external_key: key,
       created_at: incident.createdAt.getTime(),
       updated_at: Math.max(incident.updatedAt.getTime(), incident.createdAt.getTime()),
       resolved_at: incident.resolved ? (incident.resolvedAt ?? incident.updatedAt).getTime() : null,
     };
     if (!known) {
-      const { id } = await trx
-        .insertInto('incidents')
-        .values({ service_id: serviceId, external_key: key, user_generated: 0, ...values })
-        .returning('id')
-        .executeTakeFirstOrThrow();
-      await insertUpdates(trx, id, incident, 0);
-      if (!incident.resolved || values.resolved_at! >= options.announceEndedSince) {
-        changes.push({ incidentId: id, event: 'created', update: incident.updates.length > 0 });
-      }
+      const told = !incident.resolved || values.resolved_at! >= options.announceEndedSince;
+      changes.push({ before: null, after: values, posted: updatesOf(incident, 0), quiet: options.first || !told });
       continue;
     }
     const newUpdates = incident.updates.length > known.updates;
     if (incident.undated) keepFirstSeenTimes(values, known, newUpdates);
     if (known.updated_at === values.updated_at && known.resolved === values.resolved && !newUpdates) continue;
-    await trx.updateTable('incidents').set(values).where('id', '=', known.id).execute();
-    if (incident.updates.length < known.updates && !options.partial) {
-      // The provider removed updates: the timeline is written anew.
-      await trx.deleteFrom('incident_updates').where('incident_id', '=', known.id).execute();
-      await insertUpdates(trx, known.id, incident, 0);
-    } else {
-      await insertUpdates(trx, known.id, incident, known.updates);
-    }
-    const event: IncidentEvent =
-      values.resolved === 1 && known.resolved === 0 ? 'resolved' : values.resolved === 0 && known.resolved === 1 ? 'reopened' : 'updated';
+    const before = { row: known, updates: null };
+    // The provider removed updates: the timeline is written anew.
+    const rewrite = incident.updates.length < known.updates && !options.partial;
+    const posted = updatesOf(incident, rewrite ? 0 : known.updates);
     // A provider's edit of an incident that is over, with nothing new to say, is kept but not told.
-    if (event === 'updated' && values.resolved === 1 && !newUpdates) continue;
-    changes.push({ incidentId: known.id, event, update: newUpdates });
+    const quietEdit = values.resolved === 1 && known.resolved === 1 && !newUpdates;
+    changes.push({ before, after: values, posted, rewriteTimeline: rewrite, quiet: options.first || quietEdit });
   }
 
   for (const [key, known] of options.partial ? [] : stored) {
     if (listed.has(key) || known.resolved === 1) continue;
-    await trx
-      .updateTable('incidents')
-      .set({ resolved: 1, resolved_at: now, updated_at: now, description: ENDED_UNLISTED })
-      .where('id', '=', known.id)
-      .execute();
-    await trx.insertInto('incident_updates').values({ incident_id: known.id, stage: 'resolved', description: ENDED_UNLISTED, created_at: now }).execute();
-    changes.push({ incidentId: known.id, event: 'resolved', update: true });
+    const ended = { stage: 'resolved' as const, description: ENDED_UNLISTED, created_at: now };
+    changes.push({
+      before: { row: known, updates: null },
+      after: { ...known, resolved: 1, resolved_at: now, updated_at: now, description: ENDED_UNLISTED },
+      posted: [ended],
+      quiet: options.first,
+    });
   }
   return changes;
 }
@@ -209,22 +158,12 @@ async function upsertIncidents(
  * An undated incident's times are those of the read: it keeps the times it was first seen with, and counts as
  * changed (at this read's time) only when its own content changes.
  */
-function keepFirstSeenTimes(
-  values: { title: string; description: string; resolved: number; created_at: number; updated_at: number; resolved_at: number | null },
-  known: Stored,
-  newUpdates: boolean,
-): void {
+function keepFirstSeenTimes(values: IncidentDraft, known: Stored, newUpdates: boolean): void {
   const changed = newUpdates || values.title !== known.title || values.description !== known.description || values.resolved !== known.resolved;
   values.created_at = known.created_at;
   if (!changed) values.updated_at = known.updated_at;
   if (values.resolved === 1 && known.resolved === 1) values.resolved_at = known.resolved_at;
 }
 
-async function insertUpdates(trx: Kysely<Database>, incidentId: number, incident: VendorIncident, from: number): Promise<void> {
-  const fresh = incident.updates.slice(from);
-  if (fresh.length === 0) return;
-  await trx
-    .insertInto('incident_updates')
-    .values(fresh.map((u) => ({ incident_id: incidentId, stage: u.stage, description: u.description.slice(0, 10_000), created_at: u.createdAt.getTime() })))
-    .execute();
-}
+const updatesOf = (incident: VendorIncident, from: number) =>
+  incident.updates.slice(from).map((u) => ({ stage: u.stage, description: u.description.slice(0, 10_000), created_at: u.createdAt.getTime() }));

@@ -1,0 +1,532 @@
+import { sql } from 'kysely';
+import type { CompiledQuery, ExpressionBuilder, Kysely, Selectable } from 'kysely';
+import { engineOf } from '../../db/database.js';
+import { jsonRows, rowsOf } from '../../db/json-rows.js';
+import type { JsonRows } from '../../db/json-rows.js';
+import { lockedRead, lockServiceForChange } from '../../db/locks.js';
+import { prepared, runWrites } from '../../db/prepared.js';
+import type { Database, IncidentsTable, ServicesTable } from '../../db/schema.js';
+import { auditWrite, changesBetween, created, removed } from '../audit/audit-trail.js';
+import type { AuditEntry } from '../audit/audit-trail.js';
+import type { Company } from '../companies/company.js';
+import { parseNotifyOn } from '../companies/company.js';
+import type { DomainContext } from '../context.js';
+import { incidentAnnouncementRows, statusChangeRows } from '../notifications/channel-outbox.js';
+import { recipientColumns, recipientsOf } from '../notifications/change-recipients.js';
+import type { ChangeRecipients, RecipientColumns } from '../notifications/change-recipients.js';
+import { guardedOutboxWrites, outboxWrites } from '../notifications/enqueue.js';
+import type { OutboxRow } from '../notifications/enqueue.js';
+import { incidentNotificationRows } from '../notifications/outbox.js';
+import type { ServiceStatus } from '../services/service.js';
+import { statusFactColumns, statusFactsAre, statusFactsOf, statusOf, statusWith } from '../services/service-status.js';
+import type { StatusFacts } from '../services/service-status.js';
+import { linkedPagesQuery, pagesShowChange } from '../status-pages/status-pages.js';
+import type { LinkedPage } from '../status-pages/status-pages.js';
+import type { Incident, IncidentEvent } from './incident.js';
+import { toIncident, updatesOfIncident } from './incident-repository.js';
+import type { IncidentRow, StoredUpdate } from './incident-repository.js';
+
+/*
+ * Every change of an incident goes through `applyIncidentChanges`, whoever
+ * makes it: a company through the API or chat, a vendor's feed, users'
+ * reports, the demo. The source decides what the incident becomes; the
+ * pipeline stores it and makes every consequence of it, the same for all:
+ * the stored incident and its timeline, the service's change on its status
+ * pages, the outbox rows for each destination the change concerns (webhook
+ * and email subscribers of those pages, the channels following the company's
+ * incidents or the service, a status-change message where the service's
+ * status moved), and the audit row.
+ */
+
+/** Who made a change; it decides nothing of its consequences but how chat labels the incident. */
+export type ChangeSource = 'api' | 'chat' | 'vendor' | 'users' | 'demo';
+
+type ServiceColumns = Pick<Selectable<ServicesTable>, 'id' | 'name' | 'urlname' | 'company_id' | 'status_page_url'>;
+
+/** A service locked for a change, with what the change is told from. */
+export interface ChangeScope {
+  service: ServiceColumns;
+  /** The owner of a custom service (whose settings say which events its subscribers hear of); null for a catalog service. */
+  company: Company | null;
+  /** The service's status facts, without the incident `except` (see statusWith). */
+  facts: StatusFacts;
+  except: number | null;
+  /**
+   * The facts were read by the statement that took the lock, which may see
+   * the database as it was before it waited for it (PostgreSQL): the
+   * consequences that depend on them are written only if they still hold.
+   */
+  guarded: boolean;
+  /** Read for a change of one incident: the status after it follows from the facts (else it is read again). */
+  single: boolean;
+  /** The service's first linked status page (its public page), if any. */
+  page: LinkedPage | undefined;
+  recipients: ChangeRecipients;
+}
+
+/** An incident as stored, and its timeline when the source read it (null: read back where needed). */
+export interface StoredIncident {
+  row: Selectable<IncidentsTable>;
+  updates: StoredUpdate[] | null;
+}
+
+/** What a source makes an incident: every stored field but its id and service. */
+export type IncidentDraft = Omit<Selectable<IncidentsTable>, 'id' | 'service_id'>;
+
+export interface ProposedChange {
+  /** As stored; null for a new incident. */
+  before: StoredIncident | null;
+  /** Null to delete it. */
+  after: IncidentDraft | null;
+  /** Updates this change posts, oldest first; with `rewriteTimeline`, the whole timeline. */
+  posted: StoredUpdate[];
+  rewriteTimeline?: boolean;
+  /** Stored and audited but told to nobody: a vendor's first read, outages the demo writes ahead. */
+  quiet?: boolean;
+}
+
+/** A change as made: the incident as it now reads. */
+export interface MadeChange {
+  event: IncidentEvent;
+  incident: Incident;
+  /** Null for a deletion. */
+  row: IncidentRow | null;
+}
+
+type OwnerColumns = { owner_name: string | null; owner_plan: Company['plan'] | null; owner_notify_on: string | null };
+type FactColumns = StatusFacts & RecipientColumns & { pages: JsonRows<LinkedPage> } & ServiceColumns & OwnerColumns;
+
+/** The scope's columns of the service in scope (`services.id`), its owner joined as `owner`. */
+const scopeColumns = (db: Kysely<Database>, eb: ExpressionBuilder<Database, 'services'>, now: number, except: number | null) => [
+  ...statusFactColumns(eb, now, except),
+  jsonRows(db, linkedPagesQuery(db, sql.ref<number>('services.id')), ['id', 'name', 'slug', 'url'], 'id').as('pages'),
+  ...recipientColumns(db, sql.ref<number>('services.company_id')),
+];
+const SERVICE_COLUMNS = [
+  'services.id',
+  'services.name',
+  'services.urlname',
+  'services.company_id',
+  'services.status_page_url',
+  'owner.name as owner_name',
+  'owner.plan as owner_plan',
+  'owner.notify_on as owner_notify_on',
+] as const;
+
+const scopeRead = (db: Kysely<Database>, p: Record<'service' | 'now' | 'except', never>) =>
+  db
+    .selectFrom('services')
+    .leftJoin('companies as owner', 'owner.id', 'services.company_id')
+    .select(SERVICE_COLUMNS)
+    .select((eb) => scopeColumns(db, eb as never, p.now, p.except))
+    .where('services.id', '=', p.service);
+
+/** The scope read with the statement that takes the lock (see lockedRead). */
+const lockedScope = lockedRead<'service' | 'now' | 'except', FactColumns>((db, p) => scopeRead(db, p) as never);
+/** The scope read once the lock is held. */
+const scopeAfterLock = prepared<'service' | 'now' | 'except', FactColumns>((db, p) => scopeRead(db, p) as never);
+
+const ownerOf = (row: FactColumns): Company | null =>
+  row.company_id === null || row.owner_name === null
+    ? null
+    : { id: row.company_id, name: row.owner_name, plan: row.owner_plan!, notifyOn: parseNotifyOn(row.owner_notify_on ?? '[]') };
+
+const scopeOf = (row: FactColumns, except: number | null, guarded: boolean, single: boolean): ChangeScope => ({
+  service: { id: row.id, name: row.name, urlname: row.urlname, company_id: row.company_id, status_page_url: row.status_page_url },
+  company: ownerOf(row),
+  facts: { indicator: row.indicator, maintenance: row.maintenance, major: row.major, minor: row.minor },
+  except,
+  guarded,
+  single,
+  page: rowsOf(row.pages)[0],
+  recipients: recipientsOf(row, row.company_id ?? 0),
+});
+
+/**
+ * Locks a service for a change and reads its scope in one statement: for a
+ * change of one incident (`except`: the one, when it exists), made while the
+ * caller waits. `company`: the service must be this company's custom service
+ * (undefined otherwise).
+ */
+export async function lockScope(
+  trx: Kysely<Database>,
+  serviceId: number,
+  company: Company,
+  now: number,
+  except: number | null,
+): Promise<ChangeScope | undefined> {
+  const row = await lockedScope(trx, { service: serviceId, now, except });
+  if (!row || row.company_id !== company.id) return undefined;
+  return scopeOf(row, except, engineOf(trx) === 'postgres', true);
+}
+
+/**
+ * Locks a service for changes of any number of its incidents, then reads its
+ * scope: for the jobs and reports that change a service's incidents in bulk.
+ */
+export async function lockScopeForMany(trx: Kysely<Database>, serviceId: number, now: number): Promise<ChangeScope | undefined> {
+  await lockServiceForChange(trx, serviceId);
+  const [row] = await scopeAfterLock(trx, { service: serviceId, now, except: null });
+  return row ? scopeOf(row, null, false, false) : undefined;
+}
+
+const INCIDENT_COLUMNS = [
+  'incidents.id',
+  'incidents.service_id',
+  'incidents.title',
+  'incidents.status',
+  'incidents.description',
+  'incidents.resolved',
+  'incidents.url',
+  'incidents.user_generated',
+  'incidents.severity_from_provider',
+  'incidents.components',
+  'incidents.external_key',
+  'incidents.created_at',
+  'incidents.updated_at',
+  'incidents.resolved_at',
+] as const;
+
+type IncidentScopeRow = FactColumns & {
+  service_id: number;
+  incident: JsonRows<Selectable<IncidentsTable>>;
+  updates: JsonRows<StoredUpdate & { id: number }>;
+};
+
+/** An incident's service, locked, with its scope and the incident as stored, in one statement. */
+const lockedIncidentScope = lockedRead<'incident' | 'now', IncidentScopeRow>(
+  (db, p) =>
+    db
+      .selectFrom('incidents')
+      .innerJoin('services', 'services.id', 'incidents.service_id')
+      .leftJoin('companies as owner', 'owner.id', 'services.company_id')
+      .select([...SERVICE_COLUMNS, 'incidents.service_id'])
+      .select((eb) => [
+        ...scopeColumns(db, eb as never, p.now, p.incident as never),
+        jsonRows(
+          db,
+          eb
+            .selectFrom('incidents as i')
+            .select(INCIDENT_COLUMNS.map((c) => c.replace('incidents.', 'i.')) as never)
+            .whereRef('i.id', '=', 'incidents.id'),
+          INCIDENT_COLUMNS.map((c) => c.slice('incidents.'.length)) as never,
+          'id' as never,
+        ).as('incident'),
+        jsonRows(
+          db,
+          eb
+            .selectFrom('incident_updates')
+            .select(['incident_updates.id', 'incident_updates.stage', 'incident_updates.description', 'incident_updates.created_at'])
+            .whereRef('incident_updates.incident_id', '=', 'incidents.id'),
+          ['id', 'stage', 'description', 'created_at'],
+          'id',
+        ).as('updates'),
+      ])
+      .where('incidents.id', '=', p.incident) as never,
+);
+
+/**
+ * Locks an incident's service for a change of it, and reads its scope and the
+ * incident as stored, with its timeline; check whose service it is before
+ * changing anything.
+ */
+export async function lockIncidentScope(
+  trx: Kysely<Database>,
+  incidentId: number,
+  now: number,
+): Promise<{ scope: ChangeScope; stored: StoredIncident & { updates: StoredUpdate[] } } | undefined> {
+  const row = await lockedIncidentScope(trx, { incident: incidentId, now });
+  if (!row) return undefined;
+  const [incident] = rowsOf(row.incident);
+  if (!incident) return undefined;
+  const updates = rowsOf(row.updates).map((u) => ({ stage: u.stage, description: u.description, created_at: u.created_at }));
+  const scope = scopeOf(row as FactColumns, incidentId, engineOf(trx) === 'postgres', true);
+  return { scope, stored: { row: incident, updates } };
+}
+
+const eventOf = (change: ProposedChange): IncidentEvent => {
+  if (!change.before) return 'created';
+  if (!change.after) return 'deleted';
+  if (change.before.row.resolved === 0 && change.after.resolved === 1) return 'resolved';
+  if (change.before.row.resolved === 1 && change.after.resolved === 0) return 'reopened';
+  return 'updated';
+};
+
+const insertIncident = (db: Kysely<Database>, serviceId: number, draft: IncidentDraft) => {
+  const insert = db.insertInto('incidents').values({ ...draft, service_id: serviceId });
+  return (draft.external_key === null ? insert : insert.onConflict((oc) => oc.column('external_key').where('external_key', 'is not', null).doNothing()))
+    .returningAll()
+    .executeTakeFirst();
+};
+
+const updateIncident = prepared<keyof IncidentDraft | 'id', Selectable<IncidentsTable>>((db, p) =>
+  db
+    .updateTable('incidents')
+    .set({
+      title: p.title,
+      status: p.status,
+      description: p.description,
+      resolved: p.resolved,
+      url: p.url,
+      user_generated: p.user_generated,
+      severity_from_provider: p.severity_from_provider,
+      components: p.components,
+      external_key: p.external_key,
+      created_at: p.created_at,
+      updated_at: p.updated_at,
+      resolved_at: p.resolved_at,
+    })
+    .where('id', '=', p.id)
+    .returningAll(),
+);
+
+const deleteIncident = prepared<'id', never>((db, p) => db.deleteFrom('incidents').where('id', '=', p.id));
+const clearTimeline = prepared<'id', never>((db, p) => db.deleteFrom('incident_updates').where('incident_id', '=', p.id));
+
+const insertUpdates = (db: Kysely<Database>, incidentId: number, updates: readonly StoredUpdate[]): CompiledQuery[] =>
+  updates.length === 0
+    ? []
+    : [
+        db
+          .insertInto('incident_updates')
+          .values(updates.map((u) => ({ incident_id: incidentId, stage: u.stage, description: u.description, created_at: u.created_at })))
+          .compile(),
+      ];
+
+/** The fields of an incident's state that its audit rows show. */
+const auditedState = (row: Pick<IncidentDraft, 'title' | 'status' | 'resolved'>) => ({
+  title: row.title,
+  status: row.status,
+  resolved: row.resolved === 1,
+});
+
+function auditEntry(scope: ChangeScope, event: IncidentEvent, id: number, change: ProposedChange, stored: Selectable<IncidentsTable> | null): AuditEntry {
+  const companyId = scope.service.company_id;
+  if (event === 'created') {
+    const row = stored!;
+    return {
+      companyId,
+      action: 'incident.create',
+      targetType: 'incident',
+      targetId: id,
+      changes: created({ service_id: row.service_id, ...auditedState(row), description: row.description }),
+    };
+  }
+  const before = change.before!.row;
+  if (event === 'deleted') {
+    return {
+      companyId,
+      action: 'incident.delete',
+      targetType: 'incident',
+      targetId: id,
+      changes: removed({ service_id: before.service_id, ...auditedState(before) }),
+    };
+  }
+  const last = change.posted.at(-1);
+  return {
+    companyId,
+    action: 'incident.update',
+    targetType: 'incident',
+    targetId: id,
+    changes: {
+      ...changesBetween(auditedState(before), auditedState(stored!)),
+      ...(last ? { update: { to: { stage: last.stage, description: last.description } } } : {}),
+    },
+  };
+}
+
+/** The incident row as reads give it, with its service's columns. */
+export const incidentRowOf = (row: Selectable<IncidentsTable>, scope: Pick<ChangeScope, 'service'>): IncidentRow => withService(row, scope.service);
+
+const withService = (row: Selectable<IncidentsTable>, service: ServiceColumns): IncidentRow => ({
+  id: row.id,
+  url: row.url,
+  title: row.title,
+  description: row.description,
+  status: row.status,
+  resolved: row.resolved,
+  created_at: row.created_at,
+  resolved_at: row.resolved_at,
+  updated_at: row.updated_at,
+  service_id: row.service_id,
+  user_generated: row.user_generated,
+  severity_from_provider: row.severity_from_provider,
+  components: row.components,
+  service_name: service.name,
+  service_urlname: service.urlname,
+  service_company_id: service.company_id,
+  service_status_page_url: service.status_page_url,
+});
+
+type Guard = 'service' | 'now' | 'except' | 'indicator' | 'maintenance' | 'major' | 'minor';
+
+/** Whether the service's facts are still those of the scope: the part named `read` of the consequences' writes (see runWrites). */
+const factsHold = prepared<Guard, { held: boolean }>((db, p) =>
+  db.selectNoFrom((eb) =>
+    sql<boolean>`${statusFactsAre(eb, p.service, p.now, p.except, { indicator: p.indicator, maintenance: p.maintenance, major: p.major, minor: p.minor })}`.as(
+      'held',
+    ),
+  ),
+);
+const guardedOutbox = guardedOutboxWrites(sql<boolean>`(select held from read)`);
+
+/**
+ * Makes the changes of a service's incidents, which `scope` locked, with
+ * every consequence, in the caller's transaction. `statusToldBefore`: the
+ * status the service's followers last heard of, when not the one the scope
+ * read (the demo's, which reads have moved on since). Returns the changes
+ * as made, in order; a new incident whose external key is taken is left
+ * out (another process wrote it).
+ */
+export async function applyIncidentChanges(
+  ctx: DomainContext,
+  trx: Kysely<Database>,
+  scope: ChangeScope,
+  changes: readonly ProposedChange[],
+  options: {
+    source: ChangeSource;
+    now: number;
+    statusToldBefore?: ServiceStatus;
+    /** What a status-change message gives as its cause; by default the title of the first open incident changed, else of the last. */
+    cause?: (after: ServiceStatus) => string | null;
+    /** False: a move of the service's status is told to nobody (a vendor's first read). */
+    tellStatus?: boolean;
+  },
+): Promise<MadeChange[]> {
+  const { now, source } = options;
+  const { service } = scope;
+  const made: (MadeChange & {
+    quiet: boolean;
+    posted: boolean;
+    before: Selectable<IncidentsTable> | null;
+    after: Selectable<IncidentsTable> | null;
+  })[] = [];
+  // Writes that nothing reads back go out with the consequences, in one batch (see runWrites).
+  const writes: CompiledQuery[] = [];
+  for (const change of changes) {
+    const event = eventOf(change);
+    const quiet = change.quiet === true;
+    const stored = await store(trx, service.id, change, writes);
+    if (stored === undefined) continue;
+    const id = stored?.id ?? change.before!.row.id;
+    const updates = quiet ? [] : await timelineOf(trx, id, change);
+    const audit = auditWrite(ctx, trx, auditEntry(scope, event, id, change, stored));
+    if (audit) writes.push(audit);
+    const row = withService(stored ?? change.before!.row, service);
+    const incident = toIncident(ctx, row, updates, scope.page, now);
+    made.push({ event, incident, row: stored ? row : null, quiet, posted: change.posted.length > 0, before: change.before?.row ?? null, after: stored });
+  }
+  // A scope of many may see the service's status move with no incident changed (a vendor's stated status).
+  if (made.length === 0 && scope.single) return [];
+
+  // The service's status before and after: from the facts read without the one incident changed, or read again.
+  const single = scope.single && made.length === 1;
+  const statusMove = (facts: StatusFacts | undefined) => ({
+    before: options.statusToldBefore ?? statusWith(facts, single ? made[0]!.before : null, now),
+    after: statusWith(facts, single ? made[0]!.after : null, now),
+  });
+  if (!single) await runWrites(trx, writes.splice(0));
+  const move = single ? statusMove(scope.facts) : { before: statusMove(scope.facts).before, after: await statusOf(trx, service.id, now) };
+  const told = ({ before, after }: { before: ServiceStatus; after: ServiceStatus }) => {
+    const rows: { row: OutboxRow; guarded: boolean }[] = [];
+    for (const change of made) {
+      if (change.quiet) continue;
+      // The company's own incidents go to its pages' subscribers and the channels following its incidents;
+      // a vendor's, the demo's and those opened from user reports (unconfirmed) to the channels following the service.
+      const own = scope.company !== null && change.incident.userGenerated === false;
+      if (own) {
+        const notifications = incidentNotificationRows(
+          { webhooks: scope.recipients.webhooks, emails: scope.recipients.emails },
+          { company: scope.company!, event: change.event, incident: change.incident, serviceStatus: after, now },
+        );
+        for (const row of notifications) rows.push({ row, guarded: true });
+      }
+      const channels = own ? scope.recipients.incidentChannels : scope.recipients.serviceChannels;
+      const label = source === 'users' ? 'users' : own ? 'company' : 'vendor';
+      const announced = { event: change.event, incident: change.incident, update: change.posted, publicUrl: ctx.publicUrl, now };
+      for (const row of incidentAnnouncementRows(channels, announced, label)) {
+        rows.push({ row, guarded: false });
+      }
+    }
+    if (options.tellStatus === false) return rows;
+    const cause = options.cause ? options.cause(after) : (made.find((c) => !c.incident.resolved)?.incident.title ?? made.at(-1)?.incident.title ?? null);
+    const statusChanges = statusChangeRows(scope.recipients.serviceChannels, {
+      service: { id: service.id, name: service.name, urlname: service.urlname },
+      publicUrl: ctx.publicUrl,
+      from: before,
+      to: after,
+      cause,
+      now,
+    });
+    for (const row of statusChanges) rows.push({ row, guarded: true });
+    return rows;
+  };
+
+  if (made.length > 0 || move.before !== move.after) writes.push(pagesShowChange(trx, service.id, now));
+  const expected = told(move);
+  if (!scope.guarded) {
+    await runWrites(trx, [
+      ...writes,
+      ...outboxWrites(
+        trx,
+        expected.map((r) => r.row),
+      ),
+    ]);
+  } else {
+    const facts: Record<Guard, unknown> = {
+      service: service.id,
+      now,
+      except: made[0]!.incident.id,
+      indicator: scope.facts.indicator,
+      maintenance: Boolean(scope.facts.maintenance),
+      major: Boolean(scope.facts.major),
+      minor: Boolean(scope.facts.minor),
+    };
+    const [check] = await runWrites(trx, [...writes, ...guardedOutbox(trx, expected)], factsHold.bind(trx, facts));
+    if (!check?.held) {
+      // The facts moved before the lock was taken; the lock keeps them now.
+      const actual = statusMove(await statusFactsOf(trx, service.id, now, made[0]!.incident.id));
+      await runWrites(
+        trx,
+        outboxWrites(
+          trx,
+          told(actual)
+            .filter((r) => r.guarded)
+            .map((r) => r.row),
+        ),
+      );
+    }
+  }
+  return made.map(({ event, incident, row }) => ({ event, incident, row }));
+}
+
+/**
+ * Stores one change: the incident as it now reads, read back from its write
+ * (null once deleted; undefined when a new one's key was taken). Its
+ * timeline's writes, which nothing reads back, are added to `later`.
+ */
+async function store(
+  trx: Kysely<Database>,
+  serviceId: number,
+  change: ProposedChange,
+  later: CompiledQuery[],
+): Promise<Selectable<IncidentsTable> | null | undefined> {
+  if (!change.after) {
+    later.push(deleteIncident.bind(trx, { id: change.before!.row.id }));
+    return null;
+  }
+  const row = change.before
+    ? (await updateIncident(trx, { ...change.after, id: change.before.row.id }))[0]
+    : await insertIncident(trx, serviceId, change.after);
+  if (!row) return undefined;
+  if (change.rewriteTimeline) later.push(clearTimeline.bind(trx, { id: row.id }));
+  later.push(...insertUpdates(trx, row.id, change.posted));
+  return row;
+}
+
+/** The incident's timeline after the change, its new updates not yet written: from what the source read, or read. */
+async function timelineOf(trx: Kysely<Database>, id: number, change: ProposedChange): Promise<StoredUpdate[]> {
+  if (!change.after) return change.before!.updates ?? [];
+  if (change.rewriteTimeline || !change.before) return change.posted;
+  return [...(change.before.updates ?? (await updatesOfIncident(trx, id))), ...change.posted];
+}
