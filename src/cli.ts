@@ -1,12 +1,18 @@
 #!/usr/bin/env node
+import { realpathSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { format } from 'node:util';
 import { ConfigError } from './config/load-config.js';
 import { DatabaseUnavailableError } from './db/database.js';
 import { CopyRefusedError } from './db/copy.js';
 import { DomainError } from './domain/errors.js';
 import type { DomainErrorCode } from './domain/errors.js';
 import { CommandError, UsageError } from './cli/cli-errors.js';
-import { run } from './cli/dispatch.js';
+import type { CliIo } from './cli/command.js';
+import { dispatch } from './cli/dispatch.js';
 import { generalUsage } from './cli/usage.js';
+
+export type { CliIo } from './cli/command.js';
 
 /** How a command that failed in the domain exits; the message is the domain's own, on one line. */
 function exitCodeOf(code: DomainErrorCode): number {
@@ -25,34 +31,56 @@ function exitCodeOf(code: DomainErrorCode): number {
 }
 
 /** Every failure is rendered here: one line naming the cause and the way out; a stack only for what nobody foresaw. */
-function report(error: unknown): number {
+function report(error: unknown, io: CliIo): number {
+  const tell = (text: string) => void io.stderr.write(`${text}\n`);
   if (error instanceof UsageError) {
-    console.error(`statusbot: ${error.message}\n\n${error.usage ?? generalUsage()}`);
+    tell(`statusbot: ${error.message}\n\n${error.usage ?? generalUsage()}`);
     return 2;
   }
   if (error instanceof ConfigError) {
-    console.error(error.message);
+    tell(error.message);
     return 1;
   }
   if (error instanceof DomainError) {
-    console.error(`statusbot: ${error.message}`);
+    tell(`statusbot: ${error.message}`);
     return exitCodeOf(error.code);
   }
   if (error instanceof CommandError || error instanceof DatabaseUnavailableError || error instanceof CopyRefusedError) {
-    console.error(`statusbot: ${error.message}`);
+    tell(`statusbot: ${error.message}`);
     return 1;
   }
-  console.error('statusbot:', error);
+  tell(format('statusbot:', error));
   return 1;
 }
 
-async function main(): Promise<void> {
+/** The process's own streams and environment. */
+export const processIo = (): CliIo => ({ stdout: process.stdout, stderr: process.stderr, env: process.env });
+
+/**
+ * Runs `statusbot ARGV` and returns its exit code, whatever went wrong; it never exits the process.
+ * `serve` returns once a signal has stopped it.
+ */
+export async function run(argv: string[], io: CliIo = processIo()): Promise<number> {
   try {
-    const code = await run(process.argv.slice(2));
-    if (code !== null) process.exitCode = code;
+    return await dispatch(argv, io);
   } catch (error) {
-    process.exitCode = report(error);
+    return report(error, io);
   }
 }
 
-void main();
+/** Whether this file is the program node runs (the bin, through its link or not), rather than a module imported. */
+function isMain(): boolean {
+  const program = process.argv[1];
+  if (!program) return false;
+  try {
+    return realpathSync(program) === realpathSync(fileURLToPath(import.meta.url));
+  } catch {
+    return false;
+  }
+}
+
+if (isMain()) {
+  process.exitCode = await run(process.argv.slice(2));
+  // The command has ended: whatever a library left running (a timer, an idle socket) does not hold the exit up for long.
+  setTimeout(() => process.exit(), 1_000).unref();
+}

@@ -22,14 +22,14 @@ export const applyCommand: Command = {
     const loaded = loadConfig(file);
     const { setup, publicUrl } = loaded.config;
     const url = publicUrl ?? `http://localhost:${portOf(input.string('port') ?? input.env.PORT)}`;
-    const progress = terminalProgress();
+    const progress = terminalProgress({ stream: input.stderr, env: input.env });
     const started = performance.now();
     const items = `${setup.companies.length} companies, ${setup.services.length} catalog services`;
     progress.follow(() => `applying ${file} (${items}): ${Math.round((performance.now() - started) / 1000)} s`);
     try {
       const report = await withContext(input.dbPath, (ctx) => withConfigErrors(loaded, file, () => applySetup(ctx, setup)), url);
       progress.done();
-      console.log(`applied ${file}: ${report.companies} companies, ${report.services} catalog services`);
+      input.out(`applied ${file}: ${report.companies} companies, ${report.services} catalog services`);
       return 0;
     } finally {
       progress.done();

@@ -32,9 +32,9 @@ export const auditListCommand: Command = {
         throw error instanceof DomainError ? new CommandError(error.message) : error;
       });
       const companies = new Map((await ctx.db.selectFrom('companies').select(['id', 'name']).execute()).map((c) => [Number(c.id), c.name]));
-      if (events.length === 0) console.log(name ? `nothing was changed in ${name} yet` : 'nothing was changed yet');
-      for (const e of events) console.log(eventLine(e, companies));
-      if (more) console.error(`older events: statusbot audit list${name ? ` --company ${name}` : ''} --before ${events.at(-1)!.id}`);
+      if (events.length === 0) input.out(name ? `nothing was changed in ${name} yet` : 'nothing was changed yet');
+      for (const e of events) input.out(eventLine(e, companies));
+      if (more) input.err(`older events: statusbot audit list${name ? ` --company ${name}` : ''} --before ${events.at(-1)!.id}`);
       return 0;
     });
   },

@@ -19,17 +19,41 @@ export type OptionName = keyof typeof OPTIONS;
 
 export const DEFAULT_DB = './data/statusbot.db';
 
+/** Where a command writes (process.stdout and process.stderr have what it needs). */
+export interface OutputStream {
+  isTTY?: boolean;
+  columns?: number;
+  write(text: string): unknown;
+}
+
+/** What a command line runs in: the process's own streams and environment, or a test's. */
+export interface CliIo {
+  stdout: OutputStream;
+  stderr: OutputStream;
+  env: NodeJS.ProcessEnv;
+  /** Where relative paths lead; unset, the process's own working directory (and paths are used as given). */
+  cwd?: string;
+}
+
 /** What a command runs with: its operands, its options, and the environment. */
 export interface CommandInput {
   /** The words after the command's name. */
   operands: string[];
   env: NodeJS.ProcessEnv;
+  stdout: OutputStream;
+  stderr: OutputStream;
+  /** Writes one line on stdout. */
+  out(line: string): void;
+  /** Writes one line on stderr. */
+  err(line: string): void;
   string(name: OptionName): string | undefined;
   flag(name: OptionName): boolean;
   /** --db, else STATUSBOT_DB, else the default file. */
   dbPath: string;
   /** --config, else STATUSBOT_CONFIG. */
   configFile: string | undefined;
+  /** A file path given on the command line, as the working directory of the command line reads it. */
+  path(given: string): string;
 }
 
 export interface Command {
@@ -44,6 +68,6 @@ export interface Command {
   options: readonly OptionName[];
   /** Operands after the name (none unless given). */
   operands?: { min: number; max: number };
-  /** The exit code, or null while it keeps running (serve). */
-  run(input: CommandInput): Promise<number | null>;
+  /** The exit code, once the command has ended (serve: once a signal has stopped it). */
+  run(input: CommandInput): Promise<number>;
 }

@@ -14,11 +14,13 @@ export const dbCopyCommand: Command = {
   details: 'In one transaction on the target; ends with the row counts of every table on both sides.',
   options: ['from', 'to'],
   async run(input) {
-    const fromPath = input.string('from');
-    const toPath = input.string('to');
+    const fromOption = input.string('from');
+    const toOption = input.string('to');
+    const fromPath = fromOption && input.path(fromOption);
+    const toPath = toOption && input.path(toOption);
     if (!fromPath || !toPath) throw new UsageError('db copy needs --from (the SQLite file) and --to (the postgres:// URL of an empty database)');
     if (!existsSync(fromPath)) throw new UsageError(`db copy: there is no database file ${fromPath}`);
-    const progress = terminalProgress();
+    const progress = terminalProgress({ stream: input.stderr, env: input.env });
     return onDatabase(fromPath, async () => {
       const from = openDatabase({ path: fromPath });
       const to = openDatabase({ path: toPath });
@@ -30,9 +32,9 @@ export const dbCopyCommand: Command = {
         let same = true;
         for (const { table, source, target } of report.tables) {
           same &&= source === target;
-          console.log(`${table.padEnd(28)} ${String(source).padStart(9)} ${String(target).padStart(9)}${source === target ? '' : '  DIFFERENT'}`);
+          input.out(`${table.padEnd(28)} ${String(source).padStart(9)} ${String(target).padStart(9)}${source === target ? '' : '  DIFFERENT'}`);
         }
-        console.log(same ? 'copied: every table holds the same number of rows on both sides' : 'the counts differ: see the tables marked DIFFERENT');
+        input.out(same ? 'copied: every table holds the same number of rows on both sides' : 'the counts differ: see the tables marked DIFFERENT');
         return same ? 0 : 1;
       } finally {
         progress.done();

@@ -13,7 +13,7 @@ export const discordRegisterCommand: Command = {
     if (!discord) throw new CommandError('discord register needs DISCORD_TOKEN and DISCORD_APPLICATION_ID in the environment');
     const { registerDiscordCommands } = await import('../../adapters/discord/command-definitions.js');
     const { count, scope } = await registerDiscordCommands({ env: discord, guildId: input.string('guild') ?? null });
-    console.log(`registered ${count} commands ${scope}`);
+    input.out(`registered ${count} commands ${scope}`);
     return 0;
   },
 };

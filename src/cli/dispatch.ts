@@ -1,14 +1,26 @@
+import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { dirname, join, resolve as resolvePath } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { ParseArgsConfig } from 'node:util';
 import { UsageError } from './cli-errors.js';
-import type { Command, CommandInput, OptionName } from './command.js';
+import { isPostgresUrl } from '../db/database.js';
+import type { CliIo, Command, CommandInput, OptionName } from './command.js';
 import { DEFAULT_DB, OPTIONS } from './command.js';
 import { COMMANDS } from './commands.js';
 import { commandHelp, generalUsage, groupUsage } from './usage.js';
 
-/** The version of the installed package. */
-const VERSION = (createRequire(import.meta.url)('../../../package.json') as { version: string }).version;
+/** The version of the installed package: in the first package.json above this file (in src/, or in dist/src/ once built). */
+function packageVersion(): string {
+  const require = createRequire(import.meta.url);
+  for (let dir = dirname(fileURLToPath(import.meta.url)); ; dir = dirname(dir)) {
+    if (existsSync(join(dir, 'package.json'))) return (require(join(dir, 'package.json')) as { version: string }).version;
+    if (dirname(dir) === dir) throw new Error(`no package.json above ${fileURLToPath(import.meta.url)}`);
+  }
+}
+
+const VERSION = packageVersion();
 
 type Specs = NonNullable<ParseArgsConfig['options']>;
 
@@ -72,21 +84,27 @@ function help(words: string[]): string {
   throw r.kind === 'group' ? groupError(r) : new UsageError(`unknown command "${r.word}"`, generalUsage());
 }
 
-/** Runs the command line; returns the exit code, or null while the command keeps running (serve). */
-export async function run(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number | null> {
+/** A path as the command line's working directory reads it: as given when that is the process's own. */
+function pathIn(io: CliIo, given: string): string {
+  return io.cwd === undefined || given === '' || given === ':memory:' || isPostgresUrl(given) ? given : resolvePath(io.cwd, given);
+}
+
+/** Runs the command line and returns its exit code; a command line that cannot run throws (see cli.ts for how each error is told). */
+export async function dispatch(argv: string[], io: CliIo): Promise<number> {
+  const { env } = io;
   // A first, lenient pass finds the command among the words (options of every command take their values).
   const loose = parseArgs({ args: argv, allowPositionals: true, strict: false, options: ALL_OPTIONS });
   const words = loose.positionals;
   if (loose.values.version === true) {
-    console.log(`statusbot ${VERSION}`);
+    io.stdout.write(`statusbot ${VERSION}\n`);
     return 0;
   }
   if (words[0] === 'help') {
-    process.stdout.write(help(words.slice(1)));
+    io.stdout.write(help(words.slice(1)));
     return 0;
   }
   if (loose.values.help === true) {
-    process.stdout.write(help(words));
+    io.stdout.write(help(words));
     return 0;
   }
   const r = resolve(words);
@@ -105,13 +123,19 @@ export async function run(argv: string[], env: NodeJS.ProcessEnv = process.env):
     throw new UsageError(`${command.name} takes ${max === 0 ? 'no' : `at most ${max}`} arguments, got "${operands.join(' ')}"`, commandHelp(command));
   if (operands.length < min) throw new UsageError(`${command.name} needs ${command.synopsis.split(' ')[0]}`, commandHelp(command));
 
+  const configFile = (typeof values.config === 'string' ? values.config : undefined) ?? env.STATUSBOT_CONFIG;
   const input: CommandInput = {
     operands,
     env,
+    stdout: io.stdout,
+    stderr: io.stderr,
+    out: (line) => void io.stdout.write(`${line}\n`),
+    err: (line) => void io.stderr.write(`${line}\n`),
     string: (name) => (typeof values[name] === 'string' ? values[name] : undefined),
     flag: (name) => values[name] === true,
-    dbPath: (typeof values.db === 'string' ? values.db : undefined) ?? env.STATUSBOT_DB ?? DEFAULT_DB,
-    configFile: (typeof values.config === 'string' ? values.config : undefined) ?? env.STATUSBOT_CONFIG,
+    dbPath: pathIn(io, (typeof values.db === 'string' ? values.db : undefined) ?? env.STATUSBOT_DB ?? DEFAULT_DB),
+    configFile: configFile === undefined ? undefined : pathIn(io, configFile),
+    path: (given) => pathIn(io, given),
   };
   return command.run(input);
 }

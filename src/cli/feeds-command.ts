@@ -4,6 +4,7 @@ import { listFeeds } from '../domain/vendors/vendor-feeds.js';
 import type { FeedCheck } from '../jobs/feed-poller.js';
 import { checkFeeds } from '../main.js';
 import { CommandError } from './cli-errors.js';
+import { commandLogger } from './command-logger.js';
 import type { Command } from './command.js';
 import { configOf, withConfigErrors } from './config-access.js';
 import { mustExist, onDatabase, withContext } from './database-access.js';
@@ -22,14 +23,14 @@ export const feedsCommand: Command = {
     const all = input.flag('all');
     return withContext(input.dbPath, async (ctx) => {
       const feeds = (await listFeeds(ctx)).filter((f) => all || f.watched);
-      if (feeds.length === 0) console.log(all ? 'no service has a feed' : 'no feed is read: no company watches a service with a feed (--all lists them all)');
+      if (feeds.length === 0) input.out(all ? 'no service has a feed' : 'no feed is read: no company watches a service with a feed (--all lists them all)');
       const time = (d: Date | null) => (d ? d.toISOString() : '-');
       for (const f of feeds) {
         const status = f.knowledge.known ? (f.indicator ?? '-') : `no data (${f.knowledge.reason})`;
         const error = f.failures > 0 ? `  failing (${f.failures}): ${f.lastError ?? ''}` : '';
         const polled = f.watched ? `next ${time(f.nextPollAt)}` : 'not watched';
         const skipped = f.skipped.length > 0 ? `  left out (${f.skipped.length}): ${f.skipped.join('; ')}` : '';
-        console.log(`${f.urlname}\t${f.kind}\t${f.url}\t${status}\tlast ok ${time(f.lastCheckedAt)}\t${polled}${error}${skipped}`);
+        input.out(`${f.urlname}\t${f.kind}\t${f.url}\t${status}\tlast ok ${time(f.lastCheckedAt)}\t${polled}${error}${skipped}`);
       }
       return 0;
     });
@@ -50,17 +51,18 @@ export const feedsCheckCommand: Command = {
   async run(input) {
     mustExist(input.dbPath);
     const loaded = configOf(input.configFile);
+    const logger = commandLogger(input);
     const results = await onDatabase(input.dbPath, () =>
       withConfigErrors(loaded, input.configFile, async () => {
         try {
-          return await checkFeeds({ dbPath: input.dbPath, config: loaded?.config ?? emptyConfig(), urlnames: input.operands });
+          return await checkFeeds({ dbPath: input.dbPath, config: loaded?.config ?? emptyConfig(), urlnames: input.operands, logger });
         } catch (error) {
           throw error instanceof DomainError && error.code === 'not_found' ? new CommandError(`${error.message}; statusbot feeds --all lists them`) : error;
         }
       }),
     );
-    if (results.length === 0) console.log('no feed is read: no company watches a service with a feed; name the ones to check');
-    for (const result of results) console.log(`${result.urlname}\t${result.kind}\t${result.url}\t${outcome(result)}`);
+    if (results.length === 0) input.out('no feed is read: no company watches a service with a feed; name the ones to check');
+    for (const result of results) input.out(`${result.urlname}\t${result.kind}\t${result.url}\t${outcome(result)}`);
     return results.every((r) => r.ok) ? 0 : 1;
   },
 };

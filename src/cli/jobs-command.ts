@@ -2,6 +2,7 @@ import { emptyConfig } from '../config/load-config.js';
 import { JOB_NAMES } from '../jobs/jobs.js';
 import { runJobOnce } from '../main.js';
 import { UsageError } from './cli-errors.js';
+import { commandLogger } from './command-logger.js';
 import type { Command } from './command.js';
 import { configOf, withConfigErrors } from './config-access.js';
 import { onDatabase } from './database-access.js';
@@ -17,10 +18,11 @@ export const jobsRunCommand: Command = {
     const name = input.operands[0]!;
     if (!JOB_NAMES.includes(name)) throw new UsageError(`unknown job "${name}"; the jobs are ${JOB_NAMES.join(', ')}`);
     const loaded = configOf(input.configFile);
+    const logger = commandLogger(input);
     const summary = await onDatabase(input.dbPath, () =>
-      withConfigErrors(loaded, input.configFile, () => runJobOnce({ dbPath: input.dbPath, config: loaded?.config ?? emptyConfig(), name })),
+      withConfigErrors(loaded, input.configFile, () => runJobOnce({ dbPath: input.dbPath, config: loaded?.config ?? emptyConfig(), name, logger })),
     );
-    console.log(`job ${name}: ${summary ?? 'done'}`);
+    input.out(`job ${name}: ${summary ?? 'done'}`);
     return 0;
   },
 };

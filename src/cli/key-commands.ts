@@ -24,8 +24,8 @@ export const keyCreateCommand: Command = {
     mustExist(input.dbPath);
     return withContext(input.dbPath, async (ctx) => {
       const issued = await createApiKey(ctx, company, input.string('label'));
-      console.error(`New API key ${issued.id} for ${issued.company} (${issued.label}), shown this once; statusbot keeps only its hash:`);
-      console.log(issued.key);
+      input.err(`New API key ${issued.id} for ${issued.company} (${issued.label}), shown this once; statusbot keeps only its hash:`);
+      input.out(issued.key);
       return 0;
     });
   },
@@ -52,8 +52,8 @@ export const keyListCommand: Command = {
     mustExist(input.dbPath);
     return withContext(input.dbPath, async (ctx) => {
       const keys = await listApiKeys(ctx, company);
-      if (keys.length === 0) console.log(`${company} has no API keys; statusbot key create --company NAME issues one`);
-      for (const k of keys) console.log(keyLine(k));
+      if (keys.length === 0) input.out(`${company} has no API keys; statusbot key create --company NAME issues one`);
+      for (const k of keys) input.out(keyLine(k));
       return 0;
     });
   },
@@ -75,7 +75,7 @@ export const keyRevokeCommand: Command = {
         throw error instanceof DomainError && error.code === 'not_found' ? new CommandError(`${error.message}; ${SHOWS_IDS}`) : error;
       });
       const which = `key ${key.id} of ${key.company} (${key.label})`;
-      console.log(alreadyRevoked ? `${which} was already revoked on ${time(key.revokedAt)}` : `revoked ${which}: requests with it are refused from now on`);
+      input.out(alreadyRevoked ? `${which} was already revoked on ${time(key.revokedAt)}` : `revoked ${which}: requests with it are refused from now on`);
       return 0;
     });
   },

@@ -14,7 +14,7 @@ export const migrateCommand: Command = {
       const db = openDatabase({ path: input.dbPath });
       try {
         const { applied } = await migrateToLatest(db);
-        console.log(applied.length ? `applied ${applied.join(', ')}` : 'the database is up to date');
+        input.out(applied.length ? `applied ${applied.join(', ')}` : 'the database is up to date');
       } finally {
         await db.destroy();
       }

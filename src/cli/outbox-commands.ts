@@ -14,11 +14,11 @@ export const outboxListCommand: Command = {
     const dead = input.flag('dead');
     return withContext(input.dbPath, async (ctx) => {
       const rows = await listOutbox(ctx, dead ? { state: 'dead' } : {});
-      if (rows.length === 0) console.log(dead ? 'no dead notifications' : 'the outbox is empty');
+      if (rows.length === 0) input.out(dead ? 'no dead notifications' : 'the outbox is empty');
       for (const row of rows) {
         const when = (row.sentAt ?? row.nextAttemptAt).toISOString();
         const error = row.lastError ? `  ${row.lastError}` : '';
-        console.log(`${row.id}\t${row.state}\t${row.event}\t${row.stream}\tattempts ${row.attempts}\t${when}${error}`);
+        input.out(`${row.id}\t${row.state}\t${row.event}\t${row.stream}\tattempts ${row.attempts}\t${when}${error}`);
       }
       return 0;
     });
@@ -40,7 +40,7 @@ export const outboxRetryCommand: Command = {
     mustExist(input.dbPath);
     return withContext(input.dbPath, async (ctx) => {
       const count = await retryDead(ctx, ids);
-      console.log(`${count} dead notification${count === 1 ? '' : 's'} back in line; a running server delivers them`);
+      input.out(`${count} dead notification${count === 1 ? '' : 's'} back in line; a running server delivers them`);
       return 0;
     });
   },

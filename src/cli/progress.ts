@@ -1,9 +1,4 @@
-/** The part of a terminal stream progress needs (process.stderr has it). */
-export interface ProgressStream {
-  isTTY?: boolean;
-  columns?: number;
-  write(text: string): unknown;
-}
+import type { OutputStream } from './command.js';
 
 /** One line that long operations rewrite in place on a terminal; nothing anywhere else. */
 export interface Progress {
@@ -23,7 +18,7 @@ const FOLLOW_MS = 1_000;
  * Progress on stderr when it is a terminal, and not under CI: in a pipe or a
  * log file the rewritten lines would be noise (the command's result is on stdout).
  */
-export function terminalProgress(options: { stream?: ProgressStream; env?: NodeJS.ProcessEnv; now?: () => number } = {}): Progress {
+export function terminalProgress(options: { stream?: OutputStream; env?: NodeJS.ProcessEnv; now?: () => number } = {}): Progress {
   const stream = options.stream ?? process.stderr;
   const env = options.env ?? process.env;
   if (!stream.isTTY || (env.CI !== undefined && env.CI !== '' && env.CI !== 'false')) return SILENT;

@@ -1,20 +1,10 @@
 import { emptyConfig } from '../config/load-config.js';
-import { createLogger, logLevelOf } from '../infrastructure/pino-logger.js';
-import type { LogLevel } from '../infrastructure/pino-logger.js';
 import { startServer } from '../main.js';
-import type { RunningServer } from '../main.js';
 import { CommandError, UsageError } from './cli-errors.js';
+import { commandLogger } from './command-logger.js';
 import type { Command } from './command.js';
 import { configOf, withConfigErrors } from './config-access.js';
 import { onDatabase } from './database-access.js';
-
-function logLevelFrom(value: string | undefined): LogLevel {
-  try {
-    return logLevelOf(value);
-  } catch (error) {
-    throw new CommandError((error as Error).message);
-  }
-}
 
 export function portOf(value: string | undefined): number {
   if (value === undefined || value === '') return 8080;
@@ -60,25 +50,28 @@ export const serveCommand: Command = {
     const port = portOf(input.string('port') ?? input.env.PORT);
     const host = input.string('host') || input.env.HOST || undefined;
     const config = loaded?.config ?? emptyConfig();
-    const logger = createLogger({ level: logLevelFrom(input.env.LOG_LEVEL) });
+    const logger = commandLogger(input);
     // Listened for before the start: a signal that comes while it starts (after the start lines, say) stops it once started.
-    let server: RunningServer | null = null;
-    let stopping = false;
-    const close = (running: RunningServer) => void running.close().then(() => process.exit(0));
-    const stop = (signal: string) => {
-      if (stopping) return;
-      stopping = true;
-      console.log(`${signal}: shutting down`);
-      if (server) close(server);
-    };
-    process.once('SIGTERM', () => stop('SIGTERM'));
-    process.once('SIGINT', () => stop('SIGINT'));
-    server = await onDatabase(input.dbPath, () =>
-      withConfigErrors(loaded, input.configFile, () => startServer({ dbPath: input.dbPath, port, host, config, logger })),
-    ).catch((error: unknown) => {
-      throw listenProblem(error, host ?? '0.0.0.0', port) ?? error;
+    let signalled: (signal: string) => void = () => {};
+    const stopping = new Promise<string>((resolve) => {
+      signalled = resolve;
     });
-    if (stopping) close(server);
-    return null;
+    const onSignal = (signal: NodeJS.Signals) => signalled(signal);
+    process.once('SIGTERM', onSignal);
+    process.once('SIGINT', onSignal);
+    void stopping.then((signal) => input.out(`${signal}: shutting down`));
+    try {
+      const server = await onDatabase(input.dbPath, () =>
+        withConfigErrors(loaded, input.configFile, () => startServer({ dbPath: input.dbPath, port, host, config, logger, notice: input.out, env: input.env })),
+      ).catch((error: unknown) => {
+        throw listenProblem(error, host ?? '0.0.0.0', port) ?? error;
+      });
+      await stopping;
+      await server.close();
+      return 0;
+    } finally {
+      process.off('SIGTERM', onSignal);
+      process.off('SIGINT', onSignal);
+    }
   },
 };
