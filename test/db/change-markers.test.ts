@@ -9,7 +9,7 @@ import { createWriter } from '../../src/db/writer.js';
 import { takeSignedRequest } from '../../src/domain/chat/seen-requests.js';
 import { systemClock } from '../../src/domain/clock.js';
 import { createDomainContext } from '../../src/domain/context.js';
-import { until } from '../helpers/chat.js';
+import { waitUntil } from '../helpers/wait-until.js';
 import { createTestDatabase, TEST_ENGINE } from '../helpers/test-database.js';
 import type { TestDatabase } from '../helpers/test-database.js';
 
@@ -28,7 +28,7 @@ async function process(): Promise<Db> {
   const db = openDatabase({ path: database.path });
   opened.push(db);
   await migrateToLatest(db);
-  await until(() => changeFeedOf(db)?.listening ?? true);
+  await waitUntil(() => changeFeedOf(db)?.listening ?? true);
   if (first) await sql`insert into companies (id, name, plan, notify_on, created_at) values (1, 'Acme', 'business', '[]', 0)`.execute(db);
   return db;
 }
@@ -55,11 +55,11 @@ describe('what authenticated keys are remembered under', () => {
     const before = [await keysMarker(a), await keysMarker(b)];
     await createWriter(a).run(async (trx) => void (await addKey(2)(trx)));
     expect(await keysMarker(a)).not.toBe(before[0]);
-    await until(async () => (await keysMarker(b)) !== before[1]);
+    await waitUntil(async () => (await keysMarker(b)) !== before[1]);
 
     const marked = await keysMarker(b);
     await sql`update companies set plan = 'free' where id = 1`.execute(a);
-    await until(async () => (await keysMarker(b)) !== marked);
+    await waitUntil(async () => (await keysMarker(b)) !== marked);
   });
 
   it.skipIf(TEST_ENGINE !== 'postgres')('stays put on PostgreSQL through commits that leave keys and companies alone, from any process', async () => {
@@ -69,7 +69,7 @@ describe('what authenticated keys are remembered under', () => {
     // Once b has heard a commit made after the company's, it has heard the company's too (notifications come in order).
     const heard = await changeMarker(b);
     await admin('U0')(a);
-    await until(async () => (await changeMarker(b)) !== heard);
+    await waitUntil(async () => (await changeMarker(b)) !== heard);
     const keys = [await keysMarker(a), await keysMarker(b)];
 
     const changes = [await changeMarker(a), await changeMarker(b)];
@@ -77,8 +77,8 @@ describe('what authenticated keys are remembered under', () => {
     await createWriter(b).run(async (trx) => void (await admin('U2')(trx)));
     await admin('U3')(a);
     // Every process has heard of the commits (their read caches moved on), and yet keys are still remembered.
-    await until(async () => (await changeMarker(a)) !== changes[0] && (await changeMarker(b)) !== changes[1]);
-    await until(async () => (await sql<{ n: number }>`select count(*)::int as n from chat_admins`.execute(b)).rows[0]!.n === 4);
+    await waitUntil(async () => (await changeMarker(a)) !== changes[0] && (await changeMarker(b)) !== changes[1]);
+    await waitUntil(async () => (await sql<{ n: number }>`select count(*)::int as n from chat_admins`.execute(b)).rows[0]!.n === 4);
     expect([await keysMarker(a), await keysMarker(b)]).toEqual(keys);
   });
 });
@@ -89,7 +89,7 @@ describe('what cached reads are compared with', () => {
     const ctx = createDomainContext({ db: a, clock: systemClock, publicUrl: 'http://localhost:8080' });
     const heard = await changeMarker(b);
     await sql`insert into chat_admins (company_id, platform, user_id) values (1, 'slack', 'U0')`.execute(a);
-    await until(async () => (await changeMarker(b)) !== heard);
+    await waitUntil(async () => (await changeMarker(b)) !== heard);
     const marker = await changeMarker(b);
 
     const seen = { platform: 'slack' as const, digest: 'd1', expiresAt: Date.now() + 300_000 };
@@ -97,7 +97,7 @@ describe('what cached reads are compared with', () => {
     expect(await takeSignedRequest(ctx, seen)).toBe(false);
     // A later commit that b must hear: once heard, the requests taken before it would have been heard too.
     await sql`insert into chat_admins (company_id, platform, user_id) values (1, 'slack', 'U1')`.execute(a);
-    await until(async () => (await changeMarker(b)) !== marker);
+    await waitUntil(async () => (await changeMarker(b)) !== marker);
     // One step (`g<n>` to `g<n+1>`): that commit's, none for the requests taken.
     const generation = (m: string) => Number(/^g(\d+)$/.exec(m)![1]);
     expect(generation(await changeMarker(b))).toBe(generation(marker) + 1);

@@ -7,7 +7,7 @@ import { migrateToLatest } from '../../src/db/migrate.js';
 import { createWriter, insertAtCommit } from '../../src/db/writer.js';
 import { lockServiceForChange } from '../../src/db/locks.js';
 import { CHANGES_CHANNEL, LISTENER_NAME_PREFIX } from '../../src/db/change-feed.js';
-import { until } from '../helpers/chat.js';
+import { waitUntil } from '../helpers/wait-until.js';
 import { createTestDatabase, TEST_ENGINE } from '../helpers/test-database.js';
 import type { TestDatabase } from '../helpers/test-database.js';
 
@@ -176,10 +176,10 @@ describe.skipIf(TEST_ENGINE !== 'postgres')('createWriter on PostgreSQL', () => 
       const answered: string[] = [];
       const write = (name: string) => writer.run(insertCompany(name)).then(() => void answered.push(name));
       const a = write('a');
-      await until(async () => (await companyNames()).includes('a'));
+      await waitUntil(async () => (await companyNames()).includes('a'));
       const b = write('b');
       // b committed while a still waits for the silent replica's word: the one transaction at a time was not held by a.
-      await until(async () => (await companyNames()).includes('b'));
+      await waitUntil(async () => (await companyNames()).includes('b'));
       expect(answered).toEqual([]);
       // Answered once the wait for the silent replica ends (its cap), each after its own commit.
       await Promise.all([a, b]);

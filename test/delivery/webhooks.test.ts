@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { createTestDatabase } from '../helpers/test-database.js';
 import type { TestDatabase } from '../helpers/test-database.js';
+import { waitUntil } from '../helpers/wait-until.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { retryDead } from '../../src/delivery/outbox-queue.js';
 import { startFakeWebhook } from '../fakes/fake-webhook.js';
@@ -46,14 +47,6 @@ async function start(delivery: TestServerOptions['delivery'] = FAST) {
   return s;
 }
 
-async function until(check: () => boolean | Promise<boolean>, ms = 5000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error('timed out waiting');
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
-
 /** Whether the outbox holds `count` rows, all sent: no delivery is still under way, nor any due. */
 async function allSent(s: TestServer, count: number): Promise<boolean> {
   const rows = await s.ctx.db.selectFrom('outbox').select('state').execute();
@@ -79,11 +72,11 @@ describe('webhook delivery', () => {
     }));
     await s.ctx.db.insertInto('outbox').values(stranded).execute();
     await s.api('POST', '/api/v2/incidents', { body: { service_id: 1001, title: 'Behind forty others' } });
-    await until(() => hook.received.length === 1);
+    await waitUntil(() => hook.received.length === 1);
     expect(events()[0]!.incident.title).toBe('Behind forty others');
     const waiting = () => s.ctx.db.selectFrom('outbox').select('stream').where('state', '=', 'pending').execute();
     // The webhook's row is marked sent once the receiver answered: then only the stranded rows wait.
-    await until(async () => (await waiting()).length === stranded.length);
+    await waitUntil(async () => (await waiting()).length === stranded.length);
     expect((await waiting()).map((r) => r.stream).sort()).toEqual(stranded.map((r) => r.stream).sort());
   });
 
@@ -91,7 +84,7 @@ describe('webhook delivery', () => {
     const s = await start();
     const created = await s.api('POST', '/api/v2/incidents', { body: { service_id: 1001, title: 'Down' } });
     // The row is marked sent once the receiver answered, after it got the request.
-    await until(() => allSent(s, 1));
+    await waitUntil(() => allSent(s, 1));
     expect(hook.received).toHaveLength(1);
     const [delivery] = hook.received;
     expect(delivery!.path).toBe('/hooks/a');
@@ -115,7 +108,7 @@ describe('webhook delivery', () => {
     const { body } = await s.api('POST', '/api/v2/incidents', { body: { service_id: 1001, title: 'One' } });
     await s.api('PATCH', `/api/v2/incidents/${body.data.id}`, { body: { description: 'fixing', resolution_stage: 'identified' } });
     await s.api('PATCH', `/api/v2/incidents/${body.data.id}`, { body: { description: 'fixed', resolution_stage: 'resolved' } });
-    await until(() => allSent(s, 3));
+    await waitUntil(() => allSent(s, 3));
     expect(events().map((e) => e.event)).toEqual(['incident.created', 'incident.updated', 'incident.resolved']);
     const first = await s.ctx.db.selectFrom('outbox').select(['attempts', 'last_error']).orderBy('id').executeTakeFirstOrThrow();
     // Three 500s count as attempts; the 429 does not.
@@ -126,14 +119,14 @@ describe('webhook delivery', () => {
     const s = await start({ ...FAST, maxAttempts: 3 });
     hook.failNext(3, 503);
     await s.api('POST', '/api/v2/incidents', { body: { service_id: 1001, title: 'Doomed' } });
-    await until(async () => (await s.ctx.db.selectFrom('outbox').select('state').executeTakeFirstOrThrow()).state === 'dead');
+    await waitUntil(async () => (await s.ctx.db.selectFrom('outbox').select('state').executeTakeFirstOrThrow()).state === 'dead');
     const dead = await s.ctx.db.selectFrom('outbox').select(['attempts', 'last_error']).executeTakeFirstOrThrow();
     expect(dead.attempts).toBe(3);
     expect(dead.last_error).toContain('HTTP 503');
     expect(hook.received).toHaveLength(0);
     expect(await retryDead(s.ctx)).toBe(1);
     s.worker.wake();
-    await until(() => allSent(s, 1));
+    await waitUntil(() => allSent(s, 1));
     expect(hook.received).toHaveLength(1);
     expect(events()[0]!.incident.title).toBe('Doomed');
   });
@@ -146,7 +139,7 @@ describe('webhook delivery', () => {
     await servers.pop()!.stop();
 
     const second = await start();
-    await until(() => allSent(second, 2));
+    await waitUntil(() => allSent(second, 2));
     expect(events().map((e) => e.incident.title)).toEqual(['Before restart', 'Also before']);
   });
 

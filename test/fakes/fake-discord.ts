@@ -2,6 +2,7 @@ import { generateKeyPairSync, sign } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { waitUntil } from '../helpers/wait-until.js';
 
 export const FAKE_DISCORD_TOKEN = 'fake-discord-bot-token';
 export const FAKE_APPLICATION_ID = '900000000000000001';
@@ -236,15 +237,7 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
       const text = await res.text();
       return { status: res.status, body: text ? JSON.parse(text) : undefined };
     },
-    async waitFor(probe, timeoutMs = 5000) {
-      const end = Date.now() + timeoutMs;
-      for (;;) {
-        const value = await probe();
-        if (value) return value;
-        if (Date.now() > end) throw new Error('timed out waiting on the fake Discord');
-        await new Promise((r) => setTimeout(r, 10));
-      }
-    },
+    waitFor: (probe, timeoutMs) => waitUntil(probe, { timeoutMs, what: 'a condition on the fake Discord' }),
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { parse as parseQuery } from 'node:querystring';
 import { WebSocketServer } from 'ws';
 import type { WebSocket } from 'ws';
+import { waitUntil } from '../helpers/wait-until.js';
 
 export const FAKE_BOT_TOKEN = 'xoxb-fake-bot-token';
 export const FAKE_APP_TOKEN = 'xapp-fake-app-token';
@@ -250,15 +251,7 @@ export async function startFakeSlack(options: { token?: string; appToken?: strin
     slowDown(method, ms) {
       delays.set(method, ms);
     },
-    async waitFor(probe, timeoutMs = 10_000) {
-      const until = Date.now() + timeoutMs;
-      for (;;) {
-        const value = await probe();
-        if (value) return value;
-        if (Date.now() > until) throw new Error(`fake Slack: condition not met within ${timeoutMs} ms`);
-        await new Promise((r) => setTimeout(r, 20));
-      }
-    },
+    waitFor: (probe, timeoutMs) => waitUntil(probe, { timeoutMs, what: 'a condition on the fake Slack' }),
     close: () =>
       new Promise<void>((resolve) => {
         for (const client of wss.clients) client.terminate();

@@ -1,6 +1,7 @@
 import type { FormValues } from '../../adapters/chat/reply.js';
 import { ACME_BOARD, ACME_KEY, GLOBEX_KEY } from './test-server.js';
 import type { TestServer, TestServerOptions } from './test-server.js';
+import { waitUntil } from './wait-until.js';
 
 export type Platform = 'slack' | 'discord';
 
@@ -141,21 +142,10 @@ export function channelsBlock(platform: Platform, channelId: (name: string) => s
   return `    channels:\n${lines.join('\n')}`;
 }
 
-/** Polls until the probe gives a truthy value. */
-export async function until<T>(probe: () => T | undefined | null | false | Promise<T | undefined | null | false>, timeoutMs = 10_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > end) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
-
 /** Waits until no outbox row of the platform is pending, and none died. */
 export async function settleOutbox(s: TestServer, platform: Platform, timeoutMs = 20_000): Promise<void> {
   const rows = () => s.ctx.db.selectFrom('outbox').select(['id', 'state']).where('stream', 'like', `${platform}:%`).where('state', '!=', 'sent').execute();
-  await until(async () => (await rows()).every((r) => r.state !== 'pending'), timeoutMs);
+  await waitUntil(async () => (await rows()).every((r) => r.state !== 'pending'), { timeoutMs, what: `no ${platform} row pending` });
   const dead = (await rows()).filter((r) => r.state === 'dead');
   if (dead.length > 0) throw new Error(`dead outbox rows: ${JSON.stringify(dead)}`);
 }

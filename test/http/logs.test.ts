@@ -8,7 +8,7 @@ import { createLogger, logLevelOf } from '../../src/infrastructure/pino-logger.j
 import type { LogLevel } from '../../src/infrastructure/pino-logger.js';
 import { ACME_KEY, startTestServer } from '../helpers/test-server.js';
 import type { TestServer } from '../helpers/test-server.js';
-import { until } from '../helpers/chat.js';
+import { waitUntil } from '../helpers/wait-until.js';
 
 /** A pino logger writing JSON lines into memory, as it would to stdout. */
 function capturedLogger(level: LogLevel = 'info') {
@@ -44,7 +44,7 @@ describe('logs', () => {
     const id = res.headers.get('x-request-id');
     expect(id).toMatch(/^[0-9a-f-]{36}$/);
 
-    const line = await until(() => log.records().find((r) => r.reqId === id));
+    const line = await waitUntil(() => log.records().find((r) => r.reqId === id));
     expect(line).toMatchObject({
       level: 30,
       msg: 'request',
@@ -64,7 +64,7 @@ describe('logs', () => {
     server = await startTestServer({ logger: log.logger });
     const given = await server.api('GET', '/api/v2/services', { headers: { 'x-request-id': 'lb-7f3a.42' } });
     expect(given.headers.get('x-request-id')).toBe('lb-7f3a.42');
-    await until(() => log.records().find((r) => r.reqId === 'lb-7f3a.42' && r.route === '/api/v2/services'));
+    await waitUntil(() => log.records().find((r) => r.reqId === 'lb-7f3a.42' && r.route === '/api/v2/services'));
 
     const senseless = await server.api('GET', '/api/v2/services', { headers: { 'x-request-id': `a b ${'x'.repeat(200)}` } });
     expect(senseless.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
@@ -76,7 +76,7 @@ describe('logs', () => {
     await server.api('GET', '/no/such/place/123', { key: null });
     const wrongKey = 'sb_thisIsNotAKeyButLooksLikeOne0000000';
     expect((await server.api('GET', '/api/v2/services', { key: wrongKey })).status).toBe(401);
-    await until(() => log.records().filter((r) => r.msg === 'request').length >= 2);
+    await waitUntil(() => log.records().filter((r) => r.msg === 'request').length >= 2);
     const [unknown, refused] = log.records().filter((r) => r.msg === 'request');
     expect(unknown).toMatchObject({ route: '(unmatched)', status: 404, companyId: null });
     expect(refused).toMatchObject({ route: '(unmatched)', status: 401, companyId: null });
@@ -95,7 +95,7 @@ describe('logs', () => {
     await new Promise((r) => setTimeout(r, 50));
     socket.destroy();
 
-    const line = await until(() => log.records().find((r) => r.msg === 'request aborted by the client'));
+    const line = await waitUntil(() => log.records().find((r) => r.msg === 'request aborted by the client'));
     expect(line).toMatchObject({ level: 20, method: 'POST', status: 499, path: '/api/v2/incidents' });
     expect(log.records().filter((r) => r.level >= 40)).toEqual([]);
     expect(log.lines.join('\n')).not.toMatch(/stack|at .*\.js:\d+/);
@@ -127,7 +127,7 @@ describe('logs', () => {
       const logger = createLogger({ file, level: 'info' });
       logger.info('first', { n: 1 });
       const lines = () => (existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean) : []);
-      await until(() => lines().length === 1);
+      await waitUntil(() => lines().length === 1);
       for (let n = 2; n <= 500; n++) logger.info('more', { n });
       logger.info('flat', {
         token: 'hush-hush-hush',

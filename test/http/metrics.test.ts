@@ -9,6 +9,7 @@ import { startFakeWebhook } from '../fakes/fake-webhook.js';
 import type { FakeWebhook } from '../fakes/fake-webhook.js';
 import { ACME_KEY, T0, startTestServer } from '../helpers/test-server.js';
 import type { TestServer, TestServerOptions } from '../helpers/test-server.js';
+import { waitUntil } from '../helpers/wait-until.js';
 
 const TOKEN = 'scrape-token-0123456789';
 const FAST = { enabled: true, baseDelayMs: 10, maxDelayMs: 40, pollMs: 10 } as const;
@@ -93,14 +94,6 @@ const createIncident = async (s: TestServer): Promise<string> => {
   return res.body.data.id as string;
 };
 
-async function until(check: () => boolean | Promise<boolean>, ms = 5_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error('timed out waiting');
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
-
 describe('GET /metrics', () => {
   it('counts each request under its route pattern, method and status, in this server only', async () => {
     const s = await start();
@@ -153,7 +146,7 @@ describe('GET /metrics', () => {
     const s = await start({ delivery: FAST });
     hook.failNext(1, 503);
     await createIncident(s);
-    await until(async () => (await s.ctx.db.selectFrom('outbox').select('state').where('state', '!=', 'sent').execute()).length === 0);
+    await waitUntil(async () => (await s.ctx.db.selectFrom('outbox').select('state').where('state', '!=', 'sent').execute()).length === 0);
     const m = await scrape(s);
     expect(m.value('statusbot_deliveries_total', { platform: 'webhook', result: 'failed' })).toBe(1);
     expect(m.value('statusbot_deliveries_total', { platform: 'webhook', result: 'sent' })).toBe(2);

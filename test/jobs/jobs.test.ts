@@ -13,7 +13,7 @@ import { manualClock } from '../../src/domain/clock.js';
 import { ACME_BOARD, ACME_KEY, T0, startTestServer } from '../helpers/test-server.js';
 import type { TestServer } from '../helpers/test-server.js';
 import { silentLogger as quiet } from '../../src/infrastructure/pino-logger.js';
-import { until } from '../helpers/chat.js';
+import { waitUntil } from '../helpers/wait-until.js';
 import { recordingLogger } from '../helpers/loggers.js';
 
 const CONFIG = `
@@ -196,7 +196,7 @@ describe('the scheduler', () => {
     const scheduler = createScheduler({ deps: createJobDeps(s.ctx, emptyConfig(), logger), jobs: [slow] });
     try {
       scheduler.start();
-      await until(() => logger.records.some((r) => r.message.includes('still running')), 8_000);
+      await waitUntil(() => logger.records.some((r) => r.message.includes('still running')), { timeoutMs: 8_000 });
       const skipped = logger.records.find((r) => r.message.includes('still running'))!;
       expect(skipped).toMatchObject({ level: 'debug', fields: { job: 'slow' } });
       expect(skipped.message).toMatch(/^job slow: task still running/);

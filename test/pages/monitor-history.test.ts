@@ -8,7 +8,7 @@ import type { ProbeClient, ProbeTarget } from '../../src/jobs/http-probe.js';
 import { createMonitorProber } from '../../src/jobs/monitor-prober.js';
 import { startFakeTarget } from '../fakes/fake-target.js';
 import type { FakeTarget } from '../fakes/fake-target.js';
-import { until } from '../helpers/chat.js';
+import { waitUntil } from '../helpers/wait-until.js';
 import { visibleText } from '../helpers/pages.js';
 import { ACME_KEY, GLOBEX_KEY, T0, startTestServer } from '../helpers/test-server.js';
 import type { TestServer } from '../helpers/test-server.js';
@@ -190,7 +190,7 @@ describe('monitor history on a status page', () => {
     expect(await count()).toBe(0);
     mono.ms += 30_000;
     await prober.tick(new Date(t0 + 60_500));
-    expect(await until(async () => (await count()) === 3)).toBe(true);
+    expect(await waitUntil(async () => (await count()) === 3)).toBe(true);
     const rows = await s.ctx.db.selectFrom('probe_hours').select(['monitor_id', 'probes']).orderBy('monitor_id').execute();
     expect(rows).toEqual([
       { monitor_id: 501, probes: 1 },

@@ -7,6 +7,7 @@ import type { FakeSmtp, ReceivedMail } from '../fakes/fake-smtp.js';
 import { createTestDatabase } from '../helpers/test-database.js';
 import { ACME_KEY, T0, startTestServer } from '../helpers/test-server.js';
 import type { TestServer, TestServerOptions } from '../helpers/test-server.js';
+import { waitUntil } from '../helpers/wait-until.js';
 import { manualClock } from '../../src/domain/clock.js';
 import { recordingLogger } from '../helpers/loggers.js';
 
@@ -48,14 +49,6 @@ async function start(delivery: TestServerOptions['delivery'] = FAST, smtpUrl: st
   return s;
 }
 
-async function until(check: () => boolean | Promise<boolean>, what = 'a condition', ms = 10_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
-
 /** A form POST as a browser sends it; redirects are not followed. */
 function post(t: { url: string }, path: string, form: Record<string, string | string[]>, headers: Record<string, string> = {}) {
   const body = new URLSearchParams();
@@ -95,7 +88,7 @@ async function mailSettled(t: TestServer, count: number): Promise<boolean> {
 
 async function subscribeAndConfirm(t: TestServer, email: string, services: string[] = []): Promise<void> {
   expect((await subscribeForm(t, email, services)).status).toBe(303);
-  await until(() => mailsTo(email).length === 1, `the confirmation to ${email}`);
+  await waitUntil(() => mailsTo(email).length === 1, { what: `the confirmation to ${email}` });
   const res = await fetch(local(t, linkIn(mailsTo(email)[0]!, '/subscribe/confirm')));
   expect(res.status).toBe(200);
 }
@@ -121,7 +114,7 @@ describe('signing up for a status page by email', () => {
     expect(inbox.status).toBe(200);
     expect(await inbox.text()).toContain('Check your inbox');
 
-    await until(() => mailSettled(t, 1), 'the confirmation to be sent');
+    await waitUntil(() => mailSettled(t, 1), { what: 'the confirmation to be sent' });
     expect(smtp.received.map((m) => m.to)).toEqual([['new@example.com']]);
     const [confirmation] = smtp.received;
     expect(confirmation!.subject).toBe('Confirm your subscription to Acme status');
@@ -174,7 +167,7 @@ describe('signing up for a status page by email', () => {
     await subscribeAndConfirm(t, 'api-only@example.com', ['acme-api']);
     await subscribeAndConfirm(t, 'web-only@example.com', ['acme-web']);
     expect((await subscribeForm(t, 'pending@example.com')).status).toBe(303);
-    await until(() => mailSettled(t, 3), 'the confirmations');
+    await waitUntil(() => mailSettled(t, 3), { what: 'the confirmations' });
     expect(await emailRows(t)).toEqual([
       expect.objectContaining({ email: 'ops@acme.example', state: 'confirmed', services: null }),
       expect.objectContaining({ email: 'api-only@example.com', state: 'confirmed', services: '[1001]' }),
@@ -189,7 +182,7 @@ describe('signing up for a status page by email', () => {
     const title = 'Database <b>down</b> & "slow"';
     const created = await t.api('POST', '/api/v2/incidents', { body: { service_id: 1001, title } });
     expect(created.status).toBe(201);
-    await until(() => mailSettled(t, 5), 'the incident mails');
+    await waitUntil(() => mailSettled(t, 5), { what: 'the incident mails' });
 
     expect(smtp.received.map((m) => m.to[0]).sort()).toEqual(['api-only@example.com', 'ops@acme.example']);
     for (const mail of smtp.received) {
@@ -207,7 +200,7 @@ describe('signing up for a status page by email', () => {
     const t = await start();
     await subscribeAndConfirm(t, 'reader@example.com');
     await t.api('POST', '/api/v2/incidents', { body: { service_id: 1002, title: 'Slow pages' } });
-    await until(() => mailsTo('ops@acme.example').length === 1 && mailsTo('reader@example.com').length === 2, 'the first incident mails');
+    await waitUntil(() => mailsTo('ops@acme.example').length === 1 && mailsTo('reader@example.com').length === 2, { what: 'the first incident mails' });
     const link = unsubscribeLinkOf(mailsTo('ops@acme.example')[0]!);
 
     const page = await fetch(local(t, link));
@@ -229,8 +222,8 @@ describe('signing up for a status page by email', () => {
 
     const before = smtp.received.length;
     await t.api('POST', '/api/v2/incidents', { body: { service_id: 1002, title: 'Slow again' } });
-    await until(() => mailsTo('reader@example.com').length === 3, 'the second incident mail');
-    await until(async () => (await mailOutbox(t)).every((r) => r.state === 'sent'), 'all mail sent');
+    await waitUntil(() => mailsTo('reader@example.com').length === 3, { what: 'the second incident mail' });
+    await waitUntil(async () => (await mailOutbox(t)).every((r) => r.state === 'sent'), { what: 'all mail sent' });
     expect(smtp.received.slice(before).map((m) => m.to[0])).toEqual(['reader@example.com']);
     expect(mailsTo('ops@acme.example')).toHaveLength(1);
   });
@@ -238,7 +231,7 @@ describe('signing up for a status page by email', () => {
   it('refuses altered and forged links with 4xx and an expired confirmation with 410; nothing changes', async () => {
     const t = await start();
     expect((await subscribeForm(t, 'late@example.com')).status).toBe(303);
-    await until(() => mailsTo('late@example.com').length === 1, 'the confirmation');
+    await waitUntil(() => mailsTo('late@example.com').length === 1, { what: 'the confirmation' });
     const confirmLink = linkIn(mailsTo('late@example.com')[0]!, '/subscribe/confirm');
     const unsubscribeLink = unsubscribeLinkOf(mailsTo('late@example.com')[0]!);
     const rows = await emailRows(t);
@@ -282,16 +275,19 @@ describe('signing up for a status page by email', () => {
     await t.api('POST', '/api/v2/incidents', { body: { service_id: 1001, title: 'Outage during outage' } });
     // Tried and failed many more times than maxAttempts, yet neither counted nor dead.
     const tries = new Set<number>();
-    await until(async () => {
-      const [row] = await mailOutbox(t);
-      expect(row).toMatchObject({ state: 'pending', attempts: 0 });
-      if (row?.last_error) tries.add(row.next_attempt_at);
-      return tries.size >= 4;
-    }, 'several failed tries');
+    await waitUntil(
+      async () => {
+        const [row] = await mailOutbox(t);
+        expect(row).toMatchObject({ state: 'pending', attempts: 0 });
+        if (row?.last_error) tries.add(row.next_attempt_at);
+        return tries.size >= 4;
+      },
+      { what: 'several failed tries' },
+    );
     expect((await mailOutbox(t))[0]!.last_error).toMatch(/cannot be reached/);
 
     await smtp.start();
-    await until(() => mailSettled(t, 1), 'the mail after the outage');
+    await waitUntil(() => mailSettled(t, 1), { what: 'the mail after the outage' });
     expect(smtp.received.map((m) => [m.to[0], m.subject])).toEqual([['ops@acme.example', '[Acme status] New incident - Acme API: Outage during outage']]);
     expect(await t.ctx.db.selectFrom('outbox').select('id').where('state', '=', 'dead').execute()).toEqual([]);
   });
@@ -300,7 +296,7 @@ describe('signing up for a status page by email', () => {
     const t = await start({ ...FAST, maxAttempts: 2 });
     smtp.refuseNext(2, 550);
     await t.api('POST', '/api/v2/incidents', { body: { service_id: 1001, title: 'Refused' } });
-    await until(async () => (await mailOutbox(t))[0]?.state === 'dead', 'the refused mail to be dead');
+    await waitUntil(async () => (await mailOutbox(t))[0]?.state === 'dead', { what: 'the refused mail to be dead' });
     expect((await mailOutbox(t))[0]).toMatchObject({ attempts: 2 });
     expect((await mailOutbox(t))[0]!.last_error).toMatch(/refused/);
     expect(smtp.received).toEqual([]);
