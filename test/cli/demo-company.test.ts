@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Migrator } from 'kysely';
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { migrations } from '../../migrations/index.js';
 import { parseConfig } from '../../src/config/load-config.js';
 import { openDatabase } from '../../src/db/database.js';
@@ -14,14 +14,14 @@ import { applySetup } from '../../src/domain/setup/apply-setup.js';
 import { createTestDatabase } from '../helpers/test-database.js';
 import type { TestDatabase } from '../helpers/test-database.js';
 import { README_EXAMPLE_CONFIG, T0, startTestServer } from '../helpers/test-server.js';
-import { assertBuilt, freePort, runCli, startCli, until } from './run-cli.js';
+import { waitUntil } from '../helpers/wait-until.js';
+import { runCli, startCli } from './run-cli.js';
 
 const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
 const README_CONFIGS = [README_EXAMPLE_CONFIG, ...[...README.matchAll(/```yaml\n([\s\S]*?)```/g)].map((m) => m[1]!)];
 
 let dir: string;
 let database: TestDatabase;
-beforeAll(assertBuilt);
 beforeEach(async () => {
   dir = mkdtempSync(join(tmpdir(), 'statusbot-demo-'));
   database = await createTestDatabase();
@@ -39,8 +39,8 @@ const getIds = async (base: string, path: string, key: string) => {
 
 describe("the README's example config after a first start (npm start)", () => {
   it('applies cleanly beside the demo company, which keeps working; a second start says how to get a key', async () => {
-    const first = startCli(['serve', '--port', String(await freePort()), '--db', database.path], { cwd: dir });
-    const key = (await until('the demo key', () => /^ {2}(sb_\S+)$/m.exec(first.out.stdout)?.[1]))!;
+    const first = startCli(['serve', '--port', '0', '--db', database.path], { cwd: dir });
+    const key = await waitUntil(() => /^ {2}(sb_\S+)$/m.exec(first.out.stdout)?.[1], { what: 'the demo key' });
     expect((await first.stop()).code).toBe(0);
 
     for (const [i, config] of README_CONFIGS.entries()) {
@@ -50,14 +50,12 @@ describe("the README's example config after a first start (npm start)", () => {
       expect(res.code, `${res.stderr}\n${config}`).toBe(0);
     }
 
-    const port = await freePort();
-    const second = startCli(['serve', '--port', String(port), '--host', '127.0.0.1', '--db', database.path], { cwd: dir });
+    const second = startCli(['serve', '--port', '0', '--host', '127.0.0.1', '--db', database.path], { cwd: dir });
     try {
-      await until('listening', () => (second.out.stdout.includes('listening') ? true : undefined));
-      const hint = await until('the key hint', () => /No API key is shown.*\n {2}(statusbot key create .*)\n/.exec(second.out.stdout) ?? undefined);
+      const base = (await second.listening()).url;
+      const hint = await waitUntil(() => /No API key is shown.*\n {2}(statusbot key create .*)\n/.exec(second.out.stdout), { what: 'the key hint' });
       expect(hint[0]).toContain('already holds companies Demo, Acme');
       expect(hint[1]).toBe(`statusbot key create --company NAME --db ${database.path.startsWith('postgres') ? '<the same postgres:// URL>' : database.path}`);
-      const base = `http://127.0.0.1:${port}`;
       expect(await getIds(base, '/api/v2/custom_monitors', key)).toEqual(['9001']);
       expect(await getIds(base, '/api/v2/custom_monitors', 'acme-key-1')).toEqual(['501', '502']);
       const incident = await fetch(`${base}/api/v2/incidents`, {
@@ -75,9 +73,9 @@ describe("the README's example config after a first start (npm start)", () => {
   it('a second start on a database with the demo company alone names it in the command to run', async () => {
     const s = await startTestServer({ dbPath: database.path, config: '' });
     await s.stop().catch(() => undefined);
-    const again = startCli(['serve', '--port', String(await freePort()), '--db', database.path], { cwd: dir });
+    const again = startCli(['serve', '--port', '0', '--db', database.path], { cwd: dir });
     try {
-      await until('the key hint', () => (again.out.stdout.includes('key create') ? true : undefined));
+      await waitUntil(() => again.out.stdout.includes('key create'), { what: 'the key hint' });
       expect(again.out.stdout).toContain('this database already holds the company Demo. A new key:\n  statusbot key create --company Demo --db ');
       expect(again.out.stdout).not.toContain('curl');
     } finally {

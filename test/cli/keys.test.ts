@@ -1,13 +1,13 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { writeKeyUses } from '../../src/domain/companies/api-keys.js';
 import { createTestDatabase, TEST_ENGINE } from '../helpers/test-database.js';
 import type { TestDatabase } from '../helpers/test-database.js';
 import { ACME_KEY, T0, startTestServer } from '../helpers/test-server.js';
 import type { TestServer } from '../helpers/test-server.js';
-import { assertBuilt, freePort, runCli, startCli, until } from './run-cli.js';
+import { runCli, startCli } from './run-cli.js';
 import type { Running } from './run-cli.js';
 
 let dir: string;
@@ -18,7 +18,6 @@ const running: Running[] = [];
 const cli = (...args: string[]) => runCli([...args, '--db', database.path], { cwd: dir });
 const statusWith = async (base: string, key: string) => (await fetch(`${base}/api/v2/custom_monitors`, { headers: { authorization: `Bearer ${key}` } })).status;
 
-beforeAll(assertBuilt);
 beforeEach(async () => {
   dir = mkdtempSync(join(tmpdir(), 'statusbot-keys-'));
   database = await createTestDatabase();
@@ -28,6 +27,7 @@ beforeEach(async () => {
 afterEach(async () => {
   for (const r of running.splice(0)) await r.stop();
   await server.stop();
+  await database.drop();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -84,11 +84,9 @@ describe('statusbot key list', () => {
 describe('statusbot key revoke', () => {
   it('a revoked key is refused on the next request by every server on the database, each in its own process', async () => {
     // A second server: `statusbot serve` in a process of its own, on the same database.
-    const port = await freePort();
-    const other = startCli(['serve', '--port', String(port), '--host', '127.0.0.1', '--db', database.path], { cwd: dir });
+    const other = startCli(['serve', '--port', '0', '--host', '127.0.0.1', '--db', database.path], { cwd: dir });
     running.push(other);
-    await until('the second server', () => (other.out.stdout.includes('listening') ? true : undefined));
-    const otherUrl = `http://127.0.0.1:${port}`;
+    const otherUrl = (await other.listening()).url;
 
     const created = await cli('key', 'create', '--company', 'Acme', '--label', 'ci');
     const key = created.stdout.trim();

@@ -1,13 +1,14 @@
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import type { Server } from 'node:net';
+import type { AddressInfo, Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/database.js';
 import { TEST_ENGINE } from '../helpers/test-database.js';
 import { README_EXAMPLE_CONFIG } from '../helpers/test-server.js';
-import { assertBuilt, freePort, runCli, startCli, until } from './run-cli.js';
+import { waitUntil } from '../helpers/wait-until.js';
+import { runCli, startCli } from './run-cli.js';
 import type { Running } from './run-cli.js';
 
 let dir: string;
@@ -18,7 +19,6 @@ const servers: Server[] = [];
 const cli = (args: string[], env?: NodeJS.ProcessEnv) => runCli(args, { cwd: dir, env });
 const oneLine = (stderr: string) => stderr.trimEnd().split('\n');
 
-beforeAll(assertBuilt);
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'statusbot-mistakes-'));
   dbPath = join(dir, 'statusbot.db');
@@ -31,12 +31,13 @@ afterEach(async () => {
 
 /** A port some other program holds, on every IPv4 address. */
 async function portInUse(): Promise<number> {
-  const port = await freePort();
   const other = createServer();
-  await new Promise<void>((resolve) => other.listen(port, '0.0.0.0', resolve));
+  await new Promise<void>((resolve) => other.listen(0, '0.0.0.0', resolve));
   servers.push(other);
-  return port;
+  return (other.address() as AddressInfo).port;
 }
+
+const printed = (s: Running, what: string, text: string) => waitUntil(() => s.out.stdout.includes(text), { what });
 
 async function companies(path: string): Promise<number> {
   const db = openDatabase({ path });
@@ -70,9 +71,9 @@ describe.skipIf(TEST_ENGINE !== 'sqlite')('mistakes are answered by one line nam
     }
     expect(await companies(dbPath)).toBe(0);
     // Started on a free port, the first start that listens shows the demo key.
-    const s = startCli(['serve', '--port', String(await freePort()), '--db', dbPath], { cwd: dir });
+    const s = startCli(['serve', '--port', '0', '--db', dbPath], { cwd: dir });
     running.push(s);
-    await until('the demo key', () => (s.out.stdout.includes('shown this once') ? true : undefined));
+    await printed(s, 'the demo key', 'shown this once');
   });
 
   it('--db on a folder, under a file, or on a file that is no database names the path', async () => {
@@ -115,28 +116,29 @@ describe.skipIf(TEST_ENGINE !== 'sqlite')('mistakes are answered by one line nam
     expect(oneLine(wrong.stderr)).toEqual(['statusbot: LOG_LEVEL must be one of trace, debug, info, warn, error, fatal, silent, not "loud"']);
     expect(existsSync(dbPath)).toBe(false);
 
-    const s = startCli(['serve', '--port', String(await freePort()), '--db', dbPath], { cwd: dir, env: { LOG_LEVEL: 'debug' } });
+    const s = startCli(['serve', '--port', '0', '--db', dbPath], { cwd: dir, env: { LOG_LEVEL: 'debug' } });
     running.push(s);
-    const key = (await until('the demo key', () => /^ {2}(sb_\S+)$/m.exec(s.out.stdout)?.[1]))!;
-    const started = await until('the start line', () =>
-      s.out.stdout
-        .split('\n')
-        .filter((l) => l.startsWith('{'))
-        .map((l) => JSON.parse(l) as { level: number; msg: string })
-        .find((r) => r.msg.startsWith('statusbot listening on http://0.0.0.0:')),
+    const key = await waitUntil(() => /^ {2}(sb_\S+)$/m.exec(s.out.stdout)?.[1], { what: 'the demo key' });
+    const started = await waitUntil(
+      () =>
+        s.out.stdout
+          .split('\n')
+          .filter((l) => l.startsWith('{'))
+          .map((l) => JSON.parse(l) as { level: number; msg: string })
+          .find((r) => r.msg.startsWith('statusbot listening on http://0.0.0.0:')),
+      { what: 'the start line' },
     );
     expect(started.level).toBe(30);
     for (const line of s.out.stdout.split('\n').filter((l) => l.startsWith('{'))) expect(line).not.toContain(key);
   });
 
   it('--host that is not an address of this machine, or no host at all, says so and how to choose', async () => {
-    const port = String(await freePort());
-    const foreign = await cli(['serve', '--port', port, '--host', '192.0.2.1', '--db', dbPath]);
+    const foreign = await cli(['serve', '--port', '0', '--host', '192.0.2.1', '--db', dbPath]);
     expect(foreign.code).toBe(1);
     expect(oneLine(foreign.stderr)).toEqual([
       'statusbot: cannot listen on 192.0.2.1: it is not an address of this machine; choose one with --host (or HOST), or 0.0.0.0 for every address',
     ]);
-    const unknown = await cli(['serve', '--port', port, '--db', dbPath], { HOST: 'no-such-host.invalid' });
+    const unknown = await cli(['serve', '--port', '0', '--db', dbPath], { HOST: 'no-such-host.invalid' });
     expect(unknown.code).toBe(1);
     expect(oneLine(unknown.stderr)).toEqual([
       'statusbot: cannot listen on no-such-host.invalid: no such host; choose an address of this machine with --host (or HOST)',
@@ -156,10 +158,10 @@ describe.skipIf(TEST_ENGINE !== 'sqlite')('mistakes are answered by one line nam
 
 describe.skipIf(TEST_ENGINE !== 'sqlite')('--host and HOST', () => {
   it('choose the listening address, and the start line names the one bound', async () => {
-    const port = await freePort();
-    const s = startCli(['serve', '--port', String(port), '--host', '127.0.0.1', '--db', dbPath], { cwd: dir });
+    const s = startCli(['serve', '--port', '0', '--host', '127.0.0.1', '--db', dbPath], { cwd: dir });
     running.push(s);
-    await until('the start line and the demo key', () => (s.out.stdout.includes('listening') && s.out.stdout.includes('curl') ? true : undefined));
+    const { port } = await s.listening();
+    await printed(s, 'the demo key', 'curl');
     // Not on a terminal, the start line is a JSON log record like every other.
     expect(s.out.stdout).toContain(`"msg":"statusbot listening on http://127.0.0.1:${port} (database ${dbPath})"}\n`);
     expect(s.out.stdout).toContain(`curl -s -H "Authorization: Bearer `);
@@ -167,17 +169,19 @@ describe.skipIf(TEST_ENGINE !== 'sqlite')('--host and HOST', () => {
     expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
     expect((await s.stop()).code).toBe(0);
 
-    const byEnv = startCli(['serve', '--db', dbPath], { cwd: dir, env: { HOST: '127.0.0.1', PORT: String(port) } });
+    // PORT=0: a port of the system's choosing, not the default 8080.
+    const byEnv = startCli(['serve', '--db', dbPath], { cwd: dir, env: { HOST: '127.0.0.1', PORT: '0' } });
     running.push(byEnv);
-    await until('listening', () => (byEnv.out.stdout.includes('listening') ? true : undefined));
-    expect(byEnv.out.stdout).toContain(`"msg":"statusbot listening on http://127.0.0.1:${port} (database ${dbPath})"}\n`);
+    const bound = await byEnv.listening();
+    expect(bound.port).not.toBe(8080);
+    expect(byEnv.out.stdout).toContain(`"msg":"statusbot listening on http://127.0.0.1:${bound.port} (database ${dbPath})"}\n`);
   });
 
   it('by default every IPv4 address, which the start line says', async () => {
-    const port = await freePort();
-    const s = startCli(['serve', '--port', String(port), '--db', dbPath], { cwd: dir });
+    const s = startCli(['serve', '--port', '0', '--db', dbPath], { cwd: dir });
     running.push(s);
-    await until('the start line and the demo key', () => (s.out.stdout.includes('listening') && s.out.stdout.includes('curl') ? true : undefined));
+    const { port } = await s.listening();
+    await printed(s, 'the demo key', 'curl');
     expect(s.out.stdout).toContain(`"msg":"statusbot listening on http://0.0.0.0:${port} (every IPv4 address of this machine; database ${dbPath})"}\n`);
     // The curl line names an address that a browser or curl on this machine reaches.
     expect(s.out.stdout).toContain(` http://localhost:${port}/api/v2/boards/`);
@@ -190,17 +194,10 @@ describe.skipIf(TEST_ENGINE !== 'sqlite')('help', () => {
     const general = await cli(['help']);
     const names = [...general.stdout.matchAll(/^ {2}statusbot (\[serve\]|[a-z]+(?: [a-z]+)?)/gm)].map((m) => m[1]!.replace('[serve]', 'serve'));
     expect(names).toEqual(expect.arrayContaining(['serve', 'migrate', 'apply', 'key create', 'key list', 'key revoke', 'db copy', 'jobs run']));
-    // Four commands at a time: a CLI start costs most of a second, on a busy machine several.
-    const ask = (args: string[]) => runCli(args, { cwd: dir, timeoutMs: 60_000 });
-    const waiting = names.filter((n) => n !== 'help');
-    const asked: { name: string; byFlag: Awaited<ReturnType<typeof ask>>; byWord: Awaited<ReturnType<typeof ask>> }[] = [];
-    await Promise.all(
-      Array.from({ length: 4 }, async () => {
-        for (let name = waiting.shift(); name !== undefined; name = waiting.shift()) {
-          asked.push({ name, byFlag: await ask([...name.split(' '), '--help']), byWord: await ask(['help', ...name.split(' ')]) });
-        }
-      }),
-    );
+    const asked = [];
+    for (const name of names.filter((n) => n !== 'help')) {
+      asked.push({ name, byFlag: await cli([...name.split(' '), '--help']), byWord: await cli(['help', ...name.split(' ')]) });
+    }
     for (const { name, byFlag, byWord } of asked) {
       expect(byFlag.code, name).toBe(0);
       expect(byFlag.stdout, name).toMatch(new RegExp(`^Usage: statusbot ${name} `));
@@ -210,7 +207,7 @@ describe.skipIf(TEST_ENGINE !== 'sqlite')('help', () => {
     const serve = asked.find((a) => a.name === 'serve')!.byFlag;
     expect(serve.stdout).toContain('--host ADDRESS   HOST');
     expect(serve.stdout).toContain('--port N         PORT');
-  }, 120_000);
+  });
 
   it('a group lists its commands; an unknown one exits 2', async () => {
     const key = await cli(['key', '--help']);

@@ -1,11 +1,12 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { run } from '../../src/cli.js';
+import { waitUntil } from '../helpers/wait-until.js';
 
-/** The compiled CLI: `npm test` builds it first (pretest); run `npm run build` before running CLI tests alone. */
+/** The compiled CLI, for the tests that need a process of its own: `npm test` builds it first (pretest). */
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const CLI = join(ROOT, 'dist', 'src', 'cli.js');
 
@@ -17,14 +18,13 @@ export function assertBuilt(): void {
 export function cleanEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   const env = { ...process.env };
   for (const name of Object.keys(env)) {
-    if (/^(PORT|HOST)$|^(STATUSBOT|SLACK|DISCORD)_/.test(name)) delete env[name];
+    if (/^(PORT|HOST|LOG_LEVEL)$|^(STATUSBOT|SLACK|DISCORD)_/.test(name)) delete env[name];
   }
   return { ...env, ...extra };
 }
 
 export interface Run {
-  code: number | null;
-  signal: NodeJS.Signals | null;
+  code: number;
   stdout: string;
   stderr: string;
 }
@@ -32,61 +32,69 @@ export interface Run {
 export interface CliOptions {
   cwd: string;
   env?: NodeJS.ProcessEnv;
-  timeoutMs?: number;
 }
 
-/** Runs `statusbot ARGS` to its end, through pipes (no terminal). */
-export function runCli(args: string[], options: CliOptions): Promise<Run> {
-  const timeoutMs = options.timeoutMs ?? 20_000;
-  return new Promise((resolveRun, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { cwd: options.cwd, env: cleanEnv(options.env) });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (b: Buffer) => (stdout += b.toString('utf8')));
-    child.stderr.on('data', (b: Buffer) => (stderr += b.toString('utf8')));
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`statusbot ${args.join(' ')} did not exit within ${timeoutMs} ms\n${stdout}\n${stderr}`));
-    }, timeoutMs);
-    child.on('error', reject);
-    child.on('close', (code, signal) => {
-      clearTimeout(timer);
-      resolveRun({ code, signal, stdout, stderr });
-    });
+/** Runs `statusbot ARGS` to its end in this process, as through pipes (no terminal). */
+export async function runCli(args: string[], options: CliOptions): Promise<Run> {
+  let stdout = '';
+  let stderr = '';
+  const code = await run(args, {
+    stdout: { write: (text: string) => (stdout += text) },
+    stderr: { write: (text: string) => (stderr += text) },
+    env: cleanEnv(options.env),
+    cwd: options.cwd,
   });
+  return { code, stdout, stderr };
 }
 
-/** A port nobody listens on right now. */
-export function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolvePort(port));
-    });
-  });
+/** How a process of its own ended. */
+export interface Exit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
 }
 
-/** A running `statusbot` command that keeps running (serve); output accumulates while it runs. */
+/** A `statusbot` process of its own; output accumulates while it runs. */
 export interface Running {
   child: ChildProcess;
   out: { stdout: string; stderr: string };
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  exited: Promise<Exit>;
+  /** The address its start line names, once it listens: where to reach it on this machine. */
+  listening(): Promise<{ url: string; port: number }>;
   /** SIGTERM, then its exit (SIGKILL after `ms`). */
-  stop(ms?: number): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  stop(ms?: number): Promise<Exit>;
 }
 
+/**
+ * Starts the built `statusbot ARGS` in a process of its own: for what only a
+ * process shows (its exit code and output as a shell sees them, signals, a
+ * server's lifetime). Serve it on `--port 0` and ask `listening()` for the port.
+ */
 export function startCli(args: string[], options: CliOptions): Running {
+  assertBuilt();
   const child = spawn(process.execPath, [CLI, ...args], { cwd: options.cwd, env: cleanEnv(options.env) });
   const out = { stdout: '', stderr: '' };
   child.stdout.on('data', (b: Buffer) => (out.stdout += b.toString('utf8')));
   child.stderr.on('data', (b: Buffer) => (out.stderr += b.toString('utf8')));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) => child.on('exit', (code, signal) => r({ code, signal })));
+  // 'close': the process has exited and its output is read to the end.
+  const exited = new Promise<Exit>((r) => child.on('close', (code, signal) => r({ code, signal })));
+  let ended: Exit | null = null;
+  void exited.then((exit) => (ended = exit));
   return {
     child,
     out,
     exited,
+    async listening() {
+      const bound = await waitUntil(
+        () => {
+          if (ended) throw new Error(`statusbot ${args.join(' ')} exited (${JSON.stringify(ended)}) before listening:\n${out.stdout}\n${out.stderr}`);
+          return /statusbot listening on http:\/\/(\S+):(\d+) /.exec(out.stdout);
+        },
+        { what: `the start line of statusbot ${args.join(' ')}`, timeoutMs: 20_000 },
+      );
+      const host = bound[1] === '0.0.0.0' ? '127.0.0.1' : bound[1]!;
+      const port = Number(bound[2]);
+      return { url: `http://${host}:${port}`, port };
+    },
     async stop(ms = 10_000) {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
       const timer = setTimeout(() => child.kill('SIGKILL'), ms);
@@ -99,12 +107,13 @@ export function startCli(args: string[], options: CliOptions): Running {
   };
 }
 
-export async function until<T>(what: string, fn: () => T | undefined | Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await fn();
-    if (value !== undefined) return value;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
+/** Runs the built `statusbot ARGS` in a process of its own, to its end. */
+export async function spawnCli(args: string[], options: CliOptions & { timeoutMs?: number }): Promise<Exit & { stdout: string; stderr: string }> {
+  const running = startCli(args, options);
+  const timer = setTimeout(() => running.child.kill('SIGKILL'), options.timeoutMs ?? 20_000);
+  try {
+    return { ...(await running.exited), ...running.out };
+  } finally {
+    clearTimeout(timer);
   }
 }

@@ -1,16 +1,13 @@
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../cli/run-cli.js';
 import { createTestDatabase, TEST_ENGINE } from '../helpers/test-database.js';
 import type { TestDatabase } from '../helpers/test-database.js';
 import { ACME_KEY, startTestServer } from '../helpers/test-server.js';
 
-/** The compiled CLI: `npm test` builds it first (pretest). */
-const CLI = join(resolve(dirname(fileURLToPath(import.meta.url)), '../..'), 'dist', 'src', 'cli.js');
-const cli = (args: string[]) => spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', timeout: 60_000 });
+const cli = (args: string[]) => runCli(args, { cwd: tmpdir() });
 
 describe.skipIf(TEST_ENGINE !== 'postgres')('statusbot db copy', () => {
   let dir: string;
@@ -41,8 +38,8 @@ describe.skipIf(TEST_ENGINE !== 'postgres')('statusbot db copy', () => {
   });
 
   it('copies everything into an empty PostgreSQL database, shows progress, and compares the counts', async () => {
-    const res = cli(['db', 'copy', '--from', sqlitePath, '--to', target.path]);
-    expect(res.status, res.stderr).toBe(0);
+    const res = await cli(['db', 'copy', '--from', sqlitePath, '--to', target.path]);
+    expect(res.code, res.stderr).toBe(0);
     // Progress is drawn on a terminal only (test/cli/progress.test.ts): a pipe gets the result alone.
     expect(res.stderr).toBe('');
     expect(res.stdout).toMatch(/^incident_updates +\d+ +\d+$/m);
@@ -62,18 +59,18 @@ describe.skipIf(TEST_ENGINE !== 'postgres')('statusbot db copy', () => {
     }
   });
 
-  it('refuses a target that holds data, and changes nothing', () => {
-    const res = cli(['db', 'copy', '--from', sqlitePath, '--to', target.path]);
-    expect(res.status).toBe(1);
+  it('refuses a target that holds data, and changes nothing', async () => {
+    const res = await cli(['db', 'copy', '--from', sqlitePath, '--to', target.path]);
+    expect(res.code).toBe(1);
     expect(res.stderr.trim().split('\n')).toEqual([
       expect.stringMatching(/^statusbot: the target is not empty: companies holds \d+ rows; copy into a new, empty database$/),
     ]);
   });
 
-  it('names what is missing', () => {
-    expect(cli(['db', 'copy', '--to', target.path]).status).toBe(2);
-    const missing = cli(['db', 'copy', '--from', join(dir, 'nope.db'), '--to', target.path]);
-    expect(missing.status).toBe(2);
+  it('names what is missing', async () => {
+    expect((await cli(['db', 'copy', '--to', target.path])).code).toBe(2);
+    const missing = await cli(['db', 'copy', '--from', join(dir, 'nope.db'), '--to', target.path]);
+    expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('there is no database file');
   });
 });

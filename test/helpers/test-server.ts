@@ -147,6 +147,8 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     delivery: options.delivery ?? { enabled: false },
     jobs: options.jobs ?? false,
     observability: options.observability,
+    // What a start prints for the operator (a demo key, how to get a key): tests read `demoKey`.
+    notice: () => {},
   });
   return {
     ...server,
