@@ -19,7 +19,7 @@ async function postgresAnswers(): Promise<string | null> {
 
 /**
  * The whole suite runs twice: on SQLite, and on PostgreSQL (each test server on
- * a database of its own). Without a PostgreSQL server the second run is skipped
+ * a database of its own, copied from a template migrated once per run). Without a PostgreSQL server the second run is skipped
  * with one line, except in CI, where that fails the run.
  */
 const engines = ['sqlite'];
@@ -36,7 +36,12 @@ export default defineConfig({
     hookTimeout: 30_000,
     projects: engines.map((engine) => ({
       extends: true,
-      test: { name: engine, include: ['test/**/*.test.ts'], env: { STATUSBOT_TEST_ENGINE: engine, STATUSBOT_TEST_POSTGRES_URL: POSTGRES_URL } },
+      test: {
+        name: engine,
+        include: ['test/**/*.test.ts'],
+        globalSetup: ['test/helpers/template-database.ts'],
+        env: { STATUSBOT_TEST_ENGINE: engine, STATUSBOT_TEST_POSTGRES_URL: POSTGRES_URL },
+      },
     })),
   },
 });

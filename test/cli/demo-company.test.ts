@@ -24,7 +24,7 @@ let dir: string;
 let database: TestDatabase;
 beforeEach(async () => {
   dir = mkdtempSync(join(tmpdir(), 'statusbot-demo-'));
-  database = await createTestDatabase();
+  database = await createTestDatabase({ migrated: false });
 });
 afterEach(async () => {
   await database.drop();

@@ -30,7 +30,7 @@ describe.skipIf(TEST_ENGINE !== 'postgres')('statusbot db copy', () => {
     } finally {
       await s.stop();
     }
-    target = await createTestDatabase();
+    target = await createTestDatabase({ migrated: false });
   });
   afterAll(async () => {
     await target?.drop();
