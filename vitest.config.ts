@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
 const POSTGRES_URL = process.env.STATUSBOT_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
@@ -18,10 +18,13 @@ async function postgresAnswers(): Promise<string | null> {
 }
 
 /**
- * The whole suite runs twice: on SQLite, and on PostgreSQL (each test server on
- * a database of its own, copied from a template migrated once per run). Without a PostgreSQL server the second run is skipped
- * with one line, except in CI, where that fails the run.
+ * Files named *.unit.test.ts touch no database and run once, in the `unit`
+ * project; every other file runs twice: on SQLite, and on PostgreSQL (each test
+ * server on a database of its own, copied from a template migrated once per run).
+ * Without a PostgreSQL server the second run is skipped with one line, except in
+ * CI, where that fails the run.
  */
+const UNIT_FILES = 'test/**/*.unit.test.ts';
 const engines = ['sqlite'];
 const missing = await postgresAnswers();
 if (missing === null) engines.push('postgres');
@@ -34,14 +37,18 @@ export default defineConfig({
   test: {
     testTimeout: 30_000,
     hookTimeout: 30_000,
-    projects: engines.map((engine) => ({
-      extends: true,
-      test: {
-        name: engine,
-        include: ['test/**/*.test.ts'],
-        globalSetup: ['test/helpers/template-database.ts'],
-        env: { STATUSBOT_TEST_ENGINE: engine, STATUSBOT_TEST_POSTGRES_URL: POSTGRES_URL },
-      },
-    })),
+    projects: [
+      { extends: true, test: { name: 'unit', include: [UNIT_FILES], env: { STATUSBOT_TEST_ENGINE: 'none' } } },
+      ...engines.map((engine) => ({
+        extends: true as const,
+        test: {
+          name: engine,
+          include: ['test/**/*.test.ts'],
+          exclude: [...configDefaults.exclude, UNIT_FILES],
+          globalSetup: ['test/helpers/template-database.ts'],
+          env: { STATUSBOT_TEST_ENGINE: engine, STATUSBOT_TEST_POSTGRES_URL: POSTGRES_URL },
+        },
+      })),
+    ],
   },
 });

@@ -40,7 +40,7 @@ describe.skipIf(TEST_ENGINE !== 'postgres')('statusbot db copy', () => {
   it('copies everything into an empty PostgreSQL database, shows progress, and compares the counts', async () => {
     const res = await cli(['db', 'copy', '--from', sqlitePath, '--to', target.path]);
     expect(res.code, res.stderr).toBe(0);
-    // Progress is drawn on a terminal only (test/cli/progress.test.ts): a pipe gets the result alone.
+    // Progress is drawn on a terminal only (test/cli/progress.unit.test.ts): a pipe gets the result alone.
     expect(res.stderr).toBe('');
     expect(res.stdout).toMatch(/^incident_updates +\d+ +\d+$/m);
     expect(res.stdout).not.toContain('DIFFERENT');

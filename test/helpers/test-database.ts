@@ -24,6 +24,14 @@ export interface TestDatabaseOptions {
   migrated?: boolean;
 }
 
+/** The migrated template of this run (made by template-database.ts), or why there is none. */
+function template(): string {
+  if (process.env.STATUSBOT_TEST_ENGINE === 'none') {
+    throw new Error('this file runs in the unit project, which has no database: name it *.test.ts (not *.unit.test.ts) to run it on both engines');
+  }
+  return inject('templateDatabase');
+}
+
 async function onPostgres(statement: string): Promise<void> {
   const admin = new pg.Client({ connectionString: TEST_POSTGRES_URL });
   await admin.connect();
@@ -36,7 +44,7 @@ async function onPostgres(statement: string): Promise<void> {
 
 export async function createTestDatabase(options: TestDatabaseOptions = {}): Promise<TestDatabase> {
   const migrated = options.migrated ?? true;
-  const from = inject('templateDatabase');
+  const from = template();
   if (TEST_ENGINE === 'sqlite') {
     const dir = mkdtempSync(join(tmpdir(), 'statusbot-test-'));
     const path = join(dir, 'statusbot.db');
