@@ -193,24 +193,38 @@ describe.skipIf(TEST_ENGINE !== 'postgres')('createWriter on PostgreSQL', () => 
     for (const name of ['A', 'B']) await insertCompany(name)(db);
     const lock = (trx: Db, name: string) => sql`select id from companies where name = ${name} for update`.execute(trx);
     const other = await db.startTransaction().execute();
+    // PostgreSQL undoes the transaction whose deadlock check finds the cycle: `other` checks only after an hour, the unit at once.
+    await sql`set local deadlock_timeout = '1h'`.execute(other);
+    const { pid } = (await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(other)).rows[0]!;
     await lock(other, 'A');
     const writer = createWriter(small);
     let attempts = 0;
+    let unitHoldsB!: () => void;
+    const heldB = new Promise<void>((resolve) => (unitHoldsB = resolve));
+    let otherWaitsForB!: () => void;
+    const otherWaits = new Promise<void>((resolve) => (otherWaitsForB = resolve));
     const unit = writer.run(async (trx) => {
       attempts++;
+      await sql`set local deadlock_timeout = '10ms'`.execute(trx);
       await lock(trx, 'B');
+      if (attempts === 1) {
+        unitHoldsB();
+        await otherWaits;
+      }
       await lock(trx, 'A');
       await insertCompany('C')(trx);
       return attempts;
     });
-    // The unit waits for A first, so its deadlock check comes first and undoes it; then `other` gets B.
-    const waiting = async () =>
-      Number(
-        (await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`.execute(db))
-          .rows[0]!.n,
-      );
-    while ((await waiting()) === 0) await new Promise((resolve) => setTimeout(resolve, 20));
-    await lock(other, 'B');
+    // The order is set by the test, not by timing: the unit holds B, `other` waits for B, then the unit asks for A.
+    await heldB;
+    const otherGetsB = lock(other, 'B');
+    await waitUntil(
+      async () =>
+        (await sql<{ wait: string | null }>`select wait_event_type as wait from pg_stat_activity where pid = ${pid}`.execute(db)).rows[0]?.wait === 'Lock',
+      { what: 'the other transaction to wait for B' },
+    );
+    otherWaitsForB();
+    await otherGetsB;
     await other.commit().execute();
     expect(await unit).toBe(2);
     expect(await companyNames()).toEqual(['A', 'B', 'C']);
