@@ -14,7 +14,7 @@ import type { DomainContext, ObservingSwitch } from './domain/context.js';
 import { applySetup } from './domain/setup/apply-setup.js';
 import { feedAddresses } from './domain/vendors/vendor-feeds.js';
 import { DEMO_BOARD_ID, seedDemoCompany } from './domain/setup/demo-setup.js';
-import { createClientAddress } from './http/client-address.js';
+import { createClientAddress } from './infrastructure/client-address.js';
 import { createHttpServer } from './http/server.js';
 import { createMetricsEndpoint } from './http/metrics-endpoint.js';
 import { createMetrics } from './metrics/metrics.js';

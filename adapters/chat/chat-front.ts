@@ -1,5 +1,5 @@
 import type { Publisher } from '../../src/delivery/publisher.js';
-import type { RawHandler } from '../../src/core/raw-handler.js';
+import type { RawHandler } from '../../src/infrastructure/raw-handler.js';
 import type { ChatPlatform } from '../../src/domain/chat/chat.js';
 
 /**

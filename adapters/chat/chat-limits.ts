@@ -1,4 +1,4 @@
-import { createRateLimiter } from '../../src/http/rate-limiter.js';
+import { createRateLimiter } from '../../src/infrastructure/rate-limiter.js';
 
 /** Requests per minute (config `chat.rate_limit`). */
 export interface ChatRateLimit {
@@ -10,7 +10,7 @@ export interface ChatRateLimit {
 
 /** Token buckets of chat requests; each answers the seconds to wait, 0 when the request may go on. */
 export interface ChatLimiter {
-  /** Before the signature is checked: the sender's address (see src/http/client-address.ts). */
+  /** Before the signature is checked: the sender's address (see src/infrastructure/client-address.ts). */
   address(address: string): number;
   /** Once the signature is checked: the workspace (only then is its id believed). */
   workspace(id: string): number;

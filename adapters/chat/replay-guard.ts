@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Logger } from '../../src/core/logger.js';
+import type { Logger } from '../../src/infrastructure/logger.js';
 import type { ChatPlatform } from '../../src/domain/chat/chat.js';
 import type { DomainContext } from '../../src/domain/context.js';
 import { takeSignedRequest } from '../../src/domain/chat/seen-requests.js';

@@ -1,7 +1,7 @@
 import type { ChannelSubscription } from '../../src/domain/chat/chat.js';
 import type { DigestAnnouncement, IncidentAnnouncement } from '../../src/domain/notifications/announcement.js';
 import { DomainError } from '../../src/domain/errors.js';
-import type { Logger } from '../../src/core/logger.js';
+import type { Logger } from '../../src/infrastructure/logger.js';
 import type { ChatDialect, ChatRight, Syntax } from './dialect.js';
 
 /**

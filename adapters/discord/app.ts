@@ -1,9 +1,9 @@
 import { ApplicationCommandType, InteractionResponseType, InteractionType } from 'discord.js';
 import type { APIInteraction, APIInteractionResponse } from 'discord.js';
 import type { ChatEnv } from '../../src/config/env.js';
-import type { Logger } from '../../src/core/logger.js';
+import type { Logger } from '../../src/infrastructure/logger.js';
 import type { DomainContext } from '../../src/domain/context.js';
-import type { ClientAddress } from '../../src/http/client-address.js';
+import type { ClientAddress } from '../../src/infrastructure/client-address.js';
 import type { ChatFront } from '../chat/chat-front.js';
 import { createChatLimiter } from '../chat/chat-limits.js';
 import type { ChatRateLimit } from '../chat/chat-limits.js';

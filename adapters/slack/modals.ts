@@ -2,7 +2,7 @@ import type { App, SlackViewMiddlewareArgs, ViewOutput, ViewSubmitAction, types 
 import { RESOLUTION_STAGES, SEVERITIES } from '../../src/domain/incidents/incident.js';
 import type { ResolutionStage, Severity } from '../../src/domain/incidents/incident.js';
 import { DESCRIPTION_MAX, TITLE_MAX } from '../../src/domain/incidents/incident-input.js';
-import type { Logger } from '../../src/core/logger.js';
+import type { Logger } from '../../src/infrastructure/logger.js';
 import { FALLBACK_FIELD } from '../chat/forms.js';
 import { SEVERITY_LABEL, STAGE_LABEL } from '../chat/labels.js';
 import type { FormKind, FormValues, IncidentForm } from '../chat/reply.js';

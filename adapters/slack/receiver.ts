@@ -1,8 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { HTTPModuleFunctions, HTTPResponseAck } from '@slack/bolt';
 import type { App, Logger as BoltLogger, Receiver, ReceiverEvent } from '@slack/bolt';
-import type { RawHandler } from '../../src/core/raw-handler.js';
-import type { ClientAddress } from '../../src/http/client-address.js';
+import type { RawHandler } from '../../src/infrastructure/raw-handler.js';
+import type { ClientAddress } from '../../src/infrastructure/client-address.js';
 import type { ChatLimiter } from '../chat/chat-limits.js';
 import type { ReplayGuard } from '../chat/replay-guard.js';
 import { slowDown } from '../chat/wording.js';

@@ -3,7 +3,7 @@ import { BOARD_ID } from '../domain/boards/board.js';
 import { normalizeTags, MAX_TAGS, TAG_MAX_LENGTH } from '../domain/boards/board-input.js';
 import { digestSettings } from '../domain/chat/subscription-input.js';
 import { NOTIFY_EVENTS } from '../domain/companies/company.js';
-import { parseProxyRange } from '../http/client-address.js';
+import { parseProxyRange } from '../infrastructure/client-address.js';
 import { JOB_NAMES } from '../jobs/jobs.js';
 import { FEED_KINDS } from '../domain/vendors/vendor-snapshot.js';
 

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { createClientAddress, parseProxyRange } from '../../src/http/client-address.js';
+import { createClientAddress, parseProxyRange } from '../../src/infrastructure/client-address.js';
 
 /** A request as node:http hands it over: the socket's peer and the headers, lowercased. */
 const request = (remoteAddress: string | undefined, forwardedFor?: string | string[]) =>

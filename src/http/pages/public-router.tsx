@@ -5,7 +5,7 @@ import { isDatabaseUnavailable } from '../../db/database.js';
 import { DomainError } from '../../domain/errors.js';
 import { readEpoch } from '../../domain/read-epoch.js';
 import { pageHosts } from '../../domain/status-pages/page-directory.js';
-import type { ClientAddress } from '../client-address.js';
+import type { ClientAddress } from '../../infrastructure/client-address.js';
 import { HttpProblem } from '../http-errors.js';
 import { readBody } from '../read-body.js';
 import { createResponseCache } from '../response-cache.js';
