@@ -97,16 +97,6 @@ export function keysMarker(db: Db): string | Promise<string> {
   return feed ? feed.keysMarker() : changeMarker(db);
 }
 
-/**
- * After rows were written with ids the config gives: the next generated id
- * comes after them. SQLite's autoincrement sees given ids by itself;
- * PostgreSQL's identity sequence does not, and is moved on here.
- */
-export async function afterGivenIds(trx: Kysely<Database>, table: 'services' | 'custom_monitors'): Promise<void> {
-  if (engineOf(trx) !== 'postgres') return;
-  await sql`select setval(pg_get_serial_sequence(${table}, 'id'), coalesce(max(id), 0) + 1, false) from ${sql.table(table)}`.execute(trx);
-}
-
 export const isPostgresUrl = (path: string): boolean => /^postgres(ql)?:\/\//i.test(path);
 
 /** Which engine a database runs on. */

@@ -328,3 +328,16 @@ export interface Database {
   seen_chat_requests: SeenChatRequestsTable;
   audit_events: AuditEventsTable;
 }
+
+/** A list of rows as one JSON column reads (see jsonRows): PostgreSQL's driver parses JSON, SQLite's hands over the text. */
+export type JsonRows<O> = O[] | string;
+
+/** One notification to deliver, due at once: a row of `outbox` as it is queued. */
+export interface OutboxRow {
+  companyId: number;
+  subscriberId: number | null;
+  stream: string;
+  event: string;
+  payload: unknown;
+  now: number;
+}

@@ -85,39 +85,60 @@ export function changesNothingCached(trx: Kysely<Database>): void {
   turn.tx.quiet += 1;
 }
 
-/** The table whose rows a unit may leave to its transaction's commit (see `insertAtCommit`). */
-const AT_COMMIT_TABLE = 'audit_events';
-type AtCommitRow = Insertable<Database[typeof AT_COMMIT_TABLE]>;
+/** Rows units left to their transaction's commit, by table (see `deferInsert`). */
+type Deferred = Map<string, Record<string, unknown>[]>;
 
 /** The rows each unit left to the commit, by the transaction object the unit was given (SQLite). */
-const atCommit = new WeakMap<Kysely<Database>, AtCommitRow[]>();
+const atCommit = new WeakMap<Kysely<Database>, Deferred>();
 
-/** Rows per insert: 8 columns each, well under SQLite's limit of variables in one statement. */
-const AT_COMMIT_CHUNK = 500;
+/** Variables per insert of deferred rows: well under SQLite's limit of variables in one statement. */
+const AT_COMMIT_VARIABLES = 4_000;
 
 /**
  * SQLite: a row that nothing reads back in its own transaction (an audit row)
  * is kept and inserted, with those of the transaction's other units, in one
- * statement just before the commit: in the same transaction still, and gone
- * with the unit's savepoint if the unit fails. A statement per row cost as
- * much again as the row. False where the unit does not run in the writer's
- * SQLite transaction (PostgreSQL, where the row rides in the unit's own
- * statements): the caller inserts it.
+ * statement per table just before the commit: in the same transaction still,
+ * and gone with the unit's savepoint if the unit fails. A statement per row
+ * cost as much again as the row. False where the unit does not run in the
+ * writer's SQLite transaction (PostgreSQL, where the row rides in the unit's
+ * own statements): the caller inserts it.
  */
-export function insertAtCommit(trx: Kysely<Database>, row: AtCommitRow): boolean {
-  const rows = atCommit.get(trx);
-  if (!rows) return false;
-  rows.push(row);
+export function deferInsert<T extends keyof Database & string>(trx: Kysely<Database>, table: T, row: Insertable<Database[T]>): boolean {
+  const deferred = atCommit.get(trx);
+  if (!deferred) return false;
+  let rows = deferred.get(table);
+  if (!rows) {
+    rows = [];
+    deferred.set(table, rows);
+  }
+  rows.push(row as Record<string, unknown>);
   return true;
 }
 
+/** Inserts the deferred rows, a few statements per table. */
+async function insertDeferred(trx: Kysely<Database>, kept: Deferred): Promise<void> {
+  for (const [table, rows] of kept) {
+    const chunk = Math.max(1, Math.floor(AT_COMMIT_VARIABLES / Object.keys(rows[0] ?? {}).length));
+    for (let i = 0; i < rows.length; i += chunk) {
+      await trx
+        .insertInto(table as keyof Database)
+        .values(rows.slice(i, i + chunk) as never)
+        .execute();
+    }
+  }
+}
+
 /** Runs `unit` with `handle`, keeping the rows it leaves to the commit into `kept` once it succeeds. */
-async function keepingRows<T>(handle: Kysely<Database>, kept: AtCommitRow[], unit: () => Promise<T>): Promise<T> {
-  const rows: AtCommitRow[] = [];
+async function keepingRows<T>(handle: Kysely<Database>, kept: Deferred, unit: () => Promise<T>): Promise<T> {
+  const rows: Deferred = new Map();
   atCommit.set(handle, rows);
   try {
     const value = await unit();
-    for (const row of rows) kept.push(row);
+    for (const [table, list] of rows) {
+      const all = kept.get(table);
+      if (all) all.push(...list);
+      else kept.set(table, list);
+    }
     return value;
   } finally {
     atCommit.delete(handle);
@@ -196,7 +217,7 @@ export function createWriter(
   const queue: Pending[] = [];
   let running = 0;
 
-  async function runAlone(trx: Kysely<Database>, p: Pending, kept: AtCommitRow[] | null): Promise<Outcome> {
+  async function runAlone(trx: Kysely<Database>, p: Pending, kept: Deferred | null): Promise<Outcome> {
     try {
       return { ok: true, value: await (kept ? keepingRows(trx, kept, () => p.unit(trx)) : p.unit(trx)) };
     } catch (error) {
@@ -204,7 +225,7 @@ export function createWriter(
     }
   }
 
-  async function runInSavepoints(trx: ControlledTransaction<Database>, batch: Pending[], kept: AtCommitRow[]): Promise<Outcome[]> {
+  async function runInSavepoints(trx: ControlledTransaction<Database>, batch: Pending[], kept: Deferred): Promise<Outcome[]> {
     const outcomes: Outcome[] = [];
     for (const [i, p] of batch.entries()) {
       const name = `unit${i}`;
@@ -283,7 +304,7 @@ export function createWriter(
         try {
           let done: Outcome[] | null;
           // SQLite: the rows units leave to the commit (see insertAtCommit).
-          const kept: AtCommitRow[] | null = savepoints ? [] : null;
+          const kept: Deferred | null = savepoints ? new Map() : null;
           if (batch.length === 1) {
             turns.set(trx, { tx, mayWait: true, ran: 0 });
             done = [await runAlone(trx, batch[0]!, kept)];
@@ -294,12 +315,7 @@ export function createWriter(
             await rollback();
             return done;
           }
-          for (let i = 0; kept && i < kept.length; i += AT_COMMIT_CHUNK) {
-            await trx
-              .insertInto(AT_COMMIT_TABLE)
-              .values(kept.slice(i, i + AT_COMMIT_CHUNK))
-              .execute();
-          }
+          if (kept) await insertDeferred(trx, kept);
           // Which replicas listen, read before the commit: each must hear of it before any unit is answered
           // (unless no unit changed what they cache: then none will hear of it).
           const later = done.filter((o) => o.ok === 'later').length;

@@ -1,5 +1,5 @@
 import type { Kysely, Selectable } from 'kysely';
-import { engineOf } from '../db/database.js';
+import { dialectOf } from '../db/dialect.js';
 import type { ChatPlatform, Database, OutboxTable } from '../db/schema.js';
 import type { DomainContext } from '../domain/context.js';
 
@@ -101,9 +101,9 @@ export async function claimDue(
   const candidates = pick(await heads(ctx.db).execute());
   // Nothing to take: no write, so that looking costs no commit.
   if (candidates.length === 0) return [];
-  if (engineOf(ctx.db) === 'postgres') {
+  if (dialectOf(ctx.db).sharedByProcesses) {
     // PostgreSQL: taken again under row locks; rows another replica is claiming right now are skipped, not waited for.
-    return ctx.write(async (trx) => take(trx, pick(await heads(trx).forUpdate('o').skipLocked().execute())));
+    return ctx.write(async (trx) => take(trx, pick(await dialectOf(trx).forClaim(heads(trx), 'o').execute())));
   }
   return ctx.write((trx) => take(trx, candidates));
 }

@@ -1,4 +1,4 @@
-import { changeMarker } from '../db/database.js';
+import { changeMarker } from '../db/dialect.js';
 import type { DomainContext } from './context.js';
 import { periodAt } from './demo/demo-cycle.js';
 

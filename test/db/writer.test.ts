@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/database.js';
 import type { Db } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
-import { createWriter, insertAtCommit } from '../../src/db/writer.js';
+import { createWriter, deferInsert } from '../../src/db/writer.js';
 import { lockServiceForChange } from '../../src/db/locks.js';
 import { CHANGES_CHANNEL, LISTENER_NAME_PREFIX } from '../../src/db/change-feed.js';
 import { waitUntil } from '../helpers/wait-until.js';
@@ -59,11 +59,11 @@ describe('createWriter', () => {
     const row = (action: string) => ({ at: 0, company_id: null, actor: 'cli', action, target_type: 'test', target_id: '1', request_id: null, changes: '{}' });
     const actions = async () => (await db.selectFrom('audit_events').select('action').orderBy('id').execute()).map((r) => r.action);
     // Outside the writer's transaction, nobody takes the row: the caller inserts it.
-    expect(insertAtCommit(db, row('outside'))).toBe(false);
+    expect(deferInsert(db, 'audit_events', row('outside'))).toBe(false);
     const writer = createWriter(db);
     const leave = (action: string, fail = false) =>
       writer.run(async (trx) => {
-        expect(insertAtCommit(trx, row(action))).toBe(true);
+        expect(deferInsert(trx, 'audit_events', row(action))).toBe(true);
         await insertMeta(action)(trx);
         if (fail) throw new Error(`unit ${action} fails after writing`);
       });

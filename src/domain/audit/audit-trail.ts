@@ -1,6 +1,6 @@
 import type { CompiledQuery, Insertable, Kysely } from 'kysely';
 import { prepared } from '../../db/prepared.js';
-import { insertAtCommit } from '../../db/writer.js';
+import { deferInsert } from '../../db/dialect.js';
 import type { Database } from '../../db/schema.js';
 import type { Company } from '../companies/company.js';
 import type { DomainContext } from '../context.js';
@@ -84,7 +84,7 @@ const insertOf = (db: Kysely<Database>, row: AuditRow): CompiledQuery =>
 export function auditWrite(ctx: DomainContext, db: Kysely<Database>, entry: AuditEntry): CompiledQuery | null {
   if (!ctx.audited) return null;
   const row = auditRow(ctx, entry);
-  return insertAtCommit(db, row) ? null : insertOf(db, row);
+  return deferInsert(db, 'audit_events', row) ? null : insertOf(db, row);
 }
 
 /** Writes the audit row of a change inside its transaction (`trx`), now. */

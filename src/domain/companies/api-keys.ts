@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Kysely, Selectable } from 'kysely';
-import { keysMarker } from '../../db/database.js';
+import { keysMarker } from '../../db/dialect.js';
 import { prepared } from '../../db/prepared.js';
 import type { CompaniesTable, Database } from '../../db/schema.js';
 import type { DomainContext } from '../context.js';

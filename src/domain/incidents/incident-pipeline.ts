@@ -1,10 +1,8 @@
 import { sql } from 'kysely';
 import type { CompiledQuery, ExpressionBuilder, Kysely, Selectable } from 'kysely';
-import { engineOf } from '../../db/database.js';
-import { jsonRows, rowsOf } from '../../db/json-rows.js';
-import type { JsonRows } from '../../db/json-rows.js';
-import { lockedRead, lockServiceForChange } from '../../db/locks.js';
-import { prepared, runWrites } from '../../db/prepared.js';
+import { dialectOf, jsonRows, lockedRead, lockServiceForChange, rowsOf, runWrites } from '../../db/dialect.js';
+import type { JsonRows } from '../../db/dialect.js';
+import { prepared } from '../../db/prepared.js';
 import type { Database, IncidentsTable, ServicesTable } from '../../db/schema.js';
 import { auditWrite, changesBetween, created, removed } from '../audit/audit-trail.js';
 import type { AuditEntry } from '../audit/audit-trail.js';
@@ -157,7 +155,7 @@ export async function lockScope(
 ): Promise<ChangeScope | undefined> {
   const row = await lockedScope(trx, { service: serviceId, now, except });
   if (!row || row.company_id !== company.id) return undefined;
-  return scopeOf(row, except, engineOf(trx) === 'postgres', true);
+  return scopeOf(row, except, dialectOf(trx).lockedReadsMayPredateLock, true);
 }
 
 /**
@@ -240,7 +238,7 @@ export async function lockIncidentScope(
   const [incident] = rowsOf(row.incident);
   if (!incident) return undefined;
   const updates = rowsOf(row.updates).map((u) => ({ stage: u.stage, description: u.description, created_at: u.created_at }));
-  const scope = scopeOf(row as FactColumns, incidentId, engineOf(trx) === 'postgres', true);
+  const scope = scopeOf(row as FactColumns, incidentId, dialectOf(trx).lockedReadsMayPredateLock, true);
   return { scope, stored: { row: incident, updates } };
 }
 

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { changesNothingCached } from '../../db/writer.js';
+import { changesNothingCached } from '../../db/dialect.js';
 import type { Database } from '../../db/schema.js';
 import type { Company } from '../companies/company.js';
 import type { DomainContext } from '../context.js';

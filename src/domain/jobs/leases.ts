@@ -1,4 +1,4 @@
-import { changesNothingCached } from '../../db/writer.js';
+import { changesNothingCached } from '../../db/dialect.js';
 import type { DomainContext } from '../context.js';
 
 /**

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { engineOf } from '../../db/database.js';
+import { dialectOf } from '../../db/dialect.js';
 import type { Database } from '../../db/schema.js';
 import type { ChannelRef } from '../chat/chat.js';
 import { channelStream } from '../chat/chat.js';
@@ -15,7 +15,7 @@ import { recordAudit } from '../audit/audit-trail.js';
  * on SQLite takes them all without writing, so that a healthy probe writes nothing.
  */
 export async function takeDueProbes(ctx: DomainContext, due: readonly { id: number; dueAt: number; next: number }[]): Promise<Set<number>> {
-  if (due.length === 0 || engineOf(ctx.db) !== 'postgres') return new Set(due.map((d) => d.id));
+  if (due.length === 0 || !dialectOf(ctx.db).sharedByProcesses) return new Set(due.map((d) => d.id));
   return ctx.write(async (trx) => {
     const taken = new Set<number>();
     for (const d of due) {

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Expression, Kysely } from 'kysely';
-import { jsonRows, rowsOf } from '../../db/json-rows.js';
-import type { JsonRows } from '../../db/json-rows.js';
+import { jsonRows, rowsOf } from '../../db/dialect.js';
+import type { JsonRows } from '../../db/dialect.js';
 import type { Database } from '../../db/schema.js';
 import { channelsFollowingIncidentsQuery, channelsFollowingServiceQuery } from './channel-outbox.js';
 import type { ChannelRow, ServiceChannelRow } from './channel-outbox.js';

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { sql } from 'kysely';
-import { afterGivenIds } from '../../db/database.js';
+import { dialectOf } from '../../db/dialect.js';
 import type { Database } from '../../db/schema.js';
 import { recordAudit } from '../audit/audit-trail.js';
 import { hashApiKey } from '../companies/api-keys.js';
@@ -188,7 +188,7 @@ async function applyCompanyIdentity(trx: Kysely<Database>, spec: CompanySpec, no
       .onConflict((oc) => oc.column('id').doUpdateSet({ urlname: s.urlname, name: s.name, status_page_url: s.status_page_url }))
       .execute();
   }
-  await afterGivenIds(trx, 'services');
+  await dialectOf(trx).afterGivenIds(trx, 'services');
 
   return companyId;
 }
@@ -224,7 +224,7 @@ async function applyCompanyResources(trx: Kysely<Database>, companyId: number, s
         .execute();
     }
   }
-  await afterGivenIds(trx, 'custom_monitors');
+  await dialectOf(trx).afterGivenIds(trx, 'custom_monitors');
 
   for (const [i, b] of spec.boards.entries()) {
     const at: Path = [...path, 'boards', i];
