@@ -9,6 +9,7 @@ import type { ChatPlatform } from '../../src/domain/chat/chat.js';
  */
 export interface ChatFront {
   readonly name: ChatPlatform;
+  /** Webhooks by path; the listener serves each as a POST route and answers other methods itself. */
   readonly rawHandlers: Readonly<Record<string, RawHandler>>;
   readonly publisher: Publisher;
   start(): Promise<void>;

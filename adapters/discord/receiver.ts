@@ -85,10 +85,6 @@ export function createHttpReceiver(options: HttpReceiverOptions): DiscordReceive
   const key = discordPublicKey(options.publicKey);
   let handler: InteractionHandler | null = null;
   const endpoint: RawHandler = async (req, res, body) => {
-    if (req.method !== 'POST') {
-      sendJson(res, 405, { error: 'use POST' }, { Allow: 'POST' });
-      return;
-    }
     const address = options.clientAddress(req);
     const addressWait = options.limits.address(address);
     if (addressWait > 0) {

@@ -73,11 +73,6 @@ export class SlackHttpReceiver implements Receiver {
   async stop(): Promise<void> {}
 
   readonly handler: RawHandler = async (req, res, body) => {
-    if (req.method !== 'POST') {
-      res.writeHead(405, { Allow: 'POST' });
-      res.end();
-      return;
-    }
     const buffered = req as BufferedIncomingMessage;
     buffered.rawBody = body;
     const address = this.options.clientAddress(req);

@@ -35,6 +35,12 @@ describe('transport', () => {
     expect(res).toEqual({ status: 200, body: { type: 1 } });
   });
 
+  it('answers another method with 405', async () => {
+    const res = await fetch(`${s.url}/discord/interactions`);
+    expect(res.status).toBe(405);
+    expect(res.headers.get('allow')).toBe('POST');
+  });
+
   it('refuses unsigned, forged, tampered and stale requests with 401, and changes nothing', async () => {
     const link = command('statusbot link', { key: GLOBEX_KEY }, { guild: UNLINKED });
     const body = JSON.stringify(link);
