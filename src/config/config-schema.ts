@@ -6,6 +6,7 @@ import { NOTIFY_EVENTS } from '../domain/companies/company.js';
 import { parseProxyRange } from '../infrastructure/client-address.js';
 import { JOB_NAMES } from '../jobs/jobs.js';
 import { FEED_KINDS } from '../domain/vendors/vendor-snapshot.js';
+import { slugOf } from '../domain/status-pages/page-slug.js';
 
 const URLNAME = /^[a-z0-9](?:[a-z0-9-]{0,98}[a-z0-9])?$/;
 
@@ -103,17 +104,6 @@ const smtp = z.strictObject({
       error: 'must be an address, such as "Acme status <status@acme.example>"',
     }),
 });
-
-/** Kebab-case of a page's name, its slug when none is given. */
-export const slugOf = (name: string): string =>
-  name
-    .normalize('NFKD')
-    .replace(/[\u0300-\u036f]/g, '')
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '')
-    .slice(0, 64)
-    .replace(/-+$/, '') || 'status';
 
 /** A channel and what it follows; `slack` or `discord` names the channel id. */
 const channel = z

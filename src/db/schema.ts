@@ -1,5 +1,4 @@
 import type { Generated } from 'kysely';
-import type { FeedKind } from '../domain/vendors/vendor-snapshot.js';
 
 /** Table types as stored: timestamps are epoch milliseconds, booleans 0/1, arrays JSON text. */
 export interface CompaniesTable {
@@ -95,6 +94,9 @@ export interface IncidentsTable {
 }
 
 export type ResolutionStage = 'investigating' | 'identified' | 'monitoring' | 'resolved';
+
+/** How a vendor's status feed is read (see src/ingest/). */
+export type FeedKind = 'statuspage' | 'rss' | 'atom' | 'gcp' | 'instatus' | 'slack' | 'statusio' | 'betterstack' | 'incidentio' | 'salesforce';
 
 export interface IncidentUpdatesTable {
   id: Generated<number>;

@@ -1,6 +1,6 @@
 import type { ComponentChildren } from 'preact';
 import { renderToString } from 'preact-render-to-string';
-import type { IncidentNotification } from '../domain/notifications/outbox.js';
+import type { IncidentNotification } from '../domain/notifications/incident-notification.js';
 
 /** One mail, in the two forms every mail carries. */
 export interface RenderedMail {

@@ -5,8 +5,8 @@ import { createWriter } from '../db/writer.js';
 import type { WriteUnit } from '../db/writer.js';
 import type { Clock } from './clock.js';
 import type { Company } from './companies/company.js';
-import { DEFAULT_USER_REPORTS } from './vendors/user-reports.js';
-import type { UserReportSettings } from './vendors/user-reports.js';
+import { DEFAULT_USER_REPORTS } from './vendors/user-report-settings.js';
+import type { UserReportSettings } from './vendors/user-report-settings.js';
 
 /** What every use case runs with: the database, the clock, and where this server is reachable. */
 export interface DomainContext {

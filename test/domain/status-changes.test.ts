@@ -1,10 +1,12 @@
+import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { IncidentNotification } from '../../src/domain/notifications/outbox.js';
+import type { IncidentNotification } from '../../src/domain/notifications/incident-notification.js';
 import type { StatusChangeAnnouncement } from '../../src/domain/notifications/announcement.js';
 import { TEST_ENGINE } from '../helpers/test-database.js';
 import { ACME_KEY, startTestServer } from '../helpers/test-server.js';
 import type { TestServer } from '../helpers/test-server.js';
+import { waitUntil } from '../helpers/wait-until.js';
 
 const CONFIG = `
 public_url: http://status.test
@@ -67,6 +69,12 @@ describe('status changes of a service changed from several requests at once', ()
   });
 });
 
+/** Whether a session on the server's database waits for a lock another holds. */
+async function waitsForALock(server: TestServer): Promise<boolean> {
+  const waiting = sql<{ n: number }>`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`;
+  return (await waiting.execute(server.ctx.db)).rows[0]!.n > 0;
+}
+
 describe.skipIf(TEST_ENGINE !== 'postgres')('a change that waits for its service', () => {
   it('tells of the status as the change it waited for left it', async () => {
     const client = new pg.Client({ connectionString: s.dbPath });
@@ -80,7 +88,7 @@ describe.skipIf(TEST_ENGINE !== 'postgres')('a change that waits for its service
          values (1002, 'Held', 'major', '', 0, 0, 0)`,
       );
       const created = s.api('POST', '/api/v2/incidents', { body: { service_id: 1002, title: 'Waited', status: 'minor' } });
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      await waitUntil(() => waitsForALock(s), { what: 'the change to wait for the service' });
       await client.query('commit');
       const res = await created;
       expect(res.status).toBe(201);

@@ -2,7 +2,7 @@ import type { Expression, Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { enqueue } from './enqueue.js';
 import type { OutboxRow } from './enqueue.js';
-import type { IncidentNotification } from './outbox.js';
+import type { IncidentNotification } from './incident-notification.js';
 
 /**
  * Mail to one email subscriber goes out on a stream of its own, in order. The

@@ -2,31 +2,11 @@ import type { Expression, Kysely } from 'kysely';
 import { emailNotificationRows } from './email-notifications.js';
 import type { EmailSubscriberRow } from './email-notifications.js';
 import type { OutboxRow } from './enqueue.js';
+import type { IncidentNotification } from './incident-notification.js';
 import type { Database } from '../../db/schema.js';
 import type { Company } from '../companies/company.js';
 import type { Incident, IncidentEvent } from '../incidents/incident.js';
 import type { ServiceStatus } from '../services/service.js';
-
-/** What a subscriber receives about an incident; stored as the outbox row's payload. */
-export interface IncidentNotification {
-  event: `incident.${IncidentEvent}`;
-  occurred_at: string;
-  status_page: { id: number; name: string; url: string };
-  service: { id: number; name: string; urlname: string; status: ServiceStatus };
-  incident: {
-    id: number;
-    title: string;
-    status: string;
-    resolved: boolean;
-    resolution_stage: string | null;
-    description: string;
-    url: string | null;
-    tracker_url: string;
-    created_at: string;
-    updated_at: string;
-    resolved_at: string | null;
-  };
-}
 
 export type SubscriberRow = { id: number; page_id: number; page_name: string; page_url: string };
 

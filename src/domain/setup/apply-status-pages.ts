@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { slugOf } from '../../config/config-schema.js';
+import { slugOf } from '../status-pages/page-slug.js';
 import type { Database } from '../../db/schema.js';
 import { invalidInput } from '../errors.js';
 import type { Path } from './apply-chat.js';

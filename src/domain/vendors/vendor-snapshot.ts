@@ -1,3 +1,4 @@
+import type { FeedKind } from '../../db/schema.js';
 import type { ResolutionStage, Severity } from '../incidents/incident.js';
 import type { ServiceStatus } from '../services/service.js';
 
@@ -79,5 +80,16 @@ export interface VendorMaintenance {
 }
 
 /** The kinds of feed statusbot reads. */
-export const FEED_KINDS = ['statuspage', 'rss', 'atom', 'gcp', 'instatus', 'slack', 'statusio', 'betterstack', 'incidentio', 'salesforce'] as const;
-export type FeedKind = (typeof FEED_KINDS)[number];
+export type { FeedKind };
+export const FEED_KINDS = [
+  'statuspage',
+  'rss',
+  'atom',
+  'gcp',
+  'instatus',
+  'slack',
+  'statusio',
+  'betterstack',
+  'incidentio',
+  'salesforce',
+] as const satisfies readonly FeedKind[];
