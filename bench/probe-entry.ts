@@ -8,7 +8,7 @@
  */
 import { loadConfig } from '../src/config/load-config.js';
 import { startServer } from '../src/main.js';
-import { createLogger } from '../src/core/pino-logger.js';
+import { createLogger } from '../src/infrastructure/pino-logger.js';
 
 const [dbPath, configPath] = process.argv.slice(2);
 if (!dbPath || !configPath || !process.send) {
