@@ -22,7 +22,7 @@
  *   BENCH_POSTGRES_URL    the server the PostgreSQL runs create their databases on (default postgres://postgres@127.0.0.1:5432/test)
  *
  * With one replica, `GET /api/v2/incidents/:id` and `POST /api/v2/incidents`
- * are also measured with logs, metrics and the audit trail turned off and on
+ * are also measured with logs and metrics turned off and on
  * again every second in the same process under one unbroken load (on, off,
  * off, on, …), in a fresh process each round: what observing costs, against
  * the target of under 10%. Identical processes here differ by up to 40% for
@@ -75,7 +75,7 @@ const TARGETS = {
   postgresCreateRps: 1500,
   createP99Ms: 25,
   page: { ratio: 0.7, p99Ms: 5 },
-  /** Logs, metrics and the audit trail on may cost at most this share of req/s against them off. */
+  /** Logs and metrics on may cost at most this share of req/s against them off. */
   observingCost: 0.1,
 };
 /** The endpoints measured with observing off too. */
@@ -351,8 +351,8 @@ function runOfSide(s: Side): Run {
 }
 
 /**
- * One process's server under one unbroken load, with logs, metrics and the
- * audit trail turned on and off every OBSERVING_SEGMENT_SECONDS in the order
+ * One process's server under one unbroken load, with logs and
+ * metrics turned on and off every OBSERVING_SEGMENT_SECONDS in the order
  * on, off, off, on, …: the CPU time and the answers of each side, summed over
  * its segments. A warm-up runs both sides first.
  */
@@ -720,7 +720,7 @@ async function main(): Promise<number> {
           r.observing
             ? [
                 {
-                  target: `${engine.label}: ${r.endpoint} with logs, metrics and audit < ${TARGETS.observingCost * 100}% more CPU per request than without`,
+                  target: `${engine.label}: ${r.endpoint} with logs and metrics < ${TARGETS.observingCost * 100}% more CPU per request than without`,
                   measured: `${f((r.observing.on.cpuUs / r.observing.off.cpuUs - 1) * 100, 1)}% (req/s ${f((1 - r.observing.on.rps / r.observing.off.rps) * 100, 1)}% lower)`,
                   met: r.observing.on.cpuUs <= r.observing.off.cpuUs * (1 + TARGETS.observingCost),
                 },
@@ -786,7 +786,7 @@ async function main(): Promise<number> {
     const observed = results.filter((r) => r.observing);
     if (observed.length > 0) {
       console.log(
-        `\nlogs (JSON lines to a file), metrics and the audit trail: on, and off in the same process (on, off, off, on; ` +
+        `\nlogs (JSON lines to a file) and metrics: on, and off in the same process (on, off, off, on; ` +
           `${OBSERVING_ROUNDS} fresh processes of ${OBSERVING_SEGMENTS} s pooled; each one's own cost in CPU per request in brackets)\n`,
       );
       console.log(

@@ -12,11 +12,11 @@ import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../src/config/load-config.js';
-import type { Logger } from '../src/infrastructure/logger.js';
-import { createLogger, silentLogger } from '../src/infrastructure/pino-logger.js';
-import type { ObservingSwitch } from '../src/domain/context.js';
+import { createLogger } from '../src/infrastructure/pino-logger.js';
 import { startServer } from '../src/main.js';
 import type { ChildReply, ParentMessage } from './ipc.js';
+import { switchedLogger, switchedMetrics } from './observing.js';
+import type { ObservingSwitch } from './observing.js';
 
 const [dbPath, configPath] = process.argv.slice(2);
 if (!dbPath || !configPath || !process.send) {
@@ -26,8 +26,8 @@ if (!dbPath || !configPath || !process.send) {
 
 const reply = (message: ChildReply) => process.send?.(message);
 
-// Observing on: every request is a JSON line in a file, as in production, and observed in the metrics, every change
-// writes its audit row. The parent turns it off and on again to measure what it costs in this very process.
+// Observing on: every request is a JSON line in a file, as in production, and observed in the metrics. The parent
+// turns it off and on again to measure what it costs in this very process.
 const observing: ObservingSwitch = { on: true };
 const logFile = join(tmpdir(), `statusbot-bench-${process.pid}.log`);
 const server = await startServer({
@@ -36,7 +36,7 @@ const server = await startServer({
   host: '127.0.0.1',
   config: loadConfig(configPath).config,
   logger: switchedLogger(createLogger({ level: 'info', file: logFile }), observing),
-  observability: observing,
+  metrics: (metrics) => switchedMetrics(metrics, observing),
   // The API is measured; notifications queue up in the outbox (their hosts are not reachable from here).
   delivery: { enabled: false },
   env: {},
@@ -62,16 +62,3 @@ process.on('message', (message: ParentMessage) => {
 process.on('disconnect', () => process.exit(0));
 
 reply({ type: 'ready', port: server.port });
-
-/** `logger` while the switch is on, nothing while it is off. */
-function switchedLogger(logger: Logger, on: ObservingSwitch): Logger {
-  const to = () => (on.on ? logger : silentLogger);
-  return {
-    debug: (message, fields) => to().debug(message, fields),
-    info: (message, fields) => to().info(message, fields),
-    warn: (message, fields) => to().warn(message, fields),
-    error: (message, error, fields) => to().error(message, error, fields),
-    child: (fields) => switchedLogger(logger.child(fields), on),
-    flush: () => logger.flush?.(),
-  };
-}

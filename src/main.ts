@@ -10,7 +10,7 @@ import type { Clock } from './domain/clock.js';
 import { writeKeyUses } from './domain/companies/api-keys.js';
 import { createDomainContext } from './domain/context.js';
 import { syncDemoServices } from './domain/demo/demo-services.js';
-import type { DomainContext, ObservingSwitch } from './domain/context.js';
+import type { DomainContext } from './domain/context.js';
 import { applySetup } from './domain/setup/apply-setup.js';
 import { feedAddresses } from './domain/vendors/vendor-feeds.js';
 import { DEMO_BOARD_ID, seedDemoCompany } from './domain/setup/demo-setup.js';
@@ -62,13 +62,8 @@ export interface StartOptions {
   delivery?: Partial<Pick<OutboxWorkerOptions, 'maxAttempts' | 'baseDelayMs' | 'maxDelayMs' | 'pollMs' | 'leaseMs'>> & {
     enabled?: boolean;
   };
-  /**
-   * False only to measure what observing costs (the benchmark): no audit rows,
-   * no metrics observed (the caller passes a silent logger too). A switch
-   * turns them on and off while the server runs, so that the benchmark
-   * compares both in one process (its logger follows the same switch).
-   */
-  observability?: boolean | ObservingSwitch;
+  /** Wraps the server's metrics hooks, e.g. to count only some of what happens; the registry is the server's own. */
+  metrics?: (metrics: Metrics) => Metrics;
   /** Called once per HTTP request, after its log line. */
   onRequestFinished?: (finished: FinishedRequest) => void;
   /** The job scheduler (monitor probes, demo cycle, digests, retention); on unless false. */
@@ -146,18 +141,14 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     const port = options.port;
     const publicUrl = config.publicUrl ?? `http://localhost:${port === 0 ? 8080 : port}`;
     const clock = options.clock ?? systemClock;
-    const metrics = createMetrics({ db, now: () => clock.now(), logger });
-    const observing = options.observability ?? true;
-    const observed = observing !== false;
-    const switched = <A extends unknown[]>(fn: (...args: A) => void) =>
-      typeof observing === 'boolean' ? fn : (...args: A) => void (observing.on && fn(...args));
+    const created = createMetrics({ db, now: () => clock.now(), logger });
+    const metrics = options.metrics ? options.metrics(created) : created;
     const ctx = createDomainContext({
       db,
       clock,
       publicUrl,
       userReports: config.userReports,
-      onWriteBatch: observed ? switched(metrics.writeBatch) : undefined,
-      audited: observing,
+      onWriteBatch: metrics.writeBatch,
     });
     // The config is the operator's, applied by `statusbot serve`.
     await applySetup(ctx.actingAs({ actor: 'cli', requestId: null }), config.setup);
@@ -220,7 +211,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       ready: () => ready,
       rawHandlers: Object.assign({}, ...fronts.map((f) => f.rawHandlers)) as Record<string, RawHandler>,
       publicRoutes,
-      onFinished: observed ? requestObservers(switched(metrics.requestFinished), options.onRequestFinished) : options.onRequestFinished,
+      onFinished: requestObservers(metrics.requestFinished, options.onRequestFinished),
       metrics: createMetricsEndpoint({ registry: metrics.registry, token: config.metrics.token }),
     });
     const listening = server;

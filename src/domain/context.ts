@@ -25,8 +25,6 @@ export interface DomainContext {
   readonly acting: Acting;
   /** The same context, acting for another actor (an API key, a chat user, a job) within a request. */
   actingAs(acting: Acting): DomainContext;
-  /** Whether changes write audit rows (always, but in the benchmark's comparison run). */
-  readonly audited: boolean;
   /**
    * Process-local state, shared by every acting context of the server: caches kept
    * elsewhere key on it (a WeakMap by `memo`), never on the context itself.
@@ -46,13 +44,6 @@ export interface DomainContextOptions {
   userReports?: UserReportSettings;
   /** Called with the number of units in each write transaction (metrics). */
   onWriteBatch?: (size: number) => void;
-  /** False only to measure what the audit trail costs; a switch turns it on and off while the server runs (the benchmark). */
-  audited?: boolean | ObservingSwitch;
-}
-
-/** Whether logs, metrics and the audit trail are on, flipped while a server runs: only the benchmark's comparison does. */
-export interface ObservingSwitch {
-  on: boolean;
 }
 
 /** Who acts, and the request that carries it (the id the request's log line has). */
@@ -82,11 +73,7 @@ export function createDomainContext(options: DomainContextOptions): DomainContex
     memo: { demoPeriod: Number.NaN, apiKeys: new Map() },
     acting: { actor: 'system', requestId: null },
     actingAs,
-    audited: options.audited !== false,
   };
-  const audited = options.audited;
-  // A switch is read as each acting context is made (a request's changes all follow what it was then).
-  if (typeof audited === 'object') Object.defineProperty(base, 'audited', { get: () => audited.on, enumerable: true });
   // Everything but `acting` is shared: the writer, the memo, the listeners.
   function actingAs(acting: Acting): DomainContext {
     return { ...base, acting };

@@ -1,8 +1,10 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Migrator } from 'kysely';
+import { Migrator, sql } from 'kysely';
+import type { Kysely } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import * as auditEvents from '../../migrations/0010_audit_events.js';
 import { migrations } from '../../migrations/index.js';
 import { parseConfig } from '../../src/config/load-config.js';
 import { openDatabase } from '../../src/db/database.js';
@@ -96,8 +98,6 @@ companies:
       - { id: 501, name: statusbot health, url: "http://localhost:8080/healthz", probe_type: ping }
     boards:
       - { id: 00000000-0000-4000-8000-000000000001, name: Demo services, urlname: demo, services: [{ urlname: demo-service, tags: [demo] }] }
-    status_pages:
-      - { name: Demo status, services: [demo-api], monitors: [501] }
     slack: { team_id: T-DEMO }
     channels:
       - { slack: C-DEMO, services: [demo-api], monitors: [501] }
@@ -107,11 +107,19 @@ async function seedBefore0009(db: Db): Promise<void> {
   const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
   const { error } = await migrator.migrateTo('0008_public_pages');
   if (error) throw error;
-  // The schema of 0008 has no audit trail yet.
-  const ctx = createDomainContext({ db, clock: manualClock(T0), publicUrl: 'http://localhost:8080', audited: false });
+  // Today's setup writes its audit rows, which the schema of 0008 has no table for yet: one is lent meanwhile.
+  await auditEvents.up(db as unknown as Kysely<unknown>);
+  const ctx = createDomainContext({ db, clock: manualClock(T0), publicUrl: 'http://localhost:8080' });
   await applySetup(ctx, parseConfig('old.yml', OLD_DEMO).config.setup);
+  await db.schema.dropTable('audit_events').execute();
   const at = Date.parse(T0);
-  const page = await db.selectFrom('status_pages').select('id').executeTakeFirstOrThrow();
+  // The page as 0008 stored it (its services carried a status then).
+  const company = await db.selectFrom('companies').select('id').where('name', '=', 'Demo').executeTakeFirstOrThrow();
+  const page = await sql<{ id: number }>`insert into status_pages (company_id, name, url, created_at, updated_at, slug, monitors)
+    values (${company.id}, 'Demo status', 'http://localhost:8080/status/demo-status', ${at}, ${at}, 'demo-status', '[501]') returning id`
+    .execute(db)
+    .then((r) => r.rows[0]!);
+  await sql`insert into status_page_services (status_page_id, service_id, status, updated_at) values (${page.id}, 1001, 'ok', ${at})`.execute(db);
   await db
     .insertInto('email_subscribers')
     .values({ status_page_id: page.id, email: 'ops@demo.example', state: 'confirmed', origin: 'form', services: '[1001]', created_at: at })

@@ -123,8 +123,8 @@ export interface TestServerOptions {
   checkApiDocument?: boolean;
   /** Where the server logs (quiet but for errors by default). */
   logger?: Logger;
-  /** Audit trail and metrics: on by default (see StartOptions). */
-  observability?: StartOptions['observability'];
+  /** Wraps the server's metrics hooks (see StartOptions). */
+  metrics?: StartOptions['metrics'];
 }
 
 const isApiPath = (path: string) => /^\/api\/v2(?:[/?]|$)/.test(path);
@@ -146,7 +146,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     env: options.env ?? {},
     delivery: options.delivery ?? { enabled: false },
     jobs: options.jobs ?? false,
-    observability: options.observability,
+    metrics: options.metrics,
     // What a start prints for the operator (a demo key, how to get a key): tests read `demoKey`.
     notice: () => {},
   });

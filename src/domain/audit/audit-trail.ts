@@ -75,21 +75,19 @@ const insertOf = (db: Kysely<Database>, row: AuditRow): CompiledQuery =>
 
 /**
  * The audit row of a change, to run in the change's own transaction, so that
- * both commit or neither; null when the trail is off (a benchmark comparison),
- * or when SQLite's writer takes the row to insert it with those of the
+ * both commit or neither; null when SQLite's writer takes the row to insert it with those of the
  * transaction's other changes before its commit (the changes of incidents,
  * made many a second: nothing reads their rows back in the transaction).
- * For writers that send several statements at once (db/prepared.ts runWrites).
+ * For writers that send several statements at once (see runWrites).
  */
 export function auditWrite(ctx: DomainContext, db: Kysely<Database>, entry: AuditEntry): CompiledQuery | null {
-  if (!ctx.audited) return null;
   const row = auditRow(ctx, entry);
   return deferInsert(db, 'audit_events', row) ? null : insertOf(db, row);
 }
 
 /** Writes the audit row of a change inside its transaction (`trx`), now. */
 export async function recordAudit(ctx: DomainContext, trx: Kysely<Database>, entry: AuditEntry): Promise<void> {
-  if (ctx.audited) await trx.executeQuery(insertOf(trx, auditRow(ctx, entry)));
+  await trx.executeQuery(insertOf(trx, auditRow(ctx, entry)));
 }
 
 /** The fields whose values differ between two states of a thing (compared as JSON). */
