@@ -423,7 +423,8 @@ export async function applyIncidentChanges(
     before: options.statusToldBefore ?? statusWith(facts, single ? made[0]!.before : null, now),
     after: statusWith(facts, single ? made[0]!.after : null, now),
   });
-  if (!single) await runWrites(trx, writes.splice(0));
+  // Many changes (a job's): their writes go one by one, as one statement of them all would be a text of its own each time.
+  if (!single) for (const write of writes.splice(0)) await trx.executeQuery(write);
   const move = single ? statusMove(scope.facts) : { before: statusMove(scope.facts).before, after: await statusOf(trx, service.id, now) };
   const told = ({ before, after }: { before: ServiceStatus; after: ServiceStatus }) => {
     const rows: { row: OutboxRow; guarded: boolean }[] = [];
