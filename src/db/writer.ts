@@ -96,7 +96,7 @@ const AT_COMMIT_VARIABLES = 4_000;
 
 /**
  * SQLite: a row that nothing reads back in its own transaction (an audit row)
- * is kept and inserted, with those of the transaction's other units, in one
+ * is deferred and inserted, with those of the transaction's other units, in one
  * statement per table just before the commit: in the same transaction still,
  * and gone with the unit's savepoint if the unit fails. A statement per row
  * cost as much again as the row. False where the unit does not run in the
@@ -116,8 +116,8 @@ export function deferInsert<T extends keyof Database & string>(trx: Kysely<Datab
 }
 
 /** Inserts the deferred rows, a few statements per table. */
-async function insertDeferred(trx: Kysely<Database>, kept: Deferred): Promise<void> {
-  for (const [table, rows] of kept) {
+async function insertDeferred(trx: Kysely<Database>, deferred: Deferred): Promise<void> {
+  for (const [table, rows] of deferred) {
     const chunk = Math.max(1, Math.floor(AT_COMMIT_VARIABLES / Object.keys(rows[0] ?? {}).length));
     for (let i = 0; i < rows.length; i += chunk) {
       await trx
@@ -128,16 +128,16 @@ async function insertDeferred(trx: Kysely<Database>, kept: Deferred): Promise<vo
   }
 }
 
-/** Runs `unit` with `handle`, keeping the rows it leaves to the commit into `kept` once it succeeds. */
-async function keepingRows<T>(handle: Kysely<Database>, kept: Deferred, unit: () => Promise<T>): Promise<T> {
+/** Runs `unit` with `handle`, adding the rows it leaves to the commit to `deferred` once it succeeds. */
+async function deferringRows<T>(handle: Kysely<Database>, deferred: Deferred, unit: () => Promise<T>): Promise<T> {
   const rows: Deferred = new Map();
   atCommit.set(handle, rows);
   try {
     const value = await unit();
     for (const [table, list] of rows) {
-      const all = kept.get(table);
+      const all = deferred.get(table);
       if (all) all.push(...list);
-      else kept.set(table, list);
+      else deferred.set(table, list);
     }
     return value;
   } finally {
@@ -217,21 +217,21 @@ export function createWriter(
   const queue: Pending[] = [];
   let running = 0;
 
-  async function runAlone(trx: Kysely<Database>, p: Pending, kept: Deferred | null): Promise<Outcome> {
+  async function runAlone(trx: Kysely<Database>, p: Pending, deferred: Deferred | null): Promise<Outcome> {
     try {
-      return { ok: true, value: await (kept ? keepingRows(trx, kept, () => p.unit(trx)) : p.unit(trx)) };
+      return { ok: true, value: await (deferred ? deferringRows(trx, deferred, () => p.unit(trx)) : p.unit(trx)) };
     } catch (error) {
       return { ok: false, error };
     }
   }
 
-  async function runInSavepoints(trx: ControlledTransaction<Database>, batch: Pending[], kept: Deferred): Promise<Outcome[]> {
+  async function runInSavepoints(trx: ControlledTransaction<Database>, batch: Pending[], deferred: Deferred): Promise<Outcome[]> {
     const outcomes: Outcome[] = [];
     for (const [i, p] of batch.entries()) {
       const name = `unit${i}`;
       const sp = await trx.savepoint(name).execute();
       try {
-        const value = await keepingRows(sp, kept, () => p.unit(sp));
+        const value = await deferringRows(sp, deferred, () => p.unit(sp));
         await sp.releaseSavepoint(name).execute();
         outcomes.push({ ok: true, value });
       } catch (error) {
@@ -304,18 +304,18 @@ export function createWriter(
         try {
           let done: Outcome[] | null;
           // SQLite: the rows units leave to the commit (see insertAtCommit).
-          const kept: Deferred | null = savepoints ? new Map() : null;
+          const deferred: Deferred | null = savepoints ? new Map() : null;
           if (batch.length === 1) {
             turns.set(trx, { tx, mayWait: true, ran: 0 });
-            done = [await runAlone(trx, batch[0]!, kept)];
+            done = [await runAlone(trx, batch[0]!, deferred)];
           } else {
-            done = savepoints ? await runInSavepoints(savepoints, batch, kept!) : await runShared(trx, batch, tx);
+            done = savepoints ? await runInSavepoints(savepoints, batch, deferred!) : await runShared(trx, batch, tx);
           }
           if (done === null || (batch.length === 1 && !done[0]!.ok)) {
             await rollback();
             return done;
           }
-          if (kept) await insertDeferred(trx, kept);
+          if (deferred) await insertDeferred(trx, deferred);
           // Which replicas listen, read before the commit: each must hear of it before any unit is answered
           // (unless no unit changed what they cache: then none will hear of it).
           const later = done.filter((o) => o.ok === 'later').length;

@@ -27,10 +27,10 @@ export interface DomainContext {
   actingAs(acting: Acting): DomainContext;
   /**
    * Process-local state, shared by every acting context of the server: caches kept
-   * elsewhere key on it (a WeakMap by `memo`), never on the context itself.
+   * elsewhere key on it (a WeakMap by `processState`), never on the context itself.
    * The demo period this process brought up to date, and recently used API keys.
    */
-  readonly memo: {
+  readonly processState: {
     demoPeriod: number;
     /** By key: valid while the database's change marker holds `epoch`; `hash` spares hashing the key again. */
     apiKeys: Map<string, { company: Company; keyId: number; hash: string; epoch: string }>;
@@ -70,11 +70,11 @@ export function createDomainContext(options: DomainContextOptions): DomainContex
     clock: options.clock,
     publicUrl: options.publicUrl.replace(/\/+$/, ''),
     userReports: options.userReports ?? DEFAULT_USER_REPORTS,
-    memo: { demoPeriod: Number.NaN, apiKeys: new Map() },
+    processState: { demoPeriod: Number.NaN, apiKeys: new Map() },
     acting: { actor: 'system', requestId: null },
     actingAs,
   };
-  // Everything but `acting` is shared: the writer, the memo, the listeners.
+  // Everything but `acting` is shared: the writer, the process state, the listeners.
   function actingAs(acting: Acting): DomainContext {
     return { ...base, acting };
   }

@@ -60,21 +60,21 @@ export async function authenticateKey(ctx: DomainContext, key: string): Promise<
   if (key.length === 0 || key.length > 512) throw unauthorized();
   // Taken before reading, so that a revocation committed meanwhile makes the entry stale at once.
   const epoch = await keysMarker(ctx.db);
-  const memo = ctx.memo.apiKeys.get(key);
-  if (memo && memo.epoch === epoch) {
-    noteUse(ctx, memo.keyId);
-    return memo;
+  const processState = ctx.processState.apiKeys.get(key);
+  if (processState && processState.epoch === epoch) {
+    noteUse(ctx, processState.keyId);
+    return processState;
   }
   // Remembered by the key itself: hashing it costs more than the rest of a cached read.
-  const hash = memo?.hash ?? hashApiKey(key);
+  const hash = processState?.hash ?? hashApiKey(key);
   const row = (await companyByKeyHash(ctx.db, { hash }))[0];
   if (!row) {
-    ctx.memo.apiKeys.delete(key);
+    ctx.processState.apiKeys.delete(key);
     throw unauthorized();
   }
   const company: Company = { id: row.id, name: row.name, plan: row.plan, notifyOn: parseNotifyOn(row.notify_on) };
-  if (ctx.memo.apiKeys.size >= KEY_MEMO_MAX) ctx.memo.apiKeys.clear();
-  ctx.memo.apiKeys.set(key, { company, keyId: row.key_id, hash, epoch });
+  if (ctx.processState.apiKeys.size >= KEY_MEMO_MAX) ctx.processState.apiKeys.clear();
+  ctx.processState.apiKeys.set(key, { company, keyId: row.key_id, hash, epoch });
   noteUse(ctx, row.key_id);
   return { company, keyId: row.key_id };
 }
@@ -86,8 +86,8 @@ interface KeyUses {
   timer: NodeJS.Timeout | null;
   writing: Promise<void> | null;
 }
-// Keyed by the memo: every request's context (see DomainContext.actingAs) shares it.
-const uses = new WeakMap<DomainContext['memo'], KeyUses>();
+// Keyed by the processState: every request's context (see DomainContext.actingAs) shares it.
+const uses = new WeakMap<DomainContext['processState'], KeyUses>();
 
 /**
  * Remembers that a key was used now. The API answers tens of thousands of
@@ -95,10 +95,10 @@ const uses = new WeakMap<DomainContext['memo'], KeyUses>();
  * not yet written, one transaction writes every key used meanwhile.
  */
 function noteUse(ctx: DomainContext, keyId: number): void {
-  let state = uses.get(ctx.memo);
+  let state = uses.get(ctx.processState);
   if (!state) {
     state = { pending: new Map(), timer: null, writing: null };
-    uses.set(ctx.memo, state);
+    uses.set(ctx.processState, state);
   }
   state.pending.set(keyId, ctx.clock.now().getTime());
   if (state.timer) return;
@@ -117,7 +117,7 @@ function noteUse(ctx: DomainContext, keyId: number): void {
  * lose the last minute. A database that is away (or closed) keeps them for the next.
  */
 export async function writeKeyUses(ctx: DomainContext): Promise<void> {
-  const state = uses.get(ctx.memo);
+  const state = uses.get(ctx.processState);
   if (!state) return;
   // One write at a time; a call while one is under way waits for it (and writes what came since).
   while (state.writing) await state.writing;

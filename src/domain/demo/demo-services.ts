@@ -44,7 +44,7 @@ export interface DemoChange {
 export async function syncDemoServices(ctx: DomainContext): Promise<DemoChange[]> {
   const now = ctx.clock.now().getTime();
   const period = periodAt(now);
-  if (ctx.memo.demoPeriod === period) return [];
+  if (ctx.processState.demoPeriod === period) return [];
   const changes = await ctx.write(async (trx) => {
     const services = await trx.selectFrom('services').select(['id', 'urlname', 'name', 'demo']).where('demo', 'is not', null).execute();
     const found: DemoChange[] = [];
@@ -74,7 +74,7 @@ export async function syncDemoServices(ctx: DomainContext): Promise<DemoChange[]
     }
     return found;
   });
-  ctx.memo.demoPeriod = period;
+  ctx.processState.demoPeriod = period;
   return changes;
 }
 

@@ -359,7 +359,7 @@ const withService = (row: Selectable<IncidentsTable>, service: ServiceColumns): 
 type Guard = 'service' | 'now' | 'except' | 'indicator' | 'maintenance' | 'major' | 'minor';
 
 /** Whether the service's facts are still those of the scope: the part named `read` of the consequences' writes (see runWrites). */
-const factsHold = prepared<Guard, { held: boolean }>((db, p) =>
+const factsUnchanged = prepared<Guard, { held: boolean }>((db, p) =>
   db.selectNoFrom((eb) =>
     sql<boolean>`${statusFactsAre(eb, p.service, p.now, p.except, { indicator: p.indicator, maintenance: p.maintenance, major: p.major, minor: p.minor })}`.as(
       'held',
@@ -426,7 +426,7 @@ export async function applyIncidentChanges(
   // Many changes (a job's): their writes go one by one, as one statement of them all would be a text of its own each time.
   if (!single) for (const write of writes.splice(0)) await trx.executeQuery(write);
   const move = single ? statusMove(scope.facts) : { before: statusMove(scope.facts).before, after: await statusOf(trx, service.id, now) };
-  const told = ({ before, after }: { before: ServiceStatus; after: ServiceStatus }) => {
+  const messagesFor = ({ before, after }: { before: ServiceStatus; after: ServiceStatus }) => {
     const rows: { row: OutboxRow; guarded: boolean }[] = [];
     for (const change of made) {
       if (change.quiet) continue;
@@ -462,7 +462,7 @@ export async function applyIncidentChanges(
   };
 
   if (made.length > 0 || move.before !== move.after) writes.push(pagesShowChange(trx, service.id, now));
-  const expected = told(move);
+  const expected = messagesFor(move);
   if (!scope.guarded) {
     await runWrites(trx, [
       ...writes,
@@ -481,7 +481,7 @@ export async function applyIncidentChanges(
       major: Boolean(scope.facts.major),
       minor: Boolean(scope.facts.minor),
     };
-    const [check] = await runWrites(trx, [...writes, ...guardedOutbox(trx, expected)], factsHold.bind(trx, facts));
+    const [check] = await runWrites(trx, [...writes, ...guardedOutbox(trx, expected)], factsUnchanged.bind(trx, facts));
     if (!check?.held) {
       // The facts moved before the lock was taken; the lock keeps them now.
       const actual = statusMove(await statusFactsOf(trx, service.id, now, made[0]!.incident.id));
@@ -489,7 +489,7 @@ export async function applyIncidentChanges(
         trx,
         outboxWrites(
           trx,
-          told(actual)
+          messagesFor(actual)
             .filter((r) => r.guarded)
             .map((r) => r.row),
         ),

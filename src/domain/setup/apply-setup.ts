@@ -53,7 +53,7 @@ export async function applySetup(ctx: DomainContext, setup: Setup): Promise<Appl
     }
   });
   // Plans and settings may have changed: authenticate afresh.
-  ctx.memo.apiKeys.clear();
+  ctx.processState.apiKeys.clear();
   return { companies: setup.companies.length, services: setup.services.length + DEMO_SERVICES.length };
 }
 

@@ -15,17 +15,17 @@ export interface PublicPage {
   monitors: number[];
 }
 
-// Keyed by the memo: every request's context (see DomainContext.actingAs) shares it.
-const hostsOf = new WeakMap<DomainContext['memo'], { epoch: string; map: Map<string, string> }>();
+// Keyed by the processState: every request's context (see DomainContext.actingAs) shares it.
+const hostsOf = new WeakMap<DomainContext['processState'], { epoch: string; map: Map<string, string> }>();
 
 /** Own hosts of pages (from their configured url) and the slug each serves, read once per change. */
 export async function pageHosts(ctx: DomainContext): Promise<Map<string, string>> {
   const epoch = await readEpoch(ctx);
-  const known = hostsOf.get(ctx.memo);
+  const known = hostsOf.get(ctx.processState);
   if (known?.epoch === epoch) return known.map;
   const rows = await ctx.db.selectFrom('status_pages').select(['host', 'slug']).where('host', 'is not', null).execute();
   const map = new Map(rows.map((r) => [r.host!, r.slug]));
-  hostsOf.set(ctx.memo, { epoch, map });
+  hostsOf.set(ctx.processState, { epoch, map });
   return map;
 }
 

@@ -71,7 +71,7 @@ export async function reportProblem(ctx: DomainContext, company: Company, urlnam
       });
     }
     const tally = await tallySince(trx, service.id, since);
-    await reflect(ctx, trx, service, { now, since, ended, tally });
+    await reportsToIncident(ctx, trx, service, { now, since, ended, tally });
     return { id: report!.id, service, createdAt: new Date(report!.created_at), reporters: tally.reporters, minutes: minutesBetween(since, now) };
   });
 }
@@ -170,7 +170,7 @@ function describeReports(tally: Tally, span: number): string {
 }
 
 /** What the reports mean for the service's incidents, after one more. */
-async function reflect(
+async function reportsToIncident(
   ctx: DomainContext,
   trx: Kysely<Database>,
   service: Service,

@@ -14,14 +14,14 @@ import { errorReply } from './replies.js';
 /** Sign-ups per client address and minute: each may send a mail, so a script must not turn a page into a mail cannon. */
 export const SUBSCRIBE_PER_MINUTE = 10;
 
-// One limiter per server (its context's memo, which every request's context shares), not per process:
+// One limiter per server (its context's processState, which every request's context shares), not per process:
 // test servers and their clocks stay apart.
-const limiters = new WeakMap<DomainContext['memo'], RateLimiter>();
+const limiters = new WeakMap<DomainContext['processState'], RateLimiter>();
 const limiterOf = (ctx: DomainContext): RateLimiter => {
-  let limiter = limiters.get(ctx.memo);
+  let limiter = limiters.get(ctx.processState);
   if (!limiter) {
     limiter = createRateLimiter(SUBSCRIBE_PER_MINUTE);
-    limiters.set(ctx.memo, limiter);
+    limiters.set(ctx.processState, limiter);
   }
   return limiter;
 };
