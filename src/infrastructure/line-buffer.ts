@@ -13,9 +13,8 @@ export interface LineBuffer {
 /**
  * One JSON line written piece by piece straight into the batch's bytes:
  * `begin`, pieces, `end`; or `abandon` to take the line back. No string is
- * made of the line: built as a string first (its pieces, the whole, its
- * encoding, and their garbage), a request's line cost 1.4 µs alone in a loop,
- * written this way 0.9 µs.
+ * made of the line: a line built as a string first costs its pieces, the
+ * whole, its encoding and their garbage.
  */
 export interface LineWriter {
   begin(): void;
@@ -45,12 +44,11 @@ const ZERO = 0x30;
 
 /**
  * Log lines kept in memory and written together: every `flushMs`, at
- * `maxBytes`, when asked, and when the process exits. A write per line cost
- * about 3 µs (sonic-boom, buffered or not), a seventh of a cached API read;
- * a batch costs one system call. Each line is written into one reused buffer
- * as it comes, so that no line outlives its request on the heap: lines kept as
- * strings for the 100 ms of a batch were copied by every young-generation
- * collection, which cost more than building them. A process killed outright
+ * `maxBytes`, when asked, and when the process exits: a write per line costs
+ * a noticeable share of a cached API read, a batch one system call. Each line
+ * is written into one reused buffer as it comes, so that no line outlives its
+ * request on the heap: lines kept as strings for a batch's time were copied by
+ * every young-generation collection, which cost more than building them. A process killed outright
  * loses at most the last `flushMs` of lines.
  */
 export function createLineBuffer(target: { stdout: true } | { file: string }, options: { flushMs?: number; maxBytes?: number } = {}): LineBuffer {
@@ -162,7 +160,7 @@ export function createLineBuffer(target: { stdout: true } | { file: string }, op
         if (value < 0) buffer[at++] = MINUS;
         return digits(magnitude);
       }
-      // At most three decimals (a duration in ms, rounded to the µs): from its integer thousandths; a double's shortest text costs four times that.
+      // At most three decimals (a duration in ms, rounded to the µs): written from its integer thousandths, as a double's shortest text costs more.
       const thousandths = Math.round(magnitude * 1000);
       if (thousandths / 1000 !== magnitude || thousandths > Number.MAX_SAFE_INTEGER) return ascii(String(value));
       if (value < 0) buffer[at++] = MINUS;

@@ -18,8 +18,7 @@ interface Exposed {
  * A histogram for the hot path (every request): each series is made once for
  * its label values and kept by the caller, and an observation touches only a
  * typed array. prom-client's own `Histogram` validates and hashes the labels
- * on every observation, even through `labels()`: 0.36 µs, a fiftieth of a
- * cached API read. Exposed through the same registry, in the same text as
+ * on every observation, even through `labels()`. Exposed through the same registry, in the same text as
  * prom-client's histograms (`_bucket` cumulative with `le`, `_sum`, `_count`).
  */
 export class SeriesHistogram<L extends string> {
