@@ -1,4 +1,14 @@
-import type { ControlledTransaction, Insertable, Kysely, KyselyPlugin } from 'kysely';
+import type {
+  ControlledTransaction,
+  Insertable,
+  Kysely,
+  KyselyPlugin,
+  PluginTransformQueryArgs,
+  PluginTransformResultArgs,
+  QueryResult,
+  RootOperationNode,
+  UnknownRow,
+} from 'kysely';
 import { sql } from 'kysely';
 import { LISTENER_NAME_PREFIX } from './change-feed.js';
 import { changeFeedOf, engineOf, poolSizeOf } from './database.js';
@@ -30,7 +40,7 @@ export interface ChangeNote {
   listeners: string[];
 }
 
-/** A unit's turn in the writer's transaction, by the transaction object the unit was given. */
+/** A unit's turn in the writer's transaction. */
 interface Turn {
   /** Of the whole transaction: the note, null until a statement read it; how many units said they change nothing cached. */
   tx: { note: ChangeNote | null; quiet: number };
@@ -42,7 +52,34 @@ interface Turn {
   quiet?: boolean;
 }
 
-const turns = new WeakMap<Kysely<Database>, Turn>();
+/** Rows units left to their transaction's commit, by table (see `deferInsert`). */
+type Deferred = Map<string, Record<string, unknown>[]>;
+
+/**
+ * What a unit says to the writer of its transaction, carried by the handle
+ * the unit is given, as a plugin of it: its turn (PostgreSQL) and the rows it
+ * leaves to the commit (SQLite). It counts the statements the unit runs where
+ * the unit shares its transaction.
+ */
+class UnitTurn implements KyselyPlugin {
+  constructor(
+    readonly turn: Turn | null,
+    readonly deferred: Deferred | null,
+    private readonly counts: boolean,
+  ) {}
+  transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
+    return args.node;
+  }
+  async transformResult(args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
+    if (this.counts && this.turn) this.turn.ran++;
+    return args.result;
+  }
+}
+
+const unitTurnOf = (trx: Kysely<Database>): UnitTurn | undefined => {
+  for (const plugin of trx.getExecutor().plugins) if (plugin instanceof UnitTurn) return plugin;
+  return undefined;
+};
 
 /**
  * The columns that read a change note; a unit's statement may carry them (see
@@ -63,12 +100,12 @@ export const changeNoteColumns = [
  * of the units before it could make two transactions wait for each other.
  */
 export function lockTurn(trx: Kysely<Database>): { note: boolean; skip: boolean } {
-  const turn = turns.get(trx);
+  const turn = unitTurnOf(trx)?.turn ?? undefined;
   return { note: turn?.tx.note === null, skip: turn !== undefined && !turn.mayWait && turn.ran === 0 };
 }
 
 export function noteChange(trx: Kysely<Database>, note: ChangeNote): void {
-  const turn = turns.get(trx);
+  const turn = unitTurnOf(trx)?.turn;
   if (turn && turn.tx.note === null) turn.tx.note = { xid: note.xid, listeners: note.listeners };
 }
 
@@ -79,17 +116,11 @@ export function noteChange(trx: Kysely<Database>, note: ChangeNote): void {
  * not wait for their acknowledgement (it would wait for the timeout).
  */
 export function changesNothingCached(trx: Kysely<Database>): void {
-  const turn = turns.get(trx);
+  const turn = unitTurnOf(trx)?.turn;
   if (!turn || turn.quiet) return;
   turn.quiet = true;
   turn.tx.quiet += 1;
 }
-
-/** Rows units left to their transaction's commit, by table (see `deferInsert`). */
-type Deferred = Map<string, Record<string, unknown>[]>;
-
-/** The rows each unit left to the commit, by the transaction object the unit was given (SQLite). */
-const atCommit = new WeakMap<Kysely<Database>, Deferred>();
 
 /** Variables per insert of deferred rows: well under SQLite's limit of variables in one statement. */
 const AT_COMMIT_VARIABLES = 4_000;
@@ -104,7 +135,7 @@ const AT_COMMIT_VARIABLES = 4_000;
  * own statements): the caller inserts it.
  */
 export function deferInsert<T extends keyof Database & string>(trx: Kysely<Database>, table: T, row: Insertable<Database[T]>): boolean {
-  const deferred = atCommit.get(trx);
+  const deferred = unitTurnOf(trx)?.deferred;
   if (!deferred) return false;
   let rows = deferred.get(table);
   if (!rows) {
@@ -128,21 +159,16 @@ async function insertDeferred(trx: Kysely<Database>, deferred: Deferred): Promis
   }
 }
 
-/** Runs `unit` with `handle`, adding the rows it leaves to the commit to `deferred` once it succeeds. */
-async function deferringRows<T>(handle: Kysely<Database>, deferred: Deferred, unit: () => Promise<T>): Promise<T> {
+/** Runs `unit` on `handle`, adding the rows it leaves to the commit to `deferred` once it succeeds. */
+async function deferringRows<T>(handle: Kysely<Database>, deferred: Deferred, unit: WriteUnit<T>): Promise<T> {
   const rows: Deferred = new Map();
-  atCommit.set(handle, rows);
-  try {
-    const value = await unit();
-    for (const [table, list] of rows) {
-      const all = deferred.get(table);
-      if (all) all.push(...list);
-      else deferred.set(table, list);
-    }
-    return value;
-  } finally {
-    atCommit.delete(handle);
+  const value = await unit(handle.withPlugin(new UnitTurn(null, rows, false)));
+  for (const [table, list] of rows) {
+    const all = deferred.get(table);
+    if (all) all.push(...list);
+    else deferred.set(table, list);
   }
+  return value;
 }
 
 /** Thrown by a unit, before it changed anything, whose row lock another transaction holds: the writer runs it again in a later transaction. */
@@ -177,15 +203,6 @@ const ROLLBACK = sql.raw('rollback');
 const isRetryable = (error: unknown): boolean => ['40P01', '40001'].includes((error as { code?: unknown } | null)?.code as string);
 const MAX_ATTEMPTS = 3;
 
-/** Counts the statements a unit runs. */
-const counting = (turn: Turn): KyselyPlugin => ({
-  transformQuery: (args) => args.node,
-  transformResult: async (args) => {
-    turn.ran++;
-    return args.result;
-  },
-});
-
 /**
  * Group commit: units that arrive while a transaction is running wait for it,
  * then all run in the next transaction and share one commit, so one disk sync
@@ -219,7 +236,7 @@ export function createWriter(
 
   async function runAlone(trx: Kysely<Database>, p: Pending, deferred: Deferred | null): Promise<Outcome> {
     try {
-      return { ok: true, value: await (deferred ? deferringRows(trx, deferred, () => p.unit(trx)) : p.unit(trx)) };
+      return { ok: true, value: await (deferred ? deferringRows(trx, deferred, p.unit) : p.unit(trx)) };
     } catch (error) {
       return { ok: false, error };
     }
@@ -231,7 +248,7 @@ export function createWriter(
       const name = `unit${i}`;
       const sp = await trx.savepoint(name).execute();
       try {
-        const value = await deferringRows(sp, deferred, () => p.unit(sp));
+        const value = await deferringRows(sp, deferred, p.unit);
         await sp.releaseSavepoint(name).execute();
         outcomes.push({ ok: true, value });
       } catch (error) {
@@ -250,10 +267,8 @@ export function createWriter(
     let holding = false;
     for (const p of batch) {
       const turn: Turn = { tx, mayWait: !holding, ran: 0 };
-      const unitTrx = trx.withPlugin(counting(turn));
-      turns.set(unitTrx, turn);
       try {
-        outcomes.push({ ok: true, value: await p.unit(unitTrx) });
+        outcomes.push({ ok: true, value: await p.unit(trx.withPlugin(new UnitTurn(turn, null, true))) });
         holding ||= turn.ran > 0;
       } catch (error) {
         if (!(error instanceof LockBusy) || turn.ran > 1) return null;
@@ -303,11 +318,11 @@ export function createWriter(
         options.onBatch?.(batch.length);
         try {
           let done: Outcome[] | null;
-          // SQLite: the rows units leave to the commit (see insertAtCommit).
+          // SQLite: the rows units leave to the commit (see deferInsert).
           const deferred: Deferred | null = savepoints ? new Map() : null;
           if (batch.length === 1) {
-            turns.set(trx, { tx, mayWait: true, ran: 0 });
-            done = [await runAlone(trx, batch[0]!, deferred)];
+            const alone = deferred ? trx : trx.withPlugin(new UnitTurn({ tx, mayWait: true, ran: 0 }, null, false));
+            done = [await runAlone(alone, batch[0]!, deferred)];
           } else {
             done = savepoints ? await runInSavepoints(savepoints, batch, deferred!) : await runShared(trx, batch, tx);
           }
