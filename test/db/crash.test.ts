@@ -13,6 +13,7 @@ import { runningClock } from '../../src/domain/clock.js';
 import { createTestDatabase, TEST_ENGINE } from '../helpers/test-database.js';
 import type { TestDatabase } from '../helpers/test-database.js';
 import { ACME_KEY, startTestServer } from '../helpers/test-server.js';
+import { waitUntil } from '../helpers/wait-until.js';
 
 /** The compiled CLI: `npm test` builds it first (pretest). */
 const CLI = join(resolve(dirname(fileURLToPath(import.meta.url)), '../..'), 'dist', 'src', 'cli.js');
@@ -92,7 +93,8 @@ describe.skipIf(TEST_ENGINE !== 'postgres')('kill -9 of a replica', () => {
       }
     };
     const writers = Array.from({ length: 8 }, (_, w) => writer(w));
-    await new Promise((r) => setTimeout(r, 1_500));
+    // Killed in the middle of the load, once it has acknowledged enough writes to tell.
+    await waitUntil(() => acknowledged.length > 50, { what: 'fifty acknowledged writes', timeoutMs: 20_000 });
     await killed(child);
     stop = true;
     await Promise.all(writers);

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { GLOBEX_KEY, FREE_KEY, T0, startTestServer } from '../helpers/test-server.js';
 import type { TestServer } from '../helpers/test-server.js';
+import { waitUntil } from '../helpers/wait-until.js';
 
 let s: TestServer;
 beforeAll(async () => {
@@ -238,8 +239,8 @@ describe('cached reads', () => {
     } finally {
       await other.destroy();
     }
-    await new Promise((r) => setTimeout(r, 5));
-    expect((await s.api('GET', path)).body.data.attributes.title).toBe('Changed elsewhere');
+    const title = async () => (await s.api('GET', path)).body.data.attributes.title;
+    await waitUntil(async () => (await title()) === 'Changed elsewhere', { what: 'the change made elsewhere to show' });
   });
 
   it('answer each company for itself', async () => {

@@ -90,9 +90,11 @@ describe('logs', () => {
     const socket = connect(Number(port));
     await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
     socket.write(
-      `POST /api/v2/incidents HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${ACME_KEY}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"service_id":`,
+      `POST /api/v2/incidents HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${ACME_KEY}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\nExpect: 100-continue\r\n\r\n`,
     );
-    await new Promise((r) => setTimeout(r, 50));
+    // 100 Continue: the server has taken the request and waits for its body, of which the client sends a part and leaves.
+    await new Promise((resolve) => socket.once('data', resolve));
+    socket.write('{"service_id":');
     socket.destroy();
 
     const line = await waitUntil(() => log.records().find((r) => r.msg === 'request aborted by the client'));

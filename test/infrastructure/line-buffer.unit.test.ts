@@ -1,7 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { LineTooLong, createLineBuffer } from '../../src/infrastructure/line-buffer.js';
 
 let dir: string | undefined;
@@ -18,14 +18,20 @@ function logFile(): string {
 const read = (file: string) => readFileSync(file, 'utf8');
 
 describe('log lines written in batches', () => {
-  it('writes nothing until the batch is due, then every line in order', async () => {
+  it('writes nothing until the batch is due, then every line in order', () => {
     const file = logFile();
-    const out = createLineBuffer({ file }, { flushMs: 30 });
-    out.write('{"n":1}\n');
-    out.write('{"n":2}\n');
-    expect(read(file)).toBe('');
-    await new Promise((ok) => setTimeout(ok, 80));
-    expect(read(file)).toBe('{"n":1}\n{"n":2}\n');
+    vi.useFakeTimers();
+    try {
+      const out = createLineBuffer({ file }, { flushMs: 30 });
+      out.write('{"n":1}\n');
+      out.write('{"n":2}\n');
+      vi.advanceTimersByTime(29);
+      expect(read(file)).toBe('');
+      vi.advanceTimersByTime(1);
+      expect(read(file)).toBe('{"n":1}\n{"n":2}\n');
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('writes the batch when it is full, and a line longer than the whole buffer on its own, in order', () => {

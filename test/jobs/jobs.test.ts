@@ -192,7 +192,10 @@ describe('the scheduler', () => {
     const s = await start();
     const logger = recordingLogger();
     const console = vi.spyOn(globalThis.console, 'warn');
-    const slow = { name: 'slow', schedule: '* * * * * *', run: () => new Promise<void>((ok) => setTimeout(ok, 2_500)) };
+    // Under way until the test ends it: the next second's slot finds it still running.
+    let finish!: () => void;
+    const underWay = new Promise<void>((ok) => (finish = ok));
+    const slow = { name: 'slow', schedule: '* * * * * *', run: () => underWay };
     const scheduler = createScheduler({ deps: createJobDeps(s.ctx, emptyConfig(), logger), jobs: [slow] });
     try {
       scheduler.start();
@@ -203,6 +206,7 @@ describe('the scheduler', () => {
       expect(console.mock.calls.flat().join(' ')).not.toContain('NODE-CRON');
     } finally {
       console.mockRestore();
+      finish();
       await scheduler.stop(5_000);
     }
   });

@@ -7,6 +7,7 @@ import { startFakeTarget } from '../fakes/fake-target.js';
 import type { FakeTarget } from '../fakes/fake-target.js';
 import { ACME_KEY, startTestServer } from '../helpers/test-server.js';
 import type { TestServer } from '../helpers/test-server.js';
+import { waitUntil } from '../helpers/wait-until.js';
 import { silentLogger } from '../../src/infrastructure/pino-logger.js';
 
 let target: FakeTarget;
@@ -169,17 +170,20 @@ companies:
     const prober = createMonitorProber({ ctx: s.ctx, client: probes, region: 'local', logger: silentLogger });
     try {
       const before = target.hits.filter((h) => h.path === '/fast').length;
+      const start = Date.now();
       for (let i = 0; i < 4; i++) {
-        await prober.tick(new Date());
-        await new Promise((r) => setTimeout(r, 1_000));
+        // A tick a second; the next once every probe started has ended but the slow one, which holds its own slot.
+        await prober.tick(new Date(start + i * 1_000));
+        await waitUntil(() => prober.stats.started - prober.stats.completed === slow.hits.length, { what: `the probes of tick ${i}` });
       }
       // The slow probe is still under way; the fast monitor was probed at every tick.
       expect(target.hits.filter((h) => h.path === '/fast').length - before).toBeGreaterThanOrEqual(3);
       expect(slow.hits.length).toBe(1);
       expect(prober.stats.late).toBe(0);
     } finally {
-      await probes.close();
+      // The slow target first: its connection cut, the probe under way ends now rather than at its timeout.
       await slow.close();
+      await probes.close();
     }
   });
 
