@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { CompiledQuery, Expression, Insertable, Kysely, RawBuilder, SelectQueryBuilder, SqlBool } from 'kysely';
 import { changeMarker as markerOf, engineOf, keysMarker as keysMarkerOf } from './database.js';
 import { postgresDialect } from './dialects/postgres.js';
@@ -14,17 +15,8 @@ import { changesNothingCached as quietUnit, deferInsert as deferToCommit } from 
 export type { JsonRows, OutboxRow };
 
 export interface Dialect {
-  /**
-   * The rows of a subquery as one JSON list, ordered by one of its columns: a
-   * column of the outer query, so that one statement reads several lists.
-   */
-  jsonRows<O extends object>(
-    db: Kysely<Database>,
-    // biome-ignore lint/suspicious/noExplicitAny: any table may be the subquery's
-    query: SelectQueryBuilder<Database, any, O>,
-    columns: readonly (keyof O & string)[],
-    orderBy: keyof O & string,
-  ): RawBuilder<JsonRows<O>>;
+  /** The SQL functions that make a JSON object of names and values, and a JSON list of a group's values (see jsonRows). */
+  readonly json: { object: string; list: string };
   /**
    * Runs writes that do not depend on one another's results, in as few round
    * trips as the engine allows. `read`, a select, runs first and its rows are
@@ -58,7 +50,23 @@ const DIALECTS: Record<'sqlite' | 'postgres', Dialect> = { sqlite: sqliteDialect
 
 export const dialectOf = (db: Kysely<Database>): Dialect => DIALECTS[engineOf(db)];
 
-export const jsonRows: Dialect['jsonRows'] = (db, query, columns, orderBy) => dialectOf(db).jsonRows(db, query, columns, orderBy);
+/**
+ * The rows of a subquery as one JSON list, ordered by one of its columns: a
+ * column of the outer query, so that one statement reads several lists.
+ * Values come back as JSON has them: numbers, strings, null.
+ */
+export function jsonRows<O extends object>(
+  db: Kysely<Database>,
+  // biome-ignore lint/suspicious/noExplicitAny: any table may be the subquery's
+  query: SelectQueryBuilder<Database, any, O>,
+  columns: readonly (keyof O & string)[],
+  orderBy: keyof O & string,
+): RawBuilder<JsonRows<O>> {
+  const { object, list } = dialectOf(db).json;
+  const fields = sql.join(columns.map((c) => sql`${sql.lit(c)}, ${sql.ref(`r.${c}`)}`));
+  const rows = sql`${sql.raw(list)}(${sql.raw(object)}(${fields}) order by ${sql.ref(`r.${orderBy}`)})`;
+  return sql<JsonRows<O>>`(select coalesce(${rows}, '[]') from (${query}) as r)`;
+}
 export const rowsOf = <O>(value: JsonRows<O>): O[] => (typeof value === 'string' ? (JSON.parse(value) as O[]) : value);
 export const runWrites = <R = never>(db: Kysely<Database>, writes: readonly CompiledQuery[], read?: CompiledQuery<R>): Promise<R[]> =>
   dialectOf(db).runWrites(db, writes, read);

@@ -1,8 +1,8 @@
 import { CompiledQuery, sql } from 'kysely';
-import type { Expression, Kysely, RawBuilder, SelectQueryBuilder, SqlBool } from 'kysely';
+import type { Expression, Kysely, SelectQueryBuilder, SqlBool } from 'kysely';
 
 import { prepared } from '../prepared.js';
-import type { Database, JsonRows, OutboxRow } from '../schema.js';
+import type { Database, OutboxRow } from '../schema.js';
 
 /*
  * PostgreSQL: several processes (replicas) and several transactions of each
@@ -88,16 +88,7 @@ function combine(parts: readonly CompiledQuery[], read: boolean): string {
 }
 
 export const postgresDialect = {
-  jsonRows<O extends object>(
-    _db: Kysely<Database>,
-    // biome-ignore lint/suspicious/noExplicitAny: any table may be the subquery's
-    query: SelectQueryBuilder<Database, any, O>,
-    columns: readonly (keyof O & string)[],
-    orderBy: keyof O & string,
-  ): RawBuilder<JsonRows<O>> {
-    const fields = sql.join(columns.map((c) => sql`${sql.lit(c)}, ${sql.ref(`r.${c}`)}`));
-    return sql<JsonRows<O>>`(select coalesce(json_agg(json_build_object(${fields}) order by ${sql.ref(`r.${orderBy}`)}), '[]') from (${query}) as r)`;
-  },
+  json: { object: 'json_build_object', list: 'json_agg' },
 
   // Foreign keys are checked once all parts have run. Parameters must appear in the texts only as kysely writes them ($1, …).
   async runWrites<R = never>(db: Kysely<Database>, writes: readonly CompiledQuery[], read?: CompiledQuery<R>): Promise<R[]> {

@@ -1,6 +1,5 @@
-import { sql } from 'kysely';
-import type { CompiledQuery, Kysely, RawBuilder, SelectQueryBuilder } from 'kysely';
-import type { Database, JsonRows, OutboxRow } from '../schema.js';
+import type { CompiledQuery, Kysely } from 'kysely';
+import type { Database, OutboxRow } from '../schema.js';
 import { prepared } from '../prepared.js';
 
 /*
@@ -22,16 +21,7 @@ const insertOutboxRow = prepared<'company' | 'subscriber' | 'stream' | 'event' |
 );
 
 export const sqliteDialect = {
-  jsonRows<O extends object>(
-    _db: Kysely<Database>,
-    // biome-ignore lint/suspicious/noExplicitAny: any table may be the subquery's
-    query: SelectQueryBuilder<Database, any, O>,
-    columns: readonly (keyof O & string)[],
-    orderBy: keyof O & string,
-  ): RawBuilder<JsonRows<O>> {
-    const fields = sql.join(columns.map((c) => sql`${sql.lit(c)}, ${sql.ref(`r.${c}`)}`));
-    return sql<JsonRows<O>>`(select coalesce(json_group_array(json_object(${fields}) order by ${sql.ref(`r.${orderBy}`)}), '[]') from (${query}) as r)`;
-  },
+  json: { object: 'json_object', list: 'json_group_array' },
 
   // In process, a statement costs no round trip: the writes run one by one, in order.
   async runWrites<R = never>(db: Kysely<Database>, writes: readonly CompiledQuery[], read?: CompiledQuery<R>): Promise<R[]> {
