@@ -123,7 +123,7 @@ async function syncCycle(trx: Kysely<Database>, serviceId: number, urlname: stri
       before: { row, updates: null },
       after: { ...row, resolved: 1, resolved_at: at, updated_at: at, description: OUTAGE_OVER },
       posted: [{ stage: 'resolved', description: OUTAGE_OVER, created_at: at }],
-      quiet: true,
+      seeded: true,
     });
   }
 
@@ -158,6 +158,6 @@ function outage(externalKey: string, severity: Severity, span: { at: number; unt
       resolved_at: span.until,
     },
     posted: [{ stage: 'investigating', description, created_at: span.at }],
-    quiet: true,
+    seeded: true,
   };
 }

@@ -79,8 +79,14 @@ export interface ProposedChange {
   /** Updates this change posts, oldest first; with `rewriteTimeline`, the whole timeline. */
   posted: StoredUpdate[];
   rewriteTimeline?: boolean;
-  /** Stored and audited but told to nobody: a vendor's first read, outages the demo writes ahead. */
+  /** Stored but told to nobody: a vendor's edit of an incident that is over, a description that counts reports anew. */
   quiet?: boolean;
+  /**
+   * What was so before anyone could see it change: a feed's incidents at its
+   * first read, the outages the demo writes ahead. Stored, told to nobody,
+   * and left out of the audit trail, which says who changed what.
+   */
+  seeded?: boolean;
 }
 
 /** A change as made: the incident as it now reads. */
@@ -403,12 +409,12 @@ export async function applyIncidentChanges(
   const writes: CompiledQuery[] = [];
   for (const change of changes) {
     const event = eventOf(change);
-    const quiet = change.quiet === true;
+    const quiet = change.quiet === true || change.seeded === true;
     const stored = await store(trx, service.id, change, writes);
     if (stored === undefined) continue;
     const id = stored?.id ?? change.before!.row.id;
     const updates = quiet ? [] : await timelineOf(trx, id, change);
-    const audit = auditWrite(ctx, trx, auditEntry(scope, event, id, change, stored));
+    const audit = change.seeded ? null : auditWrite(ctx, trx, auditEntry(scope, event, id, change, stored));
     if (audit) writes.push(audit);
     const row = withService(stored ?? change.before!.row, service);
     const incident = toIncident(ctx, row, updates, scope.page, now);

@@ -33,13 +33,14 @@ export async function applyVendorSnapshot(
     const scope = await lockScopeForMany(trx, feed.serviceId, now);
     const state = await trx.selectFrom('vendor_feeds').select(['ingested', 'last_checked_at']).where('service_id', '=', feed.serviceId).executeTakeFirst();
     const first = !state?.ingested;
-    const changes = await proposedChanges(trx, feed.serviceId, snapshot.incidents, {
+    const proposed = await proposedChanges(trx, feed.serviceId, snapshot.incidents, {
       now,
-      first,
       partial: snapshot.skipped.length > 0,
       // A new incident that already ended is told of only if it ended since the last read.
       announceEndedSince: state?.last_checked_at ?? now,
     });
+    // What the feed shows at its first read was so before statusbot could see it change.
+    const changes = first ? proposed.map((c) => ({ ...c, seeded: true })) : proposed;
     // The status it states is part of the service's status: written before the changes are told.
     await trx
       .updateTable('vendor_feeds')
@@ -65,7 +66,7 @@ export async function applyVendorSnapshot(
       const providerOpen = snapshot.incidents.find((i) => !i.resolved);
       if (providerOpen) await endUserReportIncidents(ctx, trx, feed.serviceId, providerOpen.title, now);
     }
-    return { changes: changes.filter((c) => !c.quiet).length, first };
+    return { changes: proposed.filter((c) => !c.quiet).length, first };
   });
 }
 
@@ -77,8 +78,6 @@ async function proposedChanges(
   incidents: readonly VendorIncident[],
   options: {
     now: number;
-    /** The feed's first read: stored, told to nobody. */
-    first: boolean;
     announceEndedSince: number;
     /** The read left items out: an incident (or update) it did not list may be one it could not read, not one that ended. */
     partial: boolean;
@@ -126,7 +125,7 @@ async function proposedChanges(
     };
     if (!known) {
       const told = !incident.resolved || values.resolved_at! >= options.announceEndedSince;
-      changes.push({ before: null, after: values, posted: updatesOf(incident, 0), quiet: options.first || !told });
+      changes.push({ before: null, after: values, posted: updatesOf(incident, 0), quiet: !told });
       continue;
     }
     const newUpdates = incident.updates.length > known.updates;
@@ -138,7 +137,7 @@ async function proposedChanges(
     const posted = updatesOf(incident, rewrite ? 0 : known.updates);
     // A provider's edit of an incident that is over, with nothing new to say, is kept but not told.
     const quietEdit = values.resolved === 1 && known.resolved === 1 && !newUpdates;
-    changes.push({ before, after: values, posted, rewriteTimeline: rewrite, quiet: options.first || quietEdit });
+    changes.push({ before, after: values, posted, rewriteTimeline: rewrite, quiet: quietEdit });
   }
 
   for (const [key, known] of options.partial ? [] : stored) {
@@ -148,7 +147,6 @@ async function proposedChanges(
       before: { row: known, updates: null },
       after: { ...known, resolved: 1, resolved_at: now, updated_at: now, description: ENDED_UNLISTED },
       posted: [ended],
-      quiet: options.first,
     });
   }
   return changes;
