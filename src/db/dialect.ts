@@ -42,6 +42,12 @@ export interface Dialect {
   /** A query of rows to claim, locking them against other processes' claims and skipping those another holds. */
   // biome-ignore lint/suspicious/noExplicitAny: any select may be claimed
   forClaim<Q extends SelectQueryBuilder<Database, any, object>>(query: Q, table: string): Q;
+  /**
+   * Where a statement costs a round trip: the next id of a table, reserved by
+   * a column of a read (so that a change's writes, which name it, go out as
+   * one statement); null where ids are read back from the insert (RETURNING).
+   */
+  reservedId(table: 'incidents'): RawBuilder<number> | null;
   /** After rows were written with ids the config gives: the next generated id comes after them. */
   afterGivenIds(trx: Kysely<Database>, table: 'services' | 'custom_monitors'): Promise<void>;
 }

@@ -55,31 +55,41 @@ interface Turn {
 /** Rows units left to their transaction's commit, by table (see `deferInsert`). */
 type Deferred = Map<string, Record<string, unknown>[]>;
 
+/** What a unit says to the writer of its transaction: its turn (PostgreSQL) and the rows it leaves to the commit (SQLite). */
+interface UnitState {
+  turn: Turn | null;
+  deferred: Deferred | null;
+}
+
 /**
- * What a unit says to the writer of its transaction, carried by the handle
- * the unit is given, as a plugin of it: its turn (PostgreSQL) and the rows it
- * leaves to the commit (SQLite). It counts the statements the unit runs where
- * the unit shares its transaction.
+ * The unit's state rides on the handle the unit is given (a transaction,
+ * a savepoint, or a counting view of the transaction), under this key: what
+ * a unit says reaches the writer that gave it the handle, and nothing
+ * outlives the transaction.
  */
-class UnitTurn implements KyselyPlugin {
-  constructor(
-    readonly turn: Turn | null,
-    readonly deferred: Deferred | null,
-    private readonly counts: boolean,
-  ) {}
-  transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
-    return args.node;
-  }
-  async transformResult(args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
-    if (this.counts && this.turn) this.turn.ran++;
-    return args.result;
+const UNIT = Symbol('statusbot.writer.unit');
+type Handle = Kysely<Database> & { [UNIT]?: UnitState };
+
+const unitStateOf = (trx: Kysely<Database>): UnitState | undefined => (trx as Handle)[UNIT];
+
+/** Runs `unit` on `handle` with `state`, which the handle carries meanwhile. */
+async function runWith<T>(handle: Kysely<Database>, state: UnitState, unit: WriteUnit<T>): Promise<T> {
+  (handle as Handle)[UNIT] = state;
+  try {
+    return await unit(handle);
+  } finally {
+    (handle as Handle)[UNIT] = undefined;
   }
 }
 
-const unitTurnOf = (trx: Kysely<Database>): UnitTurn | undefined => {
-  for (const plugin of trx.getExecutor().plugins) if (plugin instanceof UnitTurn) return plugin;
-  return undefined;
-};
+/** Counts the statements a unit runs, where the unit shares its transaction. */
+const counting = (turn: Turn): KyselyPlugin => ({
+  transformQuery: (args: PluginTransformQueryArgs): RootOperationNode => args.node,
+  transformResult: async (args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> => {
+    turn.ran++;
+    return args.result;
+  },
+});
 
 /**
  * The columns that read a change note; a unit's statement may carry them (see
@@ -100,12 +110,12 @@ export const changeNoteColumns = [
  * of the units before it could make two transactions wait for each other.
  */
 export function lockTurn(trx: Kysely<Database>): { note: boolean; skip: boolean } {
-  const turn = unitTurnOf(trx)?.turn ?? undefined;
+  const turn = unitStateOf(trx)?.turn ?? undefined;
   return { note: turn?.tx.note === null, skip: turn !== undefined && !turn.mayWait && turn.ran === 0 };
 }
 
 export function noteChange(trx: Kysely<Database>, note: ChangeNote): void {
-  const turn = unitTurnOf(trx)?.turn;
+  const turn = unitStateOf(trx)?.turn;
   if (turn && turn.tx.note === null) turn.tx.note = { xid: note.xid, listeners: note.listeners };
 }
 
@@ -116,7 +126,7 @@ export function noteChange(trx: Kysely<Database>, note: ChangeNote): void {
  * not wait for their acknowledgement (it would wait for the timeout).
  */
 export function changesNothingCached(trx: Kysely<Database>): void {
-  const turn = unitTurnOf(trx)?.turn;
+  const turn = unitStateOf(trx)?.turn;
   if (!turn || turn.quiet) return;
   turn.quiet = true;
   turn.tx.quiet += 1;
@@ -135,7 +145,7 @@ const AT_COMMIT_VARIABLES = 4_000;
  * own statements): the caller inserts it.
  */
 export function deferInsert<T extends keyof Database & string>(trx: Kysely<Database>, table: T, row: Insertable<Database[T]>): boolean {
-  const deferred = unitTurnOf(trx)?.deferred;
+  const deferred = unitStateOf(trx)?.deferred;
   if (!deferred) return false;
   let rows = deferred.get(table);
   if (!rows) {
@@ -162,7 +172,7 @@ async function insertDeferred(trx: Kysely<Database>, deferred: Deferred): Promis
 /** Runs `unit` on `handle`, adding the rows it leaves to the commit to `deferred` once it succeeds. */
 async function deferringRows<T>(handle: Kysely<Database>, deferred: Deferred, unit: WriteUnit<T>): Promise<T> {
   const rows: Deferred = new Map();
-  const value = await unit(handle.withPlugin(new UnitTurn(null, rows, false)));
+  const value = await runWith(handle, { turn: null, deferred: rows }, unit);
   for (const [table, list] of rows) {
     const all = deferred.get(table);
     if (all) all.push(...list);
@@ -234,9 +244,9 @@ export function createWriter(
   const queue: Pending[] = [];
   let running = 0;
 
-  async function runAlone(trx: Kysely<Database>, p: Pending, deferred: Deferred | null): Promise<Outcome> {
+  async function runAlone(trx: Kysely<Database>, p: Pending, deferred: Deferred | null, turn: Turn): Promise<Outcome> {
     try {
-      return { ok: true, value: await (deferred ? deferringRows(trx, deferred, p.unit) : p.unit(trx)) };
+      return { ok: true, value: await (deferred ? deferringRows(trx, deferred, p.unit) : runWith(trx, { turn, deferred: null }, p.unit)) };
     } catch (error) {
       return { ok: false, error };
     }
@@ -268,7 +278,7 @@ export function createWriter(
     for (const p of batch) {
       const turn: Turn = { tx, mayWait: !holding, ran: 0 };
       try {
-        outcomes.push({ ok: true, value: await p.unit(trx.withPlugin(new UnitTurn(turn, null, true))) });
+        outcomes.push({ ok: true, value: await runWith(trx.withPlugin(counting(turn)), { turn, deferred: null }, p.unit) });
         holding ||= turn.ran > 0;
       } catch (error) {
         if (!(error instanceof LockBusy) || turn.ran > 1) return null;
@@ -321,8 +331,7 @@ export function createWriter(
           // SQLite: the rows units leave to the commit (see deferInsert).
           const deferred: Deferred | null = savepoints ? new Map() : null;
           if (batch.length === 1) {
-            const alone = deferred ? trx : trx.withPlugin(new UnitTurn({ tx, mayWait: true, ran: 0 }, null, false));
-            done = [await runAlone(alone, batch[0]!, deferred)];
+            done = [await runAlone(trx, batch[0]!, deferred, { tx, mayWait: true, ran: 0 })];
           } else {
             done = savepoints ? await runInSavepoints(savepoints, batch, deferred!) : await runShared(trx, batch, tx);
           }

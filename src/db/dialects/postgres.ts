@@ -1,5 +1,5 @@
 import { CompiledQuery, sql } from 'kysely';
-import type { Expression, Kysely, SelectQueryBuilder, SqlBool } from 'kysely';
+import type { Expression, Kysely, RawBuilder, SelectQueryBuilder, SqlBool } from 'kysely';
 
 import { prepared } from '../prepared.js';
 import type { Database, OutboxRow } from '../schema.js';
@@ -118,6 +118,7 @@ export const postgresDialect = {
     return [insert.bind(db, arraysOf(rows))];
   },
 
+  reservedId: (table: 'incidents'): RawBuilder<number> | null => sql<number>`nextval(pg_get_serial_sequence(${table}, 'id'))`,
   lockedReadsMayPredateLock: true as boolean,
   sharedByProcesses: true as boolean,
   // biome-ignore lint/suspicious/noExplicitAny: any select may be claimed

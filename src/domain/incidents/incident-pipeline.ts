@@ -57,6 +57,8 @@ export interface ChangeScope {
   guarded: boolean;
   /** Read for a change of one incident: the status after it follows from the facts (else it is read again). */
   single: boolean;
+  /** The id a new incident takes, where the engine reserves it with the lock (see Dialect.reservedId). */
+  reservedId: number | null;
   /** The service's first linked status page (its public page), if any. */
   page: LinkedPage | undefined;
   recipients: ChangeRecipients;
@@ -98,7 +100,7 @@ export interface MadeChange {
 }
 
 type OwnerColumns = { owner_name: string | null; owner_plan: Company['plan'] | null; owner_notify_on: string | null };
-type FactColumns = StatusFacts & RecipientColumns & { pages: JsonRows<LinkedPage> } & ServiceColumns & OwnerColumns;
+type FactColumns = StatusFacts & RecipientColumns & { pages: JsonRows<LinkedPage> } & ServiceColumns & OwnerColumns & { next_id?: number | null };
 
 /** The scope's columns of the service in scope (`services.id`), its owner joined as `owner`. */
 const scopeColumns = (db: Kysely<Database>, eb: ExpressionBuilder<Database, 'services'>, now: number, except: number | null) => [
@@ -127,6 +129,12 @@ const scopeRead = (db: Kysely<Database>, p: Record<'service' | 'now' | 'except',
 
 /** The scope read with the statement that takes the lock (see lockedRead). */
 const lockedScope = lockedRead<'service' | 'now' | 'except', FactColumns>((db, p) => scopeRead(db, p) as never);
+/** The scope of a new incident, with the id it takes where the engine reserves one (see Dialect.reservedId). */
+const lockedScopeForNew = lockedRead<'service' | 'now' | 'except', FactColumns>((db, p) => {
+  const read = scopeRead(db, p);
+  const reserved = dialectOf(db).reservedId('incidents');
+  return (reserved ? read.select(reserved.as('next_id')) : read) as never;
+});
 /** The scope read once the lock is held. */
 const scopeAfterLock = prepared<'service' | 'now' | 'except', FactColumns>((db, p) => scopeRead(db, p) as never);
 
@@ -136,6 +144,7 @@ const ownerOf = (row: FactColumns): Company | null =>
     : { id: row.company_id, name: row.owner_name, plan: row.owner_plan!, notifyOn: parseNotifyOn(row.owner_notify_on ?? '[]') };
 
 const scopeOf = (row: FactColumns, except: number | null, guarded: boolean, single: boolean): ChangeScope => ({
+  reservedId: row.next_id == null ? null : Number(row.next_id),
   service: { id: row.id, name: row.name, urlname: row.urlname, company_id: row.company_id, status_page_url: row.status_page_url },
   company: ownerOf(row),
   facts: { indicator: row.indicator, maintenance: row.maintenance, major: row.major, minor: row.minor },
@@ -159,7 +168,7 @@ export async function lockScope(
   now: number,
   except: number | null,
 ): Promise<ChangeScope | undefined> {
-  const row = await lockedScope(trx, { service: serviceId, now, except });
+  const row = await (except === null ? lockedScopeForNew : lockedScope)(trx, { service: serviceId, now, except });
   if (!row || row.company_id !== company.id) return undefined;
   return scopeOf(row, except, dialectOf(trx).lockedReadsMayPredateLock, true);
 }
@@ -256,12 +265,35 @@ const eventOf = (change: ProposedChange): IncidentEvent => {
   return 'updated';
 };
 
-const insertIncident = (db: Kysely<Database>, serviceId: number, draft: IncidentDraft) => {
-  const insert = db.insertInto('incidents').values({ ...draft, service_id: serviceId });
-  return (draft.external_key === null ? insert : insert.onConflict((oc) => oc.column('external_key').where('external_key', 'is not', null).doNothing()))
-    .returningAll()
-    .executeTakeFirst();
-};
+type DraftParams = keyof IncidentDraft | 'service';
+const draftValues = (p: Record<DraftParams, never>) => ({
+  service_id: p.service,
+  title: p.title,
+  status: p.status,
+  description: p.description,
+  resolved: p.resolved,
+  url: p.url,
+  user_generated: p.user_generated,
+  severity_from_provider: p.severity_from_provider,
+  components: p.components,
+  external_key: p.external_key,
+  created_at: p.created_at,
+  updated_at: p.updated_at,
+  resolved_at: p.resolved_at,
+});
+const insertNew = prepared<DraftParams, Selectable<IncidentsTable>>((db, p) => db.insertInto('incidents').values(draftValues(p)).returningAll());
+const insertWithId = prepared<DraftParams | 'id', never>((db, p) => db.insertInto('incidents').values({ id: p.id, ...draftValues(p) }));
+/** An incident with an external key is written once, also by processes writing it at the same time. */
+const insertKeyed = prepared<DraftParams, Selectable<IncidentsTable>>((db, p) =>
+  db
+    .insertInto('incidents')
+    .values(draftValues(p))
+    .onConflict((oc) => oc.column('external_key').where('external_key', 'is not', null).doNothing())
+    .returningAll(),
+);
+
+const insertIncident = async (db: Kysely<Database>, serviceId: number, draft: IncidentDraft) =>
+  (await (draft.external_key === null ? insertNew : insertKeyed)(db, { ...draft, service: serviceId }))[0];
 
 const updateIncident = prepared<keyof IncidentDraft | 'id', Selectable<IncidentsTable>>((db, p) =>
   db
@@ -284,18 +316,31 @@ const updateIncident = prepared<keyof IncidentDraft | 'id', Selectable<Incidents
     .returningAll(),
 );
 
+const updateIncidentRow = prepared<keyof IncidentDraft | 'id', never>((db, p) => {
+  const { service_id: _, ...values } = draftValues(p as never);
+  return db.updateTable('incidents').set(values).where('id', '=', p.id);
+});
+
 const deleteIncident = prepared<'id', never>((db, p) => db.deleteFrom('incidents').where('id', '=', p.id));
 const clearTimeline = prepared<'id', never>((db, p) => db.deleteFrom('incident_updates').where('incident_id', '=', p.id));
 
-const insertUpdates = (db: Kysely<Database>, incidentId: number, updates: readonly StoredUpdate[]): CompiledQuery[] =>
-  updates.length === 0
-    ? []
-    : [
-        db
-          .insertInto('incident_updates')
-          .values(updates.map((u) => ({ incident_id: incidentId, stage: u.stage, description: u.description, created_at: u.created_at })))
-          .compile(),
-      ];
+const insertUpdate = prepared<'incident' | 'stage' | 'description' | 'at', never>((db, p) =>
+  db.insertInto('incident_updates').values({ incident_id: p.incident, stage: p.stage, description: p.description, created_at: p.at }),
+);
+
+const insertUpdates = (db: Kysely<Database>, incidentId: number, updates: readonly StoredUpdate[]): CompiledQuery[] => {
+  if (updates.length === 0) return [];
+  if (updates.length === 1) {
+    const [u] = updates;
+    return [insertUpdate.bind(db, { incident: incidentId, stage: u!.stage, description: u!.description, at: u!.created_at })];
+  }
+  return [
+    db
+      .insertInto('incident_updates')
+      .values(updates.map((u) => ({ incident_id: incidentId, stage: u.stage, description: u.description, created_at: u.created_at })))
+      .compile(),
+  ];
+};
 
 /** The fields of an incident's state that its audit rows show. */
 const auditedState = (row: Pick<IncidentDraft, 'title' | 'status' | 'resolved'>) => ({
@@ -407,10 +452,11 @@ export async function applyIncidentChanges(
   })[] = [];
   // Writes that nothing reads back go out with the consequences, in one batch (see runWrites).
   const writes: CompiledQuery[] = [];
-  for (const change of changes) {
+  for (const proposed of changes) {
+    const change = storable(proposed);
     const event = eventOf(change);
     const quiet = change.quiet === true || change.seeded === true;
-    const stored = await store(trx, service.id, change, writes);
+    const stored = await store(trx, scope, change, writes);
     if (stored === undefined) continue;
     const id = stored?.id ?? change.before!.row.id;
     const updates = quiet ? [] : await timelineOf(trx, id, change);
@@ -512,7 +558,7 @@ export async function applyIncidentChanges(
  */
 async function store(
   trx: Kysely<Database>,
-  serviceId: number,
+  scope: ChangeScope,
   change: ProposedChange,
   later: CompiledQuery[],
 ): Promise<Selectable<IncidentsTable> | null | undefined> {
@@ -520,14 +566,44 @@ async function store(
     later.push(deleteIncident.bind(trx, { id: change.before!.row.id }));
     return null;
   }
-  const row = change.before
-    ? (await updateIncident(trx, { ...change.after, id: change.before.row.id }))[0]
-    : await insertIncident(trx, serviceId, change.after);
+  const { after } = change;
+  let row: Selectable<IncidentsTable> | undefined;
+  if (scope.single && (change.before || scope.reservedId !== null)) {
+    // One change of one incident, whose id is known: its row is the draft as written (its text as it reads back),
+    // and its write goes out with the rest of the change.
+    const id = change.before ? change.before.row.id : scope.reservedId!;
+    row = { ...after, id, service_id: scope.service.id };
+    later.push(change.before ? updateIncidentRow.bind(trx, { ...after, id }) : insertWithId.bind(trx, { ...after, service: scope.service.id, id }));
+  } else {
+    row = change.before ? (await updateIncident(trx, { ...after, id: change.before.row.id }))[0] : await insertIncident(trx, scope.service.id, after);
+  }
   if (!row) return undefined;
   if (change.rewriteTimeline) later.push(clearTimeline.bind(trx, { id: row.id }));
   later.push(...insertUpdates(trx, row.id, change.posted));
   return row;
 }
+
+/**
+ * Text as it reads back once stored: a lone surrogate (half of a UTF-16 pair)
+ * is stored by both engines as the replacement character.
+ */
+const wellFormed = (text: string): string => (/[\ud800-\udfff]/.test(text) ? text.replace(/[\ud800-\udfff]/gu, '\ufffd') : text);
+
+/** The change with its text as it will read back. */
+const storable = (change: ProposedChange): ProposedChange => {
+  const { after } = change;
+  return {
+    ...change,
+    after: after && {
+      ...after,
+      title: wellFormed(after.title),
+      description: wellFormed(after.description),
+      components: wellFormed(after.components),
+      url: after.url === null ? null : wellFormed(after.url),
+    },
+    posted: change.posted.map((u) => ({ ...u, description: wellFormed(u.description) })),
+  };
+};
 
 /** The incident's timeline after the change, its new updates not yet written: from what the source read, or read. */
 async function timelineOf(trx: Kysely<Database>, id: number, change: ProposedChange): Promise<StoredUpdate[]> {
