@@ -24,7 +24,7 @@ export interface Dialect {
    * as one statement. Parts of one statement see the database as it was
    * before it (not each other's rows).
    */
-  runWrites<R = never>(db: Kysely<Database>, writes: readonly CompiledQuery[], read?: CompiledQuery<R>): Promise<R[]>;
+  batchWrites<R = never>(db: Kysely<Database>, writes: readonly CompiledQuery[], read?: CompiledQuery<R>): Promise<R[]>;
   /**
    * The statements that queue these rows, to run in the transaction of the
    * change they tell of; those marked `guarded` only where `guard` holds when
@@ -36,7 +36,7 @@ export interface Dialect {
    * they were before it waited for the lock (several writers at once): what
    * depends on them is then written under a guard (see outboxWrites).
    */
-  readonly lockedReadsMayPredateLock: boolean;
+  readonly lockingReadsMayPredateLock: boolean;
   /** Whether other processes may take the same work from this database (replicas): claims are then made under row locks. */
   readonly sharedByProcesses: boolean;
   /** A query of rows to claim, locking them against other processes' claims and skipping those another holds. */
@@ -74,8 +74,8 @@ export function jsonRows<O extends object>(
   return sql<JsonRows<O>>`(select coalesce(${rows}, '[]') from (${query}) as r)`;
 }
 export const rowsOf = <O>(value: JsonRows<O>): O[] => (typeof value === 'string' ? (JSON.parse(value) as O[]) : value);
-export const runWrites = <R = never>(db: Kysely<Database>, writes: readonly CompiledQuery[], read?: CompiledQuery<R>): Promise<R[]> =>
-  dialectOf(db).runWrites(db, writes, read);
+export const batchWrites = <R = never>(db: Kysely<Database>, writes: readonly CompiledQuery[], read?: CompiledQuery<R>): Promise<R[]> =>
+  dialectOf(db).batchWrites(db, writes, read);
 
 /**
  * A row that nothing reads back in its own transaction (an audit row): the
@@ -99,5 +99,5 @@ export const changeMarker = (db: Kysely<Database>): string | Promise<string> => 
 /** A value that changes whenever API keys or companies may have changed: what authenticated keys are remembered under. */
 export const keysMarker = (db: Kysely<Database>): string | Promise<string> => keysMarkerOf(db);
 
-export { lockedRead, lockServiceForChange } from './locks.js';
-export type { LockedRead } from './locks.js';
+export { serviceLockingRead, lockService } from './locks.js';
+export type { ServiceLockingRead } from './locks.js';

@@ -7,21 +7,21 @@ import { changeNoteColumns, LockBusy, lockTurn, noteChange } from './writer.js';
 import type { ChangeNote } from './writer.js';
 
 /** A read that takes a service's lock for a change: its row, or undefined when there is none to lock. */
-export type LockedRead<P extends string, R> = (trx: Kysely<Database>, args: Record<P, unknown>) => Promise<R | undefined>;
+export type ServiceLockingRead<P extends string, R> = (trx: Kysely<Database>, args: Record<P, unknown>) => Promise<R | undefined>;
 
 /**
  * A read of (at most) one row of `services`, with what it selects along, that
  * makes the transaction the only one changing this service until it ends (see
- * lockServiceForChange). On PostgreSQL it is prepared in the four ways a
+ * lockService). On PostgreSQL it is prepared in the four ways a
  * writer's transaction may ask for it (see lockTurn): with or without the
  * change note, waiting for the row or skipping it (then LockBusy is thrown).
  * `for no key update`: it queues the changes of one service, not the writes
  * that merely refer to it. What the row's own statement reads of other rows
  * may predate the lock, if it had to wait.
  */
-export function lockedRead<P extends string, R extends object>(
+export function serviceLockingRead<P extends string, R extends object>(
   rows: (db: Kysely<Database>, p: Record<P, never>) => SelectQueryBuilder<Database, 'services', R> | SelectQueryBuilder<Database, 'services' | 'incidents', R>,
-): LockedRead<P, R> {
+): ServiceLockingRead<P, R> {
   type Row = R & Partial<ChangeNote>;
   const lock = (note: boolean, skip: boolean): PreparedQuery<P, Row> =>
     prepared((db, p) => {
@@ -44,7 +44,7 @@ export function lockedRead<P extends string, R extends object>(
   };
 }
 
-const serviceById = lockedRead<'id', { id: number }>((db, p) => db.selectFrom('services').select('services.id').where('services.id', '=', p.id));
+const serviceById = serviceLockingRead<'id', { id: number }>((db, p) => db.selectFrom('services').select('services.id').where('services.id', '=', p.id));
 
 /**
  * Makes the transaction the only one changing this service until it ends, so
@@ -55,6 +55,6 @@ const serviceById = lockedRead<'id', { id: number }>((db, p) => db.selectFrom('s
  * statements: a statement that waited for it sees the database as it was
  * before it waited. In a transaction of the writer, take it first (see lockTurn).
  */
-export async function lockServiceForChange(trx: Kysely<Database>, serviceId: number): Promise<void> {
+export async function lockService(trx: Kysely<Database>, serviceId: number): Promise<void> {
   if (engineOf(trx) === 'postgres') await serviceById(trx, { id: serviceId });
 }

@@ -7,7 +7,7 @@ const MARK = '\u0000statusbot-param:';
 
 export interface PreparedQuery<P extends string, R> {
   (db: Kysely<Database>, args: Record<P, unknown>): Promise<R[]>;
-  /** The statement with these values, not yet run: for `runWrites`. */
+  /** The statement with these values, not yet run: for `batchWrites`. */
   bind(db: Kysely<Database>, args: Record<P, unknown>): CompiledQuery<R>;
 }
 

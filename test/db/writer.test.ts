@@ -5,7 +5,7 @@ import { openDatabase } from '../../src/db/database.js';
 import type { Db } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { createWriter, deferInsert } from '../../src/db/writer.js';
-import { lockServiceForChange } from '../../src/db/locks.js';
+import { lockService } from '../../src/db/locks.js';
 import { CHANGES_CHANNEL, LISTENER_NAME_PREFIX } from '../../src/db/change-feed.js';
 import { waitUntil } from '../helpers/wait-until.js';
 import { createTestDatabase, TEST_ENGINE } from '../helpers/test-database.js';
@@ -150,7 +150,7 @@ describe.skipIf(TEST_ENGINE !== 'postgres')('createWriter on PostgreSQL', () => 
     const writer = createWriter(small);
     const done: string[] = [];
     const unit = (service: number, name: string) => async (trx: Db) => {
-      await lockServiceForChange(trx, service);
+      await lockService(trx, service);
       await insertCompany(name)(trx);
       done.push(name);
     };

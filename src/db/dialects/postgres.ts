@@ -48,7 +48,7 @@ const unguardedInsert = unnestInsert();
 /** By guard expression: each is one statement text, prepared once. */
 const guardedInserts = new WeakMap<Expression<SqlBool>, ReturnType<typeof unnestInsert>>();
 
-/** Texts of combined statements, by the texts of their parts (see runWrites). */
+/** Texts of combined statements, by the texts of their parts (see batchWrites). */
 const combined = new Map<string, string>();
 const COMBINED_LIMIT = 200;
 // Texts by a short id: the texts come from prepared queries, each one string that keeps its hash, unlike a text joined anew.
@@ -91,7 +91,7 @@ export const postgresDialect = {
   json: { object: 'json_build_object', list: 'json_agg' },
 
   // Foreign keys are checked once all parts have run. Parameters must appear in the texts only as kysely writes them ($1, …).
-  async runWrites<R = never>(db: Kysely<Database>, writes: readonly CompiledQuery[], read?: CompiledQuery<R>): Promise<R[]> {
+  async batchWrites<R = never>(db: Kysely<Database>, writes: readonly CompiledQuery[], read?: CompiledQuery<R>): Promise<R[]> {
     if (writes.length < 2 && !read) {
       for (const write of writes) await db.executeQuery(write);
       return [];
@@ -119,7 +119,7 @@ export const postgresDialect = {
   },
 
   reservedId: (table: 'incidents'): RawBuilder<number> | null => sql<number>`nextval(pg_get_serial_sequence(${table}, 'id'))`,
-  lockedReadsMayPredateLock: true as boolean,
+  lockingReadsMayPredateLock: true as boolean,
   sharedByProcesses: true as boolean,
   // biome-ignore lint/suspicious/noExplicitAny: any select may be claimed
   forClaim: <Q extends SelectQueryBuilder<Database, any, object>>(query: Q, table: string): Q => query.forUpdate(table as never).skipLocked() as Q,

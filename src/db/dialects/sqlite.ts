@@ -24,7 +24,7 @@ export const sqliteDialect = {
   json: { object: 'json_object', list: 'json_group_array' },
 
   // In process, a statement costs no round trip: the writes run one by one, in order.
-  async runWrites<R = never>(db: Kysely<Database>, writes: readonly CompiledQuery[], read?: CompiledQuery<R>): Promise<R[]> {
+  async batchWrites<R = never>(db: Kysely<Database>, writes: readonly CompiledQuery[], read?: CompiledQuery<R>): Promise<R[]> {
     const rows = read ? (await db.executeQuery(read)).rows : [];
     for (const write of writes) await db.executeQuery(write);
     return rows;
@@ -45,7 +45,7 @@ export const sqliteDialect = {
 
   // In process, reading an id back from its insert costs no round trip.
   reservedId: (_table: 'incidents'): RawBuilder<number> | null => null,
-  lockedReadsMayPredateLock: false as boolean,
+  lockingReadsMayPredateLock: false as boolean,
   sharedByProcesses: false as boolean,
   forClaim: <Q>(query: Q): Q => query,
   // The autoincrement sees given ids by itself.

@@ -78,7 +78,7 @@ const insertOf = (db: Kysely<Database>, row: AuditRow): CompiledQuery =>
  * both commit or neither; null when SQLite's writer takes the row to insert it with those of the
  * transaction's other changes before its commit (the changes of incidents,
  * made many a second: nothing reads their rows back in the transaction).
- * For writers that send several statements at once (see runWrites).
+ * For writers that send several statements at once (see batchWrites).
  */
 export function auditWrite(ctx: DomainContext, db: Kysely<Database>, entry: AuditEntry): CompiledQuery | null {
   const row = auditRow(ctx, entry);

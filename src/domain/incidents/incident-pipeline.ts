@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { CompiledQuery, ExpressionBuilder, Kysely, Selectable } from 'kysely';
-import { dialectOf, jsonRows, lockedRead, lockServiceForChange, rowsOf, runWrites } from '../../db/dialect.js';
+import { dialectOf, jsonRows, serviceLockingRead, lockService, rowsOf, batchWrites } from '../../db/dialect.js';
 import type { JsonRows } from '../../db/dialect.js';
 import { prepared } from '../../db/prepared.js';
 import type { Database, IncidentsTable, ServicesTable } from '../../db/schema.js';
@@ -127,10 +127,10 @@ const scopeRead = (db: Kysely<Database>, p: Record<'service' | 'now' | 'except',
     .select((eb) => scopeColumns(db, eb as never, p.now, p.except))
     .where('services.id', '=', p.service);
 
-/** The scope read with the statement that takes the lock (see lockedRead). */
-const lockedScope = lockedRead<'service' | 'now' | 'except', FactColumns>((db, p) => scopeRead(db, p) as never);
+/** The scope read with the statement that takes the lock (see serviceLockingRead). */
+const lockedScope = serviceLockingRead<'service' | 'now' | 'except', FactColumns>((db, p) => scopeRead(db, p) as never);
 /** The scope of a new incident, with the id it takes where the engine reserves one (see Dialect.reservedId). */
-const lockedScopeForNew = lockedRead<'service' | 'now' | 'except', FactColumns>((db, p) => {
+const lockedScopeForNew = serviceLockingRead<'service' | 'now' | 'except', FactColumns>((db, p) => {
   const read = scopeRead(db, p);
   const reserved = dialectOf(db).reservedId('incidents');
   return (reserved ? read.select(reserved.as('next_id')) : read) as never;
@@ -170,7 +170,7 @@ export async function lockScope(
 ): Promise<ChangeScope | undefined> {
   const row = await (except === null ? lockedScopeForNew : lockedScope)(trx, { service: serviceId, now, except });
   if (!row || row.company_id !== company.id) return undefined;
-  return scopeOf(row, except, dialectOf(trx).lockedReadsMayPredateLock, true);
+  return scopeOf(row, except, dialectOf(trx).lockingReadsMayPredateLock, true);
 }
 
 /**
@@ -178,7 +178,7 @@ export async function lockScope(
  * scope: for the jobs and reports that change a service's incidents in bulk.
  */
 export async function lockScopeForMany(trx: Kysely<Database>, serviceId: number, now: number): Promise<ChangeScope | undefined> {
-  await lockServiceForChange(trx, serviceId);
+  await lockService(trx, serviceId);
   const [row] = await scopeAfterLock(trx, { service: serviceId, now, except: null });
   return row ? scopeOf(row, null, false, false) : undefined;
 }
@@ -207,7 +207,7 @@ type IncidentScopeRow = FactColumns & {
 };
 
 /** An incident's service, locked, with its scope and the incident as stored, in one statement. */
-const lockedIncidentScope = lockedRead<'incident' | 'now', IncidentScopeRow>(
+const lockedIncidentScope = serviceLockingRead<'incident' | 'now', IncidentScopeRow>(
   (db, p) =>
     db
       .selectFrom('incidents')
@@ -253,7 +253,7 @@ export async function lockIncidentScope(
   const [incident] = rowsOf(row.incident);
   if (!incident) return undefined;
   const updates = rowsOf(row.updates).map((u) => ({ stage: u.stage, description: u.description, created_at: u.created_at }));
-  const scope = scopeOf(row as FactColumns, incidentId, dialectOf(trx).lockedReadsMayPredateLock, true);
+  const scope = scopeOf(row as FactColumns, incidentId, dialectOf(trx).lockingReadsMayPredateLock, true);
   return { scope, stored: { row: incident, updates } };
 }
 
@@ -409,7 +409,7 @@ const withService = (row: Selectable<IncidentsTable>, service: ServiceColumns): 
 
 type Guard = 'service' | 'now' | 'except' | 'indicator' | 'maintenance' | 'major' | 'minor';
 
-/** Whether the service's facts are still those of the scope: the part named `read` of the consequences' writes (see runWrites). */
+/** Whether the service's facts are still those of the scope: the part named `read` of the consequences' writes (see batchWrites). */
 const factsUnchanged = prepared<Guard, { held: boolean }>((db, p) =>
   db.selectNoFrom((eb) =>
     sql<boolean>`${statusFactsAre(eb, p.service, p.now, p.except, { indicator: p.indicator, maintenance: p.maintenance, major: p.major, minor: p.minor })}`.as(
@@ -450,7 +450,7 @@ export async function applyIncidentChanges(
     before: Selectable<IncidentsTable> | null;
     after: Selectable<IncidentsTable> | null;
   })[] = [];
-  // Writes that nothing reads back go out with the consequences, in one batch (see runWrites).
+  // Writes that nothing reads back go out with the consequences, in one batch (see batchWrites).
   const writes: CompiledQuery[] = [];
   for (const proposed of changes) {
     const change = storable(proposed);
@@ -516,7 +516,7 @@ export async function applyIncidentChanges(
   if (made.length > 0 || move.before !== move.after) writes.push(pagesShowChange(trx, service.id, now));
   const expected = messagesFor(move);
   if (!scope.guarded) {
-    await runWrites(trx, [
+    await batchWrites(trx, [
       ...writes,
       ...outboxWrites(
         trx,
@@ -533,11 +533,11 @@ export async function applyIncidentChanges(
       major: Boolean(scope.facts.major),
       minor: Boolean(scope.facts.minor),
     };
-    const [check] = await runWrites(trx, [...writes, ...guardedOutbox(trx, expected)], factsUnchanged.bind(trx, facts));
+    const [check] = await batchWrites(trx, [...writes, ...guardedOutbox(trx, expected)], factsUnchanged.bind(trx, facts));
     if (!check?.held) {
       // The facts moved before the lock was taken; the lock keeps them now.
       const actual = statusMove(await statusFactsOf(trx, service.id, now, made[0]!.incident.id));
-      await runWrites(
+      await batchWrites(
         trx,
         outboxWrites(
           trx,

@@ -1,11 +1,11 @@
 import type { CompiledQuery, Expression, Kysely, SqlBool } from 'kysely';
-import { dialectOf, runWrites } from '../../db/dialect.js';
+import { dialectOf, batchWrites } from '../../db/dialect.js';
 import type { OutboxRow } from '../../db/dialect.js';
 import type { Database } from '../../db/schema.js';
 
 export type { OutboxRow };
 
-/** The statements that queue these rows, to run in the transaction of the change they tell of (see runWrites). */
+/** The statements that queue these rows, to run in the transaction of the change they tell of (see batchWrites). */
 export function outboxWrites(db: Kysely<Database>, rows: readonly OutboxRow[]): CompiledQuery[] {
   return dialectOf(db).outboxWrites(
     db,
@@ -15,7 +15,7 @@ export function outboxWrites(db: Kysely<Database>, rows: readonly OutboxRow[]): 
 
 /**
  * `outboxWrites` where the rows marked `guarded` are only queued if `guard`
- * holds when the statement runs (see Dialect.lockedReadsMayPredateLock).
+ * holds when the statement runs (see Dialect.lockingReadsMayPredateLock).
  */
 export function guardedOutboxWrites(guard: Expression<SqlBool>) {
   return (db: Kysely<Database>, rows: readonly { row: OutboxRow; guarded: boolean }[]): CompiledQuery[] => dialectOf(db).outboxWrites(db, rows, guard);
@@ -26,7 +26,7 @@ export function guardedOutboxWrites(guard: Expression<SqlBool>) {
  * transaction of the change they tell of, so both commit or neither.
  */
 export async function enqueueAll(trx: Kysely<Database>, rows: readonly OutboxRow[]): Promise<void> {
-  await runWrites(trx, outboxWrites(trx, rows));
+  await batchWrites(trx, outboxWrites(trx, rows));
 }
 
 export async function enqueue(trx: Kysely<Database>, row: OutboxRow): Promise<void> {
