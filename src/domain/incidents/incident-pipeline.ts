@@ -295,31 +295,26 @@ const insertKeyed = prepared<DraftParams, Selectable<IncidentsTable>>((db, p) =>
 const insertIncident = async (db: Kysely<Database>, serviceId: number, draft: IncidentDraft) =>
   (await (draft.external_key === null ? insertNew : insertKeyed)(db, { ...draft, service: serviceId }))[0];
 
+/** The stored fields of a draft, without its service (which a change never moves). */
+const changedValues = (p: Record<DraftParams, never>) => {
+  const { service_id: _, ...values } = draftValues(p);
+  return values;
+};
+
 const updateIncident = prepared<keyof IncidentDraft | 'id', Selectable<IncidentsTable>>((db, p) =>
   db
     .updateTable('incidents')
-    .set({
-      title: p.title,
-      status: p.status,
-      description: p.description,
-      resolved: p.resolved,
-      url: p.url,
-      user_generated: p.user_generated,
-      severity_from_provider: p.severity_from_provider,
-      components: p.components,
-      external_key: p.external_key,
-      created_at: p.created_at,
-      updated_at: p.updated_at,
-      resolved_at: p.resolved_at,
-    })
+    .set(changedValues(p as never))
     .where('id', '=', p.id)
     .returningAll(),
 );
 
-const updateIncidentRow = prepared<keyof IncidentDraft | 'id', never>((db, p) => {
-  const { service_id: _, ...values } = draftValues(p as never);
-  return db.updateTable('incidents').set(values).where('id', '=', p.id);
-});
+const updateIncidentRow = prepared<keyof IncidentDraft | 'id', never>((db, p) =>
+  db
+    .updateTable('incidents')
+    .set(changedValues(p as never))
+    .where('id', '=', p.id),
+);
 
 const deleteIncident = prepared<'id', never>((db, p) => db.deleteFrom('incidents').where('id', '=', p.id));
 const clearTimeline = prepared<'id', never>((db, p) => db.deleteFrom('incident_updates').where('incident_id', '=', p.id));
