@@ -95,8 +95,6 @@ export interface ProposedChange {
 export interface MadeChange {
   event: IncidentEvent;
   incident: Incident;
-  /** Null for a deletion. */
-  row: IncidentRow | null;
 }
 
 type OwnerColumns = { owner_name: string | null; owner_plan: Company['plan'] | null; owner_notify_on: string | null };
@@ -380,9 +378,7 @@ function auditEntry(scope: ChangeScope, event: IncidentEvent, id: number, change
 }
 
 /** The incident row as reads give it, with its service's columns. */
-export const incidentRowOf = (row: Selectable<IncidentsTable>, scope: Pick<ChangeScope, 'service'>): IncidentRow => withService(row, scope.service);
-
-const withService = (row: Selectable<IncidentsTable>, service: ServiceColumns): IncidentRow => ({
+export const incidentRowOf = (row: Selectable<IncidentsTable>, { service }: Pick<ChangeScope, 'service'>): IncidentRow => ({
   id: row.id,
   url: row.url,
   title: row.title,
@@ -457,9 +453,9 @@ export async function applyIncidentChanges(
     const updates = quiet ? [] : await timelineOf(trx, id, change);
     const audit = change.seeded ? null : auditWrite(ctx, trx, auditEntry(scope, event, id, change, stored));
     if (audit) writes.push(audit);
-    const row = withService(stored ?? change.before!.row, service);
+    const row = incidentRowOf(stored ?? change.before!.row, scope);
     const incident = toIncident(ctx, row, updates, scope.page, now);
-    made.push({ event, incident, row: stored ? row : null, quiet, posted: change.posted.length > 0, before: change.before?.row ?? null, after: stored });
+    made.push({ event, incident, quiet, posted: change.posted.length > 0, before: change.before?.row ?? null, after: stored });
   }
   // A scope of many may see the service's status move with no incident changed (a vendor's stated status).
   if (made.length === 0 && scope.single) return [];
@@ -543,7 +539,7 @@ export async function applyIncidentChanges(
       );
     }
   }
-  return made.map(({ event, incident, row }) => ({ event, incident, row }));
+  return made.map(({ event, incident }) => ({ event, incident }));
 }
 
 /**
