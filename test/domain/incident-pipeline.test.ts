@@ -9,6 +9,7 @@ import { applyVendorSnapshot } from '../../src/domain/vendors/vendor-ingest.js';
 import type { VendorIncident, VendorSnapshot } from '../../src/domain/vendors/vendor-snapshot.js';
 import { ACME_KEY, startTestServer } from '../helpers/test-server.js';
 import type { TestServer } from '../helpers/test-server.js';
+import { dueFeedOf } from '../helpers/vendor-feed.js';
 
 /*
  * Every source of incident changes goes through one pipeline: this table
@@ -108,19 +109,7 @@ async function consequencesOf(act: () => Promise<unknown>, incidentOf: () => Pro
   };
 }
 
-const vendorFeed = async () => {
-  const row = await s.ctx.db.selectFrom('services').select(['id', 'name', 'urlname']).where('urlname', '=', 'vendor-x').executeTakeFirstOrThrow();
-  return {
-    serviceId: row.id,
-    urlname: row.urlname,
-    name: row.name,
-    kind: 'statuspage' as const,
-    url: 'https://x.example',
-    validators: {},
-    failures: 0,
-    fingerprint: null,
-  };
-};
+const vendorFeed = () => dueFeedOf(s.ctx.db, 'vendor-x', 'https://x.example');
 
 const vendorIncident = (resolved: boolean, id = 'p1', severity: 'minor' | 'major' = 'major'): VendorIncident => ({
   id,

@@ -5,6 +5,7 @@ import { applyVendorSnapshot } from '../../src/domain/vendors/vendor-ingest.js';
 import type { VendorIncident } from '../../src/domain/vendors/vendor-snapshot.js';
 import { T0, startTestServer } from '../helpers/test-server.js';
 import type { TestServer } from '../helpers/test-server.js';
+import { dueFeedOf } from '../helpers/vendor-feed.js';
 
 const KEYS = ['acme-key-1', 'acme-key-2', 'acme-key-3', 'acme-key-4'] as const;
 const GLOBEX = 'globex-key-1';
@@ -266,19 +267,7 @@ describe('an incident from user reports', () => {
   });
 
   describe('when the provider opens an incident of its own', () => {
-    const vendorFeed = async () => {
-      const row = await s.ctx.db.selectFrom('services').select(['id', 'name', 'urlname']).where('urlname', '=', 'vendor-x').executeTakeFirstOrThrow();
-      return {
-        serviceId: row.id,
-        urlname: row.urlname,
-        name: row.name,
-        kind: 'statuspage' as const,
-        url: 'https://x.example',
-        validators: {},
-        failures: 0,
-        fingerprint: null,
-      };
-    };
+    const vendorFeed = () => dueFeedOf(s.ctx.db, 'vendor-x', 'https://x.example');
     const providerIncident = (resolved: boolean): VendorIncident => ({
       id: 'p1',
       title: 'Elevated API errors',
