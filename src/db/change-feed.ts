@@ -85,8 +85,13 @@ export class ChangeFeed {
 
   /** This process committed `xid`: its own next read must not use what was cached before (its notification, when it comes, moves nothing more). */
   committed(xid: string): void {
-    this.#generation++;
+    this.changedHere();
     this.committing(xid);
+  }
+
+  /** This process committed a write (of a transaction whose id it may not know): its own next read must not use what was cached before. */
+  changedHere(): void {
+    this.#generation++;
   }
 
   /** This process is about to commit `xid`: its notification may be heard before `committed` is called, and is its own. */

@@ -260,19 +260,24 @@ function preparedNameOf(text: string): string | null {
   return name;
 }
 
-/** What a statement means for what authenticated keys are remembered under (see `keysMarker`). */
-type KeysEffect = 'none' | /** writes API keys or companies */ 'writes' | 'begin' | 'commit' | 'rollback';
-const keysEffects = new Map<string, KeysEffect>();
-const KEY_WRITE = new RegExp(`\\b(insert\\s+into|update|delete\\s+from|truncate(\\s+table)?)\\s+"?(${KEY_TABLES.join('|')})"?([\\s(;]|$)`, 'i');
+/** What a statement means for this process's read caches and for what authenticated keys are remembered under (see `keysMarker`). */
+type WriteEffect = 'none' | /** writes a table a read may show */ 'writes' | /** writes API keys or companies */ 'writesKeys' | 'begin' | 'commit' | 'rollback';
+const writeEffects = new Map<string, WriteEffect>();
+// `for update` / `for no key update` lock rows; they write nothing.
+const WRITE = /(?<!\bfor\s+(no\s+key\s+)?)\b(?:insert\s+into|update|delete\s+from|truncate(?:\s+table)?)\s+"?(\w+)"?/gi;
 
-function keysEffectOf(text: string): KeysEffect {
-  let effect = keysEffects.get(text);
+function writeEffectOf(text: string): WriteEffect {
+  let effect = writeEffects.get(text);
   if (effect === undefined) {
     if (/^\s*(begin|start\s+transaction)\b/i.test(text)) effect = 'begin';
     else if (/^\s*(commit|end)\s*;?\s*$/i.test(text)) effect = 'commit';
     else if (/^\s*rollback\s*;?\s*$/i.test(text)) effect = 'rollback';
-    else effect = KEY_WRITE.test(text) ? 'writes' : 'none';
-    if (keysEffects.size < PREPARED_LIMIT * 2) keysEffects.set(text, effect);
+    else {
+      const tables = [...text.matchAll(WRITE)].map((m) => m[2]!.toLowerCase());
+      if (tables.some((t) => KEY_TABLES.includes(t))) effect = 'writesKeys';
+      else effect = tables.some((t) => !UNNOTED_TABLES.includes(t)) ? 'writes' : 'none';
+    }
+    if (writeEffects.size < PREPARED_LIMIT * 2) writeEffects.set(text, effect);
   }
   return effect;
 }
@@ -284,16 +289,18 @@ function keysEffectOf(text: string): KeysEffect {
  * the process (the pool listens only to idle clients), and the pool drops the
  * client when it comes back.
  *
- * It also tells the change feed, once a commit is done, that it changed API
- * keys or companies: this process's next request must look its key up again
- * even before the commit's notification comes back to it (other replicas
- * hear that notification before the writer answers).
+ * It also tells the change feed, once a write is committed, what changed:
+ * this process's next read must not be answered from a cache made before it
+ * (whatever wrote it: the writer, a job, `apply` in this process), and after
+ * a change to API keys or companies its next request must look its key up
+ * again, both even before the commit's notification comes back to it (other
+ * replicas hear that notification before the writer answers).
  */
 class PreparingClient extends pg.Client {
   /** Set by the pool's client class (see openPostgres). */
   protected feed: ChangeFeed | null = null;
   #inTransaction = false;
-  #keysWritten = false;
+  #written: 'none' | 'writes' | 'writesKeys' = 'none';
 
   constructor(config?: string | pg.ClientConfig) {
     super(config);
@@ -307,42 +314,43 @@ class PreparingClient extends pg.Client {
     const run = super.query as (...a: unknown[]) => never;
     const result = name ? run.call(this, { name, text, values }) : run.apply(this, args);
     if (typeof text !== 'string' || !this.feed) return result;
-    switch (keysEffectOf(text)) {
+    const effect = writeEffectOf(text);
+    switch (effect) {
       case 'none':
         return result;
       case 'begin':
-        this.#inTransaction = true;
-        this.#keysWritten = false;
-        return result;
       case 'rollback':
-        this.#inTransaction = false;
-        this.#keysWritten = false;
+        this.#inTransaction = effect === 'begin';
+        this.#written = 'none';
         return result;
       case 'writes':
-        if (this.#inTransaction) {
-          this.#keysWritten = true;
-          return result;
-        }
-        return this.#thenKeysChanged(result);
+      case 'writesKeys':
+        if (!this.#inTransaction) return this.#thenChanged(result, effect);
+        if (this.#written !== 'writesKeys') this.#written = effect;
+        return result;
       case 'commit': {
-        const written = this.#keysWritten;
+        const written = this.#written;
         this.#inTransaction = false;
-        this.#keysWritten = false;
-        return written ? this.#thenKeysChanged(result) : result;
+        this.#written = 'none';
+        return written === 'none' ? result : this.#thenChanged(result, written);
       }
     }
   }
 
   /** Once the statement is done (or failed: it may have committed all the same), before its caller goes on. */
-  #thenKeysChanged(result: never): never {
+  #thenChanged(result: never, written: 'writes' | 'writesKeys'): never {
     const feed = this.feed!;
+    const tell = () => {
+      feed.changedHere();
+      if (written === 'writesKeys') feed.keysChanged();
+    };
     const pending = result as Promise<unknown> | undefined;
     // Called with a callback (kysely never does), pg returns nothing to wait for: tell at once.
     if (typeof pending?.finally !== 'function') {
-      feed.keysChanged();
+      tell();
       return result;
     }
-    return pending.finally(() => feed.keysChanged()) as never;
+    return pending.finally(tell) as never;
   }
 }
 
