@@ -7,7 +7,7 @@ import type { FeedReader } from './vendor-snapshot.js';
 
 /*
  * How an RSS (or Atom, same rules) status feed reads as incidents: the rules
- * are the README's "How RSS and Atom items read", made in feed-items.ts; the
+ * are docs/vendors.md's "How RSS and Atom items read", made in feed-items.ts; the
  * tests hold them against vendors' real feeds. An item says nothing
  * structured, so only structure resolves an incident (a title prefix, a
  * history item's stage label, a status field or category), never words in its

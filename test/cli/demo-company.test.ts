@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Migrator, sql } from 'kysely';
@@ -13,14 +13,14 @@ import { migrateToLatest } from '../../src/db/migrate.js';
 import { manualClock } from '../../src/domain/clock.js';
 import { createDomainContext } from '../../src/domain/context.js';
 import { applySetup } from '../../src/domain/setup/apply-setup.js';
+import { documentedConfigs } from '../helpers/docs.js';
 import { createTestDatabase } from '../helpers/test-database.js';
 import type { TestDatabase } from '../helpers/test-database.js';
 import { README_EXAMPLE_CONFIG, T0, startTestServer } from '../helpers/test-server.js';
 import { waitUntil } from '../helpers/wait-until.js';
 import { runCli, startCli } from './run-cli.js';
 
-const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-const README_CONFIGS = [README_EXAMPLE_CONFIG, ...[...README.matchAll(/```yaml\n([\s\S]*?)```/g)].map((m) => m[1]!)];
+const README_CONFIGS = [README_EXAMPLE_CONFIG, ...documentedConfigs().map((b) => b.yaml)];
 
 let dir: string;
 let database: TestDatabase;

@@ -1,22 +1,20 @@
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config/load-config.js';
+import { documentedConfigs } from '../helpers/docs.js';
 
-const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-
-describe("the README's configuration reference", () => {
-  it('is a config statusbot accepts, every key of it', () => {
-    const blocks = [...README.matchAll(/```yaml\n([\s\S]*?)```/g)].map((m) => m[1]!);
-    expect(blocks.length).toBeGreaterThan(0);
-    for (const block of blocks) {
-      const { config } = parseConfig('README.md', block);
-      expect(config.setup.companies.length).toBeGreaterThan(0);
+describe("the documentation's configuration examples", () => {
+  it('are configs statusbot accepts, every key of them', () => {
+    const blocks = documentedConfigs();
+    expect(blocks.map((b) => b.page)).toContain('docs/configuration.md');
+    for (const { page, yaml } of blocks) {
+      const { config } = parseConfig(page, yaml);
+      expect(config.setup.companies.length, page).toBeGreaterThan(0);
     }
   });
 
-  it('names Slack admins as the Permissions section says', () => {
-    const block = [...README.matchAll(/```yaml\n([\s\S]*?)```/g)].map((m) => m[1]!).find((b) => b.includes('slack:'));
-    const { config } = parseConfig('README.md', block!);
+  it('name Slack admins as the Permissions section says', () => {
+    const block = documentedConfigs().find((b) => b.page === 'docs/configuration.md' && b.yaml.includes('slack:'));
+    const { config } = parseConfig('docs/configuration.md', block!.yaml);
     expect(config.setup.companies[0]!.slack).toEqual({ team_id: 'T0123ABCD', admins: ['U0123ABCD'] });
   });
 });

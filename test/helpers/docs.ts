@@ -1,0 +1,19 @@
+import { readFileSync, readdirSync } from 'node:fs';
+
+const ROOT = new URL('../../', import.meta.url);
+
+/** The README and every page of docs/, by path from the repository's root. */
+export function documentationPages(): Map<string, string> {
+  const pages = new Map<string, string>([['README.md', readFileSync(new URL('README.md', ROOT), 'utf8')]]);
+  for (const name of readdirSync(new URL('docs/', ROOT))
+    .filter((n) => n.endsWith('.md'))
+    .sort()) {
+    pages.set(`docs/${name}`, readFileSync(new URL(`docs/${name}`, ROOT), 'utf8'));
+  }
+  return pages;
+}
+
+/** Every ```yaml block of the documentation: each is a config statusbot must accept as written. */
+export function documentedConfigs(): { page: string; yaml: string }[] {
+  return [...documentationPages()].flatMap(([page, text]) => [...text.matchAll(/```yaml\n([\s\S]*?)```/g)].map((m) => ({ page, yaml: m[1]! })));
+}
