@@ -247,6 +247,13 @@ export const monitorList = list('CustomMonitorList', monitor);
 export const monitorIncidentList = list('CustomMonitorIncidentList', listedMonitorIncident);
 export const boardDocument = one('BoardDocument', board);
 export const boardServiceDocument = one('BoardServiceDocument', boardService);
+export const companyIncidentList = named(
+  'CompanyIncidentList',
+  z.strictObject({
+    data: z.array(serviceIncident),
+    links: z.strictObject({ next: z.string().nullable().describe('The next (older) page, null on the last one') }),
+  }),
+);
 export const auditEventList = named(
   'AuditEventList',
   z.strictObject({

@@ -5,12 +5,13 @@ import { addServiceToBoard, getBoard, updateBoardService } from '../domain/board
 import type { Company } from '../domain/companies/company.js';
 import type { DomainContext } from '../domain/context.js';
 import { notFound } from '../domain/errors.js';
+import { listCompanyIncidents } from '../domain/incidents/company-incidents.js';
 import { createIncident, deleteIncident, getIncident, listServiceIncidents, updateIncident } from '../domain/incidents/incident-service.js';
 import { listMonitorIncidents, listMonitors } from '../domain/monitors/monitor-service.js';
 import { getServiceStatus, listCatalog } from '../domain/services/service-queries.js';
 import { MAX_TAGS, TAG_MAX_LENGTH, boardServiceInput } from '../domain/boards/board-input.js';
 import { BOARD_ID } from '../domain/boards/board.js';
-import { createIncidentInput, updateIncidentInput } from '../domain/incidents/incident-input.js';
+import { createIncidentInput, incidentListInput, updateIncidentInput } from '../domain/incidents/incident-input.js';
 import { parseInput } from '../domain/validation.js';
 import { userReportInput } from '../domain/vendors/user-report-input.js';
 import { reportProblem, reporters } from '../domain/vendors/user-reports.js';
@@ -18,6 +19,7 @@ import {
   auditEventList,
   boardDocument,
   boardServiceDocument,
+  companyIncidentList,
   incidentDocument,
   monitorIncidentList,
   monitorList,
@@ -109,6 +111,14 @@ const ok = (data: unknown): Reply => ({ status: 200, body: { data } });
 const serviceIncidentsQuery = z.object({
   include_user_reports: z.enum(['true', 'false']).optional().describe('`true` includes the incidents opened from user reports'),
 });
+/** The address of the next page of `GET /incidents`: the same filters and limit, from `cursor` on. */
+function nextPage(query: URLSearchParams, cursor: string): string {
+  const kept = Object.keys(incidentListInput.shape).filter((name) => name !== 'cursor' && query.has(name));
+  const next = new URLSearchParams(kept.map((name) => [name, query.get(name)!]));
+  next.set('cursor', cursor);
+  return `/api/v2/incidents?${next}`;
+}
+
 const tagRules = `Tags are trimmed; blanks and duplicates are dropped; at most ${MAX_TAGS} tags of ${TAG_MAX_LENGTH} characters.`;
 
 export const routes: readonly Route[] = [
@@ -200,6 +210,26 @@ export const routes: readonly Route[] = [
       },
     },
     handle: async ({ ctx, company, params }) => ok(incidentResource(await getIncident(ctx, company, idParam(params.id)))),
+  },
+  {
+    method: 'GET',
+    path: '/incidents',
+    doc: {
+      operationId: 'listIncidents',
+      tag: 'Incidents',
+      summary: 'List your incidents',
+      description:
+        'The incidents on your custom services, newest first, in the list shape of the service incident list (spec 2.3), ' +
+        'filtered by `resolved`, `service_id` and `since`. Follow `links.next` for older incidents: ' +
+        'the cursor keeps its place while incidents are opened, so paging neither repeats nor skips one.',
+      query: incidentListInput,
+      success: { status: 200, description: 'A page of the incidents', schema: companyIncidentList },
+      errors: { 422: 'service_id is not the id of a custom service of yours' },
+    },
+    handle: async ({ ctx, company, query }) => {
+      const { incidents, next } = await listCompanyIncidents(ctx, company, Object.fromEntries(query));
+      return { status: 200, body: { data: incidents.map(serviceIncidentResource), links: { next: next && nextPage(query, next) } } };
+    },
   },
   {
     method: 'POST',

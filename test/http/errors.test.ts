@@ -102,6 +102,7 @@ describe('401 Unauthorized', () => {
   const endpoints: [string, () => string, unknown?][] = [
     ['GET', () => '/api/v2/services'],
     ['GET', () => '/api/v2/services/demo-service/incidents'],
+    ['GET', () => '/api/v2/incidents'],
     ['GET', () => `/api/v2/incidents/${incidentId}`],
     ['POST', () => '/api/v2/incidents', { service_id: 1001, title: 'Sneaky' }],
     ['PATCH', () => `/api/v2/incidents/${incidentId}`, { title: 'Sneaky' }],
@@ -230,8 +231,8 @@ describe('404 unknown path', () => {
 
 describe('405 wrong method', () => {
   const cases: [string, string, string][] = [
-    ['PUT', '/api/v2/incidents', 'POST'],
-    ['GET', '/api/v2/incidents', 'POST'],
+    ['PUT', '/api/v2/incidents', 'GET, POST'],
+    ['DELETE', '/api/v2/incidents', 'GET, POST'],
     ['DELETE', '/api/v2/services', 'GET'],
     ['POST', '/api/v2/services/demo-service/incidents', 'GET'],
     ['PUT', '/api/v2/incidents/:id', 'GET, PATCH, DELETE'],

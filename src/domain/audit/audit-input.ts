@@ -1,7 +1,5 @@
 import { z } from 'zod';
-
-export const AUDIT_PAGE_DEFAULT = 50;
-export const AUDIT_PAGE_MAX = 200;
+import { pageLimit } from '../page-limit.js';
 
 /** A page of the audit trail: `before` an event's id (the cursor of `links.next`), at most `limit` events. */
 export const auditPageInput = z.object({
@@ -11,12 +9,6 @@ export const auditPageInput = z.object({
     .transform(Number)
     .optional()
     .describe('Only events older than this one (its id): the cursor of `links.next`'),
-  limit: z
-    .string()
-    .regex(/^[0-9]{1,4}$/, `must be a number from 1 to ${AUDIT_PAGE_MAX}`)
-    .transform(Number)
-    .pipe(z.int().min(1).max(AUDIT_PAGE_MAX))
-    .optional()
-    .describe(`Events per page, 1 to ${AUDIT_PAGE_MAX} (default ${AUDIT_PAGE_DEFAULT})`),
+  limit: pageLimit('Events'),
 });
 export type AuditPageInput = z.output<typeof auditPageInput>;

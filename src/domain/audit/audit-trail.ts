@@ -4,8 +4,9 @@ import { deferInsert } from '../../db/dialect.js';
 import type { Database } from '../../db/schema.js';
 import type { Company } from '../companies/company.js';
 import type { DomainContext } from '../context.js';
+import { PAGE_DEFAULT } from '../page-limit.js';
 import { parseInput } from '../validation.js';
-import { AUDIT_PAGE_DEFAULT, auditPageInput } from './audit-input.js';
+import { auditPageInput } from './audit-input.js';
 
 /** What changed in a field: absent `from` for a field set by a creation, absent `to` for one removed. */
 export type Changes = Record<string, { from?: unknown; to?: unknown }>;
@@ -118,7 +119,7 @@ export async function listAuditEvents(
   raw: unknown,
 ): Promise<{ events: AuditEvent[]; more: boolean }> {
   const page = parseInput(auditPageInput, raw, 'query');
-  const limit = page.limit ?? AUDIT_PAGE_DEFAULT;
+  const limit = page.limit ?? PAGE_DEFAULT;
   let query = ctx.db
     .selectFrom('audit_events')
     .selectAll()
