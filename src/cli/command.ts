@@ -7,6 +7,7 @@ export const OPTIONS = {
   company: { type: 'string', value: 'NAME', help: 'the company, by name' },
   label: { type: 'string', value: 'L', help: 'what the key is for, shown by key list (default cli)' },
   dead: { type: 'boolean', help: 'only the dead-lettered ones' },
+  open: { type: 'boolean', help: 'only the open (unresolved) ones' },
   all: { type: 'boolean', help: 'every feed, also those no company watches' },
   from: { type: 'string', value: 'FILE', help: 'the SQLite database to copy' },
   to: { type: 'string', value: 'URL', help: 'the postgres:// URL of an empty database' },

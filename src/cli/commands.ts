@@ -4,6 +4,7 @@ import type { Command } from './command.js';
 import { dbCopyCommand } from './db-copy-command.js';
 import { discordRegisterCommand } from './discord-command.js';
 import { feedsCheckCommand, feedsCommand } from './feeds-command.js';
+import { incidentsListCommand } from './incidents-command.js';
 import { jobsRunCommand } from './jobs-command.js';
 import { keyCreateCommand, keyListCommand, keyRevokeCommand } from './key-commands.js';
 import { migrateCommand } from './migrate-command.js';
@@ -19,6 +20,7 @@ export const COMMANDS: readonly Command[] = [
   keyListCommand,
   keyRevokeCommand,
   auditListCommand,
+  incidentsListCommand,
   outboxListCommand,
   outboxRetryCommand,
   feedsCommand,
