@@ -391,6 +391,24 @@ describe('GET endpoints with random path segments', () => {
     );
   });
 
+  it("random filters and pages on the company's incident list", async () => {
+    const names = ['resolved', 'service_id', 'since', 'limit', 'cursor'];
+    const value = fc.oneof(
+      fc.string({ maxLength: 8 }),
+      fc.constantFrom('true', 'false', '1001', '2001', '0', '200', '201', '2026-11-22T10:00:00.000Z', '1795860120000_42'),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.dictionary(fc.oneof(fc.constantFrom(...names), fc.string({ maxLength: 8 })), value, { maxKeys: 4 }), async (query) => {
+        const path = `/api/v2/incidents?${new URLSearchParams(query).toString()}`;
+        const res = await s.api('GET', path);
+        expectWellFormed(`GET ${path}`, res);
+        if (res.status === 422) for (const e of res.body.errors) expect(names).toContain(e.source.parameter);
+        else expect(res.body.data.every((i: any) => i.id !== globexIncident)).toBe(true);
+      }),
+      RUNS,
+    );
+  });
+
   it('random methods on random API paths', async () => {
     await fc.assert(
       fc.asyncProperty(

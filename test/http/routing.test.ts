@@ -50,7 +50,7 @@ describe('HEAD', () => {
   }
 
   it('is refused where no GET is declared, with the methods that are', async () => {
-    const res = await fetch(`${s.url}/api/v2/incidents`, { method: 'HEAD', headers: { authorization: `Bearer ${ACME_KEY}` } });
+    const res = await fetch(`${s.url}/api/v2/services/demo-service/reports`, { method: 'HEAD', headers: { authorization: `Bearer ${ACME_KEY}` } });
     expect(res.status).toBe(405);
     expect(res.headers.get('allow')).toBe('POST');
   });
