@@ -1,8 +1,8 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createTestDatabase } from '../helpers/test-database.js';
+import { TEST_ENGINE, createTestDatabase } from '../helpers/test-database.js';
 import type { TestDatabase } from '../helpers/test-database.js';
 import { GLOBEX_KEY, README_EXAMPLE_CONFIG, T0, startTestServer } from '../helpers/test-server.js';
 import type { TestServer } from '../helpers/test-server.js';
@@ -115,6 +115,14 @@ describe('statusbot incidents list', () => {
     const res = await cli('incidents', 'list', '--open');
     expect(res.code, res.stderr).toBe(0);
     expect(res.stdout).toBe(`${id}\tacme-api\tminor\topen\t${T0}\tLogins fail\n`);
+  });
+
+  it.skipIf(TEST_ENGINE !== 'sqlite')('refuses a database file that is not there in one line, and creates none', async () => {
+    const missing = join(dir, 'typo.db');
+    const res = await runCli(['incidents', 'list', '--db', missing], { cwd: dir });
+    expect(res.code).toBe(1);
+    expect(res.stderr).toBe(`statusbot: there is no database at ${missing}; pass the one the server uses with --db (or STATUSBOT_DB)\n`);
+    expect(existsSync(missing)).toBe(false);
   });
 
   it('has its own help', async () => {
