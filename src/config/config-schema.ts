@@ -7,6 +7,7 @@ import { parseProxyRange } from '../infrastructure/client-address.js';
 import { JOB_NAMES } from '../jobs/jobs.js';
 import { FEED_KINDS } from '../domain/vendors/vendor-snapshot.js';
 import { slugOf } from '../domain/status-pages/page-slug.js';
+import { CUSTOM_SERVICE_ID_RULE, isCustomServiceId } from '../domain/services/service-ids.js';
 
 const URLNAME = /^[a-z0-9](?:[a-z0-9-]{0,98}[a-z0-9])?$/;
 
@@ -14,6 +15,8 @@ const name = z.string().trim().min(1).max(200);
 const urlname = z.string().regex(URLNAME, { error: 'must be lowercase letters, digits and dashes, like acme-api' });
 const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
 const id = z.int().min(1).max(Number.MAX_SAFE_INTEGER);
+/** Those of the catalog are out of a company's reach (see domain/services/service-ids.ts). */
+const customServiceId = z.int().refine(isCustomServiceId, { error: CUSTOM_SERVICE_ID_RULE });
 const date = z.union([z.date(), z.iso.datetime({ offset: true })]).transform((v) => new Date(v));
 
 /** Where a vendor's status is read: a Statuspage base address, an RSS or Atom feed, a Google Cloud incidents.json, an Instatus page. */
@@ -126,7 +129,7 @@ const company = z.strictObject({
   notify_on: z.array(z.enum(NOTIFY_EVENTS)).default([...NOTIFY_EVENTS]),
   api_keys: z.array(z.string().min(8).max(512)).default([]),
   monitored_services: z.array(urlname).default([]),
-  custom_services: z.array(z.strictObject({ id, name, urlname, status_page_url: httpUrl.nullable().default(null) })).default([]),
+  custom_services: z.array(z.strictObject({ id: customServiceId, name, urlname, status_page_url: httpUrl.nullable().default(null) })).default([]),
   custom_monitors: z.array(customMonitor).default([]),
   boards: z.array(board).default([]),
   status_pages: z.array(statusPage).default([]),

@@ -15,7 +15,7 @@ export const DEFAULT_CHAT_RATE_LIMIT = { perMinute: 120, perAddressPerMinute: 60
 import { DEFAULT_USER_REPORTS } from '../domain/vendors/user-report-settings.js';
 import type { UserReportSettings } from '../domain/vendors/user-report-settings.js';
 import type { CatalogServiceSpec } from '../domain/setup/setup.js';
-import { VENDOR_CATALOG } from '../ingest/vendor-catalog.js';
+import { VENDOR_CATALOG, VENDOR_IDS } from '../ingest/vendor-catalog.js';
 
 export interface Config {
   /** Base of tracker_url values; when absent, http://localhost:{port}. */
@@ -154,12 +154,13 @@ export function parseConfig(file: string, text: string): LoadedConfig {
 /**
  * The config's services merged with the built-in catalog of vendors: an
  * entry of the config replaces the catalog's of the same urlname, and keeps
- * the catalog's feed unless it names one (or `feed: null`).
+ * the catalog's id, and its feed unless it names one (or `feed: null`).
  */
 export function withCatalog(services: readonly CatalogServiceSpec[]): CatalogServiceSpec[] {
   const declared = new Set(services.map((s) => s.urlname));
   const catalog = new Map(VENDOR_CATALOG.map((v) => [v.urlname, v]));
   const builtIn: CatalogServiceSpec[] = VENDOR_CATALOG.filter((v) => !declared.has(v.urlname)).map((v) => ({
+    id: v.id,
     urlname: v.urlname,
     name: v.name,
     status_page_url: v.status_page_url,
@@ -168,7 +169,10 @@ export function withCatalog(services: readonly CatalogServiceSpec[]): CatalogSer
     maintenance: [],
     builtIn: true,
   }));
-  return [...builtIn, ...services.map((s) => (s.feed !== undefined ? s : { ...s, feed: catalog.get(s.urlname)?.feed ?? null }))];
+  return [
+    ...builtIn,
+    ...services.map((s) => ({ ...s, id: VENDOR_IDS.get(s.urlname), feed: s.feed !== undefined ? s.feed : (catalog.get(s.urlname)?.feed ?? null) })),
+  ];
 }
 
 export function loadConfig(file: string): LoadedConfig {

@@ -353,26 +353,26 @@ describe('applySetup', () => {
     throw new Error('the config was applied');
   }
 
-  it('a custom service id equal to a catalog service id is reported at its line, and nothing is written', async () => {
+  it("a custom service id of another company's service is reported at its line, naming the holder, and nothing is written", async () => {
     await applySetup(ctx, parseConfig('test.yml', EXAMPLE).config.setup);
     const before = await dump(db);
-    const catalog = await db.selectFrom('services').select('id').where('urlname', '=', 'acme-cloud').executeTakeFirstOrThrow();
-    const text = `${EXAMPLE}  - name: Globex\n    custom_services:\n      - { id: ${catalog.id}, name: Globex API, urlname: globex-api }\n`;
+    const text = `companies:\n  - name: Globex\n    custom_services:\n      - { id: 1001, name: Globex API, urlname: globex-api }\n`;
     const message = await clash(text);
     expect(message).toContain('test.yml is not a valid statusbot config');
     expect(message).toContain(`test.yml:${lineOf(text, 'Globex API')}:`);
-    expect(message).toContain(`service id ${catalog.id} is already taken`);
+    expect(message).toContain('service id 1001 is already taken by "Acme API" of the company Acme');
     expect(await dump(db)).toEqual(before);
   });
 
   it('keeps a custom service id on a fresh database even when the same file declares catalog services', async () => {
-    // Catalog services get their ids from the database; the file cannot know them.
-    // Here the one catalog service would be given id 5 (after the four demo services)
-    // before the custom service that asks for 5 is written.
     const text = `services:\n  - { urlname: acme-cloud, name: Acme Cloud }\ncompanies:\n  - name: Acme\n    custom_services:\n      - { id: 5, name: Acme API, urlname: acme-api }\n`;
     await applySetup(ctx, parseConfig('test.yml', text).config.setup);
-    const custom = await db.selectFrom('services').select(['id', 'urlname']).where('urlname', '=', 'acme-api').executeTakeFirstOrThrow();
-    expect(custom.id).toBe(5);
+    const ids = await db.selectFrom('services').select(['id', 'urlname']).where('urlname', 'in', ['acme-api', 'acme-cloud']).orderBy('id').execute();
+    // A service the config adds to the catalog takes an id of the catalog's own range.
+    expect(ids).toEqual([
+      { id: 5, urlname: 'acme-api' },
+      { id: 900_000, urlname: 'acme-cloud' },
+    ]);
   });
 
   it('a custom service urlname equal to a catalog urlname is reported at its line', async () => {
@@ -380,7 +380,7 @@ describe('applySetup', () => {
     const text = EXAMPLE.replace('urlname: acme-api }', 'urlname: demo-service-ok }');
     const message = await clash(text);
     expect(message).toContain(`test.yml:${lineOf(text, 'Acme API')}:`);
-    expect(message).toContain('demo-service-ok is already taken');
+    expect(message).toContain('urlname demo-service-ok is already taken by the demo service "Demo Service (always ok)"');
   });
 
   it('an API key of another company in the database is reported at its line, without the key', async () => {

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { FEED_KINDS } from '../../src/ingest/vendor-snapshot.js';
-import { type CatalogVendor, parseVendorCatalog, VENDOR_CATALOG } from '../../src/ingest/vendor-catalog.js';
+import { type CatalogVendor, FIRST_VENDOR_ID, parseCatalogFile, parseVendorCatalog, VENDOR_CATALOG } from '../../src/ingest/vendor-catalog.js';
 
 const catalogText = readFileSync(new URL('../../src/ingest/vendor-catalog.json', import.meta.url), 'utf8');
 const entries = JSON.parse(catalogText) as CatalogVendor[];
@@ -30,7 +30,7 @@ describe('the built-in vendor catalog file', () => {
 
   it('gives every entry a slug, a name, https addresses and a known feed kind', () => {
     for (const e of entries) {
-      expect(Object.keys(e).sort(), e.urlname).toEqual(['feed', 'name', 'status_page_url', 'urlname']);
+      expect(Object.keys(e).sort(), e.urlname).toEqual(['feed', 'id', 'name', 'status_page_url', 'urlname']);
       expect(Object.keys(e.feed).sort(), e.urlname).toEqual(['kind', 'url']);
       expect(e.urlname).toMatch(/^[a-z0-9]+(-[a-z0-9]+)*$/);
       expect(e.name.trim(), e.urlname).toBe(e.name);
@@ -64,6 +64,22 @@ describe('the built-in vendor catalog file', () => {
         return `${url.host}${url.pathname.replace(/\/+$/, '')}${url.search}`;
       }),
     );
+  });
+
+  it('gives every vendor its own fixed service id, from 100,100 to 899,999', () => {
+    const ids = entries.map((e) => e.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    for (const e of entries) {
+      expect(Number.isInteger(e.id), e.urlname).toBe(true);
+      expect(e.id, e.urlname).toBeGreaterThanOrEqual(100_100);
+      expect(e.id, e.urlname).toBeLessThanOrEqual(899_999);
+    }
+  });
+
+  it('keeps the ids vendors were first given: an id never moves to another vendor', () => {
+    // Installs and API users hold these; a renumbered file would move every vendor's incidents' service_id.
+    const pinned = { '1password': 100_100, aws: 100_132, github: 100_275, slack: 100_492, stripe: 100_513, zwift: 100_576 };
+    expect(Object.fromEntries(Object.keys(pinned).map((u) => [u, byUrlname(u)?.id]))).toEqual(pinned);
   });
 
   it('has one row in VENDORS.md per entry, with its kind and a source', () => {
@@ -136,7 +152,9 @@ describe('vendors whose pages moved or have a reader of their own', () => {
 });
 
 describe('a catalog file with a bad entry', () => {
+  let nextId = FIRST_VENDOR_ID;
   const good = (urlname: string): CatalogVendor => ({
+    id: nextId++,
     urlname,
     name: `Vendor ${urlname}`,
     status_page_url: `https://status.${urlname}.example`,
@@ -167,6 +185,21 @@ describe('a catalog file with a bad entry', () => {
     rejects(feed('statusio', 'https://status.acme.example/pages/5b36dc6502d06804c08349f7/rss'), /"acme"\): feed\.url should be https:\/\/api\.status\.io/);
     rejects(feed('slack', 'https://status.slack.com'), /"acme"\): feed\.url should be https:\/\/slack-status\.com/);
     rejects(feed('gcp', 'https://status.cloud.google.com/feed.atom'), /"acme"\): feed\.url should be the incidents\.json address/);
+  });
+
+  it('is refused when an id is repeated or out of the range of vendor ids', () => {
+    const acme = good('acme');
+    rejects([acme, { ...good('globex'), id: acme.id }], /urlname "globex": id \d+ is already the id of "acme"/);
+    rejects([{ ...good('acme'), id: 1004 }], /urlname "acme"\): id should be from 100100 to 899999/);
+    rejects([{ ...good('acme'), id: 900_000 }], /urlname "acme"\): id should be from 100100 to 899999/);
+    rejects([{ ...good('acme'), id: undefined }], /urlname "acme"\): id /);
+  });
+
+  it("keeps a retired vendor's id and urlname from being given again", () => {
+    const retired = { id: 100_200, urlname: 'oldco', retired: true };
+    expect(parseCatalogFile([good('acme'), retired])).toEqual({ vendors: [expect.objectContaining({ urlname: 'acme' })], retired: [retired] });
+    rejects([retired, { ...good('globex'), id: 100_200 }], /urlname "globex": id 100200 is already the id of "oldco"/);
+    rejects([retired, good('oldco')], /urlname "oldco" appears more than once/);
   });
 
   it('is refused when a urlname, a name or a feed address is repeated', () => {

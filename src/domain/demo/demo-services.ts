@@ -13,16 +13,18 @@ const MAX_CATCH_UP_PERIODS = (30 * 86_400_000) / DEMO_PERIOD_MS;
 const AHEAD_PERIODS = 86_400_000 / DEMO_PERIOD_MS;
 
 export interface DemoServiceSpec {
+  /** Fixed on every install, at the start of the built-in catalog's range (see services/service-ids.ts). */
+  id: number;
   urlname: string;
   name: string;
   demo: DemoBehaviour;
 }
 
 export const DEMO_SERVICES: readonly DemoServiceSpec[] = [
-  { urlname: 'demo-service', name: 'Demo Service', demo: 'cycle' },
-  { urlname: 'demo-service-ok', name: 'Demo Service (always ok)', demo: 'ok' },
-  { urlname: 'demo-service-minor', name: 'Demo Service (minor outage)', demo: 'minor' },
-  { urlname: 'demo-service-major', name: 'Demo Service (major outage)', demo: 'major' },
+  { id: 100_001, urlname: 'demo-service', name: 'Demo Service', demo: 'cycle' },
+  { id: 100_002, urlname: 'demo-service-ok', name: 'Demo Service (always ok)', demo: 'ok' },
+  { id: 100_003, urlname: 'demo-service-minor', name: 'Demo Service (minor outage)', demo: 'minor' },
+  { id: 100_004, urlname: 'demo-service-major', name: 'Demo Service (major outage)', demo: 'major' },
 ];
 
 /** An incident this sync wrote: `opened` (a standing one, or a cycle outage, also ahead of its period) or `resolved`. */

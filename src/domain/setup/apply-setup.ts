@@ -10,7 +10,8 @@ import { DEMO_SERVICES } from '../demo/demo-services.js';
 import { invalidInput } from '../errors.js';
 import { applyChat } from './apply-chat.js';
 import { applyStatusPages } from './apply-status-pages.js';
-import { catalogServiceId, serviceIdOf } from './setup-lookups.js';
+import { OTHER_CATALOG_SERVICE_IDS_FROM } from '../services/service-ids.js';
+import { catalogServiceId, companyName, ownedBy, serviceHolder, serviceIdOf } from './setup-lookups.js';
 import type { Path } from './apply-chat.js';
 import type { CatalogServiceSpec, CompanySpec, Setup } from './setup.js';
 
@@ -30,13 +31,15 @@ export interface ApplyReport {
 export async function applySetup(ctx: DomainContext, setup: Setup): Promise<ApplyReport> {
   const now = ctx.clock.now().getTime();
   await ctx.write(async (trx) => {
-    // Custom services first: their ids are given, while catalog services take the next free ones.
+    // Custom services first: a built-in catalog service whose fixed id one of them holds goes elsewhere.
     const companyIds: number[] = [];
     for (const [i, company] of setup.companies.entries()) {
       companyIds.push(await applyCompanyIdentity(trx, company, now, ['companies', i]));
     }
     for (const demo of DEMO_SERVICES) {
-      await upsertCatalogService(trx, { urlname: demo.urlname, name: demo.name, status_page_url: null, poll: 'watched' }, demo.demo, now, ['services']);
+      await upsertCatalogService(trx, { id: demo.id, urlname: demo.urlname, name: demo.name, status_page_url: null, poll: 'watched' }, demo.demo, now, [
+        'services',
+      ]);
     }
     const customUrlnames = new Set(setup.companies.flatMap((c) => c.custom_services.map((s) => s.urlname)));
     for (const [i, spec] of setup.services.entries()) {
@@ -97,7 +100,7 @@ const isCustomService = async (trx: Kysely<Database>, urlname: string): Promise<
 
 async function upsertCatalogService(
   trx: Kysely<Database>,
-  spec: Pick<CatalogServiceSpec, 'urlname' | 'name' | 'status_page_url' | 'feed' | 'poll'>,
+  spec: Pick<CatalogServiceSpec, 'id' | 'urlname' | 'name' | 'status_page_url' | 'feed' | 'poll'>,
   demo: 'cycle' | 'ok' | 'minor' | 'major' | null,
   now: number,
   path: Path,
@@ -108,7 +111,7 @@ async function upsertCatalogService(
     .where('urlname', '=', spec.urlname)
     .executeTakeFirst();
   if (existing && existing.company_id !== null) {
-    throw invalidInput(path, `${spec.urlname} is already the urlname of a custom service`);
+    throw invalidInput(path, `urlname ${spec.urlname} is already taken by ${await serviceHolder(trx, { id: existing.id })}`);
   }
   const values = {
     name: spec.name,
@@ -125,13 +128,31 @@ async function upsertCatalogService(
   } else {
     ({ id } = await trx
       .insertInto('services')
-      .values({ urlname: spec.urlname, company_id: null, created_at: now, ...values })
+      .values({ id: await newCatalogServiceId(trx, spec.id), urlname: spec.urlname, company_id: null, created_at: now, ...values })
       .returning('id')
       .executeTakeFirstOrThrow());
   }
   const moved = existing !== undefined && (existing.feed_kind !== values.feed_kind || existing.feed_url !== values.feed_url);
   await applyFeed(trx, id, values.feed_kind !== null, moved);
   return id;
+}
+
+/**
+ * A built-in service's fixed id; else (a service the config adds to the catalog, or a built-in
+ * one whose fixed id a custom service already held when ids were given from one sequence) the
+ * next free id from 900,000. Never an id a company may give its custom services.
+ */
+async function newCatalogServiceId(trx: Kysely<Database>, fixed: number | undefined): Promise<number> {
+  if (fixed !== undefined) {
+    const held = await trx.selectFrom('services').select('id').where('id', '=', fixed).executeTakeFirst();
+    if (!held) return fixed;
+  }
+  const last = await trx
+    .selectFrom('services')
+    .select((eb) => eb.fn.max('id').as('id'))
+    .where('id', '>=', OTHER_CATALOG_SERVICE_IDS_FROM)
+    .executeTakeFirst();
+  return last?.id == null ? OTHER_CATALOG_SERVICE_IDS_FROM : Number(last.id) + 1;
 }
 
 /**
@@ -178,9 +199,13 @@ async function applyCompanyIdentity(trx: Kysely<Database>, spec: CompanySpec, no
   for (const [i, s] of spec.custom_services.entries()) {
     const at: Path = [...path, 'custom_services', i];
     const byId = await trx.selectFrom('services').select(['company_id']).where('id', '=', s.id).executeTakeFirst();
-    if (byId && byId.company_id !== companyId) throw invalidInput([...at, 'id'], `service id ${s.id} is already taken`);
+    if (byId && byId.company_id !== companyId) {
+      throw invalidInput([...at, 'id'], `service id ${s.id} is already taken by ${await serviceHolder(trx, { id: s.id })}`);
+    }
     const byName = await trx.selectFrom('services').select('id').where('urlname', '=', s.urlname).executeTakeFirst();
-    if (byName && byName.id !== s.id) throw invalidInput([...at, 'urlname'], `urlname ${s.urlname} is already taken`);
+    if (byName && byName.id !== s.id) {
+      throw invalidInput([...at, 'urlname'], `urlname ${s.urlname} is already taken by ${await serviceHolder(trx, { id: byName.id })}`);
+    }
     await trx
       .insertInto('services')
       .values({ id: s.id, urlname: s.urlname, name: s.name, status_page_url: s.status_page_url, company_id: companyId, demo: null, created_at: now })
@@ -205,9 +230,10 @@ async function applyCompanyResources(trx: Kysely<Database>, companyId: number, s
   }
 
   for (const [i, m] of spec.custom_monitors.entries()) {
-    const existing = await trx.selectFrom('custom_monitors').select('company_id').where('id', '=', m.id).executeTakeFirst();
+    const existing = await trx.selectFrom('custom_monitors').select(['company_id', 'name']).where('id', '=', m.id).executeTakeFirst();
     if (existing && existing.company_id !== companyId) {
-      throw invalidInput([...path, 'custom_monitors', i, 'id'], `monitor id ${m.id} is already taken`);
+      const holder = ownedBy(existing.name, await companyName(trx, existing.company_id));
+      throw invalidInput([...path, 'custom_monitors', i, 'id'], `monitor id ${m.id} is already taken by ${holder}`);
     }
     const fields = { name: m.name, url: m.url, probe_type: m.probe_type, keyword: m.keyword, interval_seconds: m.interval_seconds };
     if (existing) {
@@ -228,8 +254,10 @@ async function applyCompanyResources(trx: Kysely<Database>, companyId: number, s
   for (const [i, b] of spec.boards.entries()) {
     const at: Path = [...path, 'boards', i];
     const id = b.id.toLowerCase();
-    const existing = await trx.selectFrom('boards').select('company_id').where('id', '=', id).executeTakeFirst();
-    if (existing && existing.company_id !== companyId) throw invalidInput([...at, 'id'], `board id ${b.id} is already taken`);
+    const existing = await trx.selectFrom('boards').select(['company_id', 'name']).where('id', '=', id).executeTakeFirst();
+    if (existing && existing.company_id !== companyId) {
+      throw invalidInput([...at, 'id'], `board id ${b.id} is already taken by ${ownedBy(existing.name, await companyName(trx, existing.company_id))}`);
+    }
     const sameName = await trx.selectFrom('boards').select('id').where('company_id', '=', companyId).where('urlname', '=', b.urlname).executeTakeFirst();
     if (sameName && sameName.id !== id) throw invalidInput([...at, 'urlname'], `another board is named ${b.urlname}`);
     await trx

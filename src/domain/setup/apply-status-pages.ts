@@ -4,7 +4,7 @@ import type { Database } from '../../db/schema.js';
 import { invalidInput } from '../errors.js';
 import type { Path } from './apply-chat.js';
 import type { StatusPageSpec } from './setup.js';
-import { catalogServiceId, serviceIdOf } from './setup-lookups.js';
+import { catalogServiceId, companyName, ownedBy, serviceIdOf } from './setup-lookups.js';
 
 /** The address a page is served at by statusbot itself. */
 export const pagePath = (slug: string): string => `/status/${slug}`;
@@ -35,11 +35,22 @@ export async function applyStatusPages(
     const slug = p.slug ?? slugOf(p.name);
     const url = (p.url ?? `${publicUrl}${pagePath(slug)}`).replace(/\/+$/, '');
     const host = ownHostOf(p.url, publicUrl);
-    const taken = await trx.selectFrom('status_pages').select(['id', 'company_id']).where('slug', '=', slug).executeTakeFirst();
-    if (taken && taken.company_id !== companyId) throw invalidInput([...at, p.slug ? 'slug' : 'name'], `the status page slug ${slug} is already taken`);
+    const taken = await trx.selectFrom('status_pages').select(['id', 'company_id', 'name']).where('slug', '=', slug).executeTakeFirst();
+    if (taken && taken.company_id !== companyId) {
+      const holder = ownedBy(taken.name, await companyName(trx, taken.company_id));
+      throw invalidInput([...at, p.slug ? 'slug' : 'name'], `the status page slug ${slug} is already taken by ${holder}`);
+    }
     if (host) {
-      const sameHost = await trx.selectFrom('status_pages').select('slug').where('host', '=', host).where('slug', '!=', slug).executeTakeFirst();
-      if (sameHost) throw invalidInput([...at, 'url'], `the host ${host} already serves the status page ${sameHost.slug}`);
+      const sameHost = await trx
+        .selectFrom('status_pages')
+        .select(['slug', 'name', 'company_id'])
+        .where('host', '=', host)
+        .where('slug', '!=', slug)
+        .executeTakeFirst();
+      if (sameHost) {
+        const holder = ownedBy(sameHost.name, await companyName(trx, sameHost.company_id));
+        throw invalidInput([...at, 'url'], `the host ${host} already serves the status page ${sameHost.slug}, ${holder}`);
+      }
     }
     const page =
       taken ??

@@ -18,3 +18,25 @@ export async function catalogServiceId(trx: Kysely<Database>, urlname: string, p
   if (!row) throw invalidInput(path, `${urlname} is not a third-party service in the catalog`);
   return row.id;
 }
+
+/**
+ * What holds a service id or urlname, for the message of a clash: an operator applying the
+ * config owns the whole database and may read it. The API never shows another company's.
+ */
+export async function serviceHolder(trx: Kysely<Database>, by: { id: number } | { urlname: string }): Promise<string> {
+  const query = trx
+    .selectFrom('services')
+    .leftJoin('companies', 'companies.id', 'services.company_id')
+    .select(['services.name', 'services.demo', 'services.company_id', 'companies.name as company']);
+  const row = await ('id' in by ? query.where('services.id', '=', by.id) : query.where('services.urlname', '=', by.urlname)).executeTakeFirstOrThrow();
+  if (row.company_id !== null) return ownedBy(row.name, row.company);
+  return row.demo !== null ? `the demo service "${row.name}"` : `the catalog vendor "${row.name}"`;
+}
+
+/** `"Demo API" of the company Demo`: an item of a company, named for an operator. */
+export const ownedBy = (name: string, company: string | null): string => `"${name}" of the company ${company ?? '(unknown)'}`;
+
+/** The name of a company, for the message of a clash. */
+export async function companyName(trx: Kysely<Database>, companyId: number): Promise<string | null> {
+  return (await trx.selectFrom('companies').select('name').where('id', '=', companyId).executeTakeFirst())?.name ?? null;
+}

@@ -12,6 +12,8 @@ export interface Setup {
 }
 
 export interface CatalogServiceSpec {
+  /** Its fixed id, for a service of the built-in catalog; without one it takes the next free id from 900,000. */
+  id?: number | undefined;
   urlname: string;
   name: string;
   status_page_url: string | null;
