@@ -13,6 +13,7 @@ import * as m0011 from './0011_seen_chat_requests.js';
 import * as m0012 from './0012_audit_config_index.js';
 import * as m0013 from './0013_vendor_truth.js';
 import * as m0014 from './0014_drop_page_service_status.js';
+import * as m0015 from './0015_fixed_catalog_ids.js';
 
 /** Every migration, by name; the Migrator applies them in name order. Add new ones here. */
 export const migrations: Record<string, Migration> = {
@@ -30,4 +31,5 @@ export const migrations: Record<string, Migration> = {
   '0012_audit_config_index': m0012,
   '0013_vendor_truth': m0013,
   '0014_drop_page_service_status': m0014,
+  '0015_fixed_catalog_ids': m0015,
 };
