@@ -32,6 +32,8 @@ export interface Run {
 export interface CliOptions {
   cwd: string;
   env?: NodeJS.ProcessEnv;
+  /** An installed `statusbot` executable to start instead of the built `dist/src/cli.js` (process-starting helpers only). */
+  bin?: string;
 }
 
 /** Runs `statusbot ARGS` to its end in this process, as through pipes (no terminal). */
@@ -70,8 +72,9 @@ export interface Running {
  * server's lifetime). Serve it on `--port 0` and ask `listening()` for the port.
  */
 export function startCli(args: string[], options: CliOptions): Running {
-  assertBuilt();
-  const child = spawn(process.execPath, [CLI, ...args], { cwd: options.cwd, env: cleanEnv(options.env) });
+  if (!options.bin) assertBuilt();
+  const [file, argv] = options.bin ? [options.bin, args] : [process.execPath, [CLI, ...args]];
+  const child = spawn(file, argv, { cwd: options.cwd, env: cleanEnv(options.env) });
   const out = { stdout: '', stderr: '' };
   child.stdout.on('data', (b: Buffer) => (out.stdout += b.toString('utf8')));
   child.stderr.on('data', (b: Buffer) => (out.stderr += b.toString('utf8')));

@@ -1,0 +1,143 @@
+import { execFile } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { tmpdir } from 'node:os';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { assertBuilt, ROOT, spawnCli, startCli } from '../cli/run-cli.js';
+import type { Running } from '../cli/run-cli.js';
+import { TEST_ENGINE } from '../helpers/test-database.js';
+import { waitUntil } from '../helpers/wait-until.js';
+
+const exec = promisify(execFile);
+
+// Packing and installing do not depend on the engine: once, on a SQLite file, is enough.
+const describeOnce = describe.skipIf(TEST_ENGINE !== 'sqlite');
+
+/** The nested npm reads its own config files; nothing of the `npm test` that runs this file leaks into it. */
+function npmEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  const keep = new Set(['npm_config_cache', 'npm_config_userconfig', 'npm_config_globalconfig', 'npm_config_registry']);
+  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^npm_/i.test(name) || keep.has(name)));
+  return { ...env, npm_config_update_notifier: 'false', ...extra };
+}
+
+/**
+ * better-sqlite3 installs a prebuilt binary from GitHub, else compiles SQLite for
+ * a minute or two. The binary `npm ci` made for this checkout (same version, same
+ * Node ABI) is handed to its installer as a local prebuild, so the install runs
+ * its real script in seconds; without one (another version, musl), it compiles.
+ */
+async function localPrebuilds(dir: string): Promise<string | null> {
+  const pkg = join(ROOT, 'node_modules', 'better-sqlite3');
+  const binary = join(pkg, 'build', 'Release', 'better_sqlite3.node');
+  const glibc = (process.report.getReport() as { header?: { glibcVersionRuntime?: string } }).header?.glibcVersionRuntime;
+  if (!existsSync(binary) || (process.platform === 'linux' && !glibc)) return null;
+  const { version } = JSON.parse(readFileSync(join(pkg, 'package.json'), 'utf8')) as { version: string };
+  mkdirSync(dir, { recursive: true });
+  const name = `better-sqlite3-v${version}-node-v${process.versions.modules}-${process.platform}-${process.arch}.tar.gz`;
+  await exec('tar', ['-czf', join(dir, name), '-C', pkg, 'build/Release/better_sqlite3.node']);
+  return dir;
+}
+
+let work: string;
+let files: string[];
+/** `{prefix}/bin/statusbot` of the global install. */
+let bin: string;
+let installed: string;
+const running: Running[] = [];
+
+describeOnce('the npm package', () => {
+  beforeAll(async () => {
+    assertBuilt();
+    work = mkdtempSync(join(tmpdir(), 'statusbot-pack-'));
+    // `prepare` builds at pack time; npm test built dist/ just before (pretest), so the tests pack it as it is.
+    const packed = await exec('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', work], { cwd: ROOT, env: npmEnv() });
+    const [report] = JSON.parse(packed.stdout) as { filename: string; files: { path: string }[] }[];
+    files = report!.files.map((f) => f.path);
+    const prefix = join(work, 'prefix');
+    const prebuilds = await localPrebuilds(join(work, 'prebuilds'));
+    await exec(
+      'npm',
+      [
+        'install',
+        '--global',
+        '--prefix',
+        prefix,
+        '--prefer-offline',
+        '--no-audit',
+        '--no-fund',
+        '--allow-scripts=better-sqlite3',
+        join(work, report!.filename),
+      ],
+      {
+        cwd: work,
+        env: npmEnv({ SCARF_ANALYTICS: 'false', ...(prebuilds ? { npm_config_better_sqlite3_local_prebuilds: prebuilds } : {}) }),
+        timeout: 200_000,
+      },
+    );
+    bin = join(prefix, 'bin', 'statusbot');
+    installed = join(prefix, 'lib', 'node_modules', 'statusbot');
+  }, 240_000);
+
+  afterAll(async () => {
+    for (const r of running.splice(0)) await r.stop();
+    if (work) rmSync(work, { recursive: true, force: true });
+  });
+
+  it('holds what runs and what an operator reads, and no tests, bench, sources or fixtures', () => {
+    for (const file of [
+      'dist/src/cli.js',
+      'dist/src/ingest/vendor-catalog.json',
+      'dist/migrations/index.js',
+      'dist/adapters/slack/app.js',
+      'manifest.yml',
+      'examples/statusbot.yml',
+      'README.md',
+      'CHANGELOG.md',
+      'LICENSE',
+      'package.json',
+    ]) {
+      expect(files).toContain(file);
+    }
+    expect(files.filter((f) => /^(test|bench|src|migrations|adapters|docs|\.ci)\/|^dist\/(bench|test)\/|fixtures|\.map$|\.tsx?$/.test(f))).toEqual([]);
+  });
+
+  it('installs globally and serves from any folder, reading its files from the package', async () => {
+    const elsewhere = mkdtempSync(join(work, 'elsewhere-'));
+    writeFileSync(join(elsewhere, 'statusbot.yml'), readFileSync(join(installed, 'examples', 'statusbot.yml')));
+    const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
+
+    const shown = await spawnCli(['--version'], { cwd: elsewhere, bin });
+    expect(shown.stdout.trim(), shown.stderr).toBe(`statusbot ${version}`);
+    const applied = await spawnCli(['apply', '--config', 'statusbot.yml', '--db', './x.db'], { cwd: elsewhere, bin });
+    expect(applied.code, applied.stderr).toBe(0);
+    expect(applied.stdout).toContain('applied statusbot.yml: 1 companies');
+
+    const server = startCli(['serve', '--config', 'statusbot.yml', '--db', './x.db', '--port', '0'], { cwd: elsewhere, bin });
+    running.push(server);
+    const { url } = await server.listening();
+    await waitUntil(async () => (await fetch(`${url}/healthz`)).status === 200, { what: 'GET /healthz to answer 200' });
+
+    const openapi = await fetch(`${url}/api/v2/openapi.json`);
+    expect(openapi.status).toBe(200);
+    expect(((await openapi.json()) as { openapi: string }).openapi).toMatch(/^3\./);
+    // swagger-ui-dist, from the package's own dependencies.
+    const css = await fetch(`${url}/api/docs/swagger-ui.css`);
+    expect(css.status).toBe(200);
+    expect(await css.text()).toContain('.swagger-ui');
+    const page = await fetch(`${url}/status/northwind`);
+    const html = await page.text();
+    expect(page.status, html).toBe(200);
+    expect(html).toContain('Web shop');
+    // A vendor of the catalog, a data file of the package.
+    const vendor = await fetch(`${url}/services/stripe`);
+    expect(vendor.status).toBe(200);
+    expect(await vendor.text()).toContain('Stripe');
+
+    const exit = await server.stop(30_000);
+    expect(exit, server.out.stderr).toEqual({ code: 0, signal: null });
+    expect(server.out.stdout).toContain('SIGTERM: shutting down');
+    // Nothing but the database it was told: no ./data, nothing else in the working folder.
+    expect(readdirSync(elsewhere).filter((f) => !/^(statusbot\.yml|x\.db(-wal|-shm)?)$/.test(f))).toEqual([]);
+  });
+});
