@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { delimiter, join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -37,6 +37,13 @@ async function localPrebuilds(dir: string): Promise<string | null> {
   const name = `better-sqlite3-v${version}-node-v${process.versions.modules}-${process.platform}-${process.arch}.tar.gz`;
   await exec('tar', ['-czf', join(dir, name), '-C', pkg, 'build/Release/better_sqlite3.node']);
   return dir;
+}
+
+function onPath(command: string): string | null {
+  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
+    if (dir && existsSync(join(dir, command))) return join(dir, command);
+  }
+  return null;
 }
 
 let work: string;
@@ -92,6 +99,7 @@ describeOnce('the npm package', () => {
       'dist/adapters/slack/app.js',
       'manifest.yml',
       'examples/statusbot.yml',
+      'examples/statusbot.service',
       'README.md',
       'CHANGELOG.md',
       'LICENSE',
@@ -139,5 +147,25 @@ describeOnce('the npm package', () => {
     expect(server.out.stdout).toContain('SIGTERM: shutting down');
     // Nothing but the database it was told: no ./data, nothing else in the working folder.
     expect(readdirSync(elsewhere).filter((f) => !/^(statusbot\.yml|x\.db(-wal|-shm)?)$/.test(f))).toEqual([]);
+  });
+
+  it('ships a systemd unit that systemd-analyze verify accepts, run on the installed binary', async (ctx) => {
+    const analyze = onPath('systemd-analyze');
+    if (!analyze) {
+      // CI installs systemd (.ci/run): there the check must run, not be skipped.
+      if (process.env.CI === 'true') throw new Error('systemd-analyze is missing: install the systemd package (apt-get install systemd)');
+      ctx.skip('systemd-analyze is not installed here (apt-get install systemd): the unit is not verified');
+      return;
+    }
+    const unit = readFileSync(join(installed, 'examples', 'statusbot.service'), 'utf8');
+    const execStart = /^ExecStart=(\S+) serve /m.exec(unit);
+    expect(execStart?.[1]).toBe('/usr/local/bin/statusbot');
+    // verify checks that ExecStart's program exists: point it at the binary this test installed.
+    const dir = mkdtempSync(join(work, 'unit-'));
+    const file = join(dir, 'statusbot.service');
+    writeFileSync(file, unit.replace(/^ExecStart=\S+/m, `ExecStart=${bin}`));
+    const verified = await exec(analyze, ['verify', file]).catch((error: { code: number; stdout: string; stderr: string }) => error);
+    // It exits 0 even on an unknown key or a bad value, which it only reports: nothing reported is the pass.
+    expect({ code: 'code' in verified ? verified.code : 0, output: `${verified.stdout}${verified.stderr}` }).toEqual({ code: 0, output: '' });
   });
 });
