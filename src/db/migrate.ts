@@ -1,7 +1,7 @@
-import { Migrator } from 'kysely';
+import { Migrator, sql } from 'kysely';
 import type { MigrationResultSet } from 'kysely';
 import { migrations } from '../../migrations/index.js';
-import { assertDatabaseAnswers, noteChangesOnPostgres, engineOf } from './database.js';
+import { assertDatabaseAnswers, DatabaseUnavailableError, noteChangesOnPostgres, engineOf } from './database.js';
 import type { Db } from './database.js';
 
 export interface MigrationReport {
@@ -17,10 +17,27 @@ export async function migrateToLatest(db: Db): Promise<MigrationReport> {
   });
   const result: MigrationResultSet = await migrator.migrateToLatest();
   if (result.error) {
+    const unknown = await migrationsUnknownHere(db);
+    if (unknown.length > 0) {
+      const which = unknown.length === 1 ? `migration ${unknown[0]} is` : `migrations ${unknown.join(', ')} are`;
+      throw new DatabaseUnavailableError(
+        `this database was migrated by a newer statusbot (${which} unknown to this version); run that version, or restore the backup taken before the upgrade`,
+      );
+    }
     const failed = result.results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
     throw new Error(`migration ${failed} failed: ${String(result.error)}`, { cause: result.error });
   }
   const applied = (result.results ?? []).map((r) => r.migrationName);
   if (engineOf(db) === 'postgres') await noteChangesOnPostgres(db);
   return { applied };
+}
+
+/** Migrations the database records as applied that this version lacks: a later version migrated it (and nothing here runs backwards). */
+async function migrationsUnknownHere(db: Db): Promise<string[]> {
+  try {
+    const { rows } = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(db);
+    return rows.map((r) => r.name).filter((name) => !Object.hasOwn(migrations, name));
+  } catch {
+    return [];
+  }
 }
