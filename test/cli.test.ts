@@ -229,7 +229,7 @@ describeOnce('statusbot jobs run', () => {
   it('runs one job once and says what it did; an unknown job exits 2', async () => {
     const demo = await cli(['jobs', 'run', 'demo-cycle', '--config', configPath, '--db', dbPath]);
     expect(demo.code, demo.stderr).toBe(0);
-    expect(demo.stdout).toMatch(/^job demo-cycle: \d+ demo incidents opened or resolved/m);
+    expect(demo.stdout).toMatch(/^job demo-cycle: \d+ demo incidents? opened or resolved/m);
     const retention = await cli(['jobs', 'run', 'retention', '--config', configPath, '--db', dbPath]);
     expect(retention.stdout).toContain('job retention: removed 0 incidents, 0 monitor incidents');
     // The config's monitors point at a closed port: one probe each, recorded as a first failure.

@@ -3,6 +3,7 @@ import type { DigestAnnouncement, IncidentAnnouncement } from '../../src/domain/
 import { DomainError } from '../../src/domain/errors.js';
 import type { Logger } from '../../src/infrastructure/logger.js';
 import type { ChatDialect, ChatRight, Syntax } from './dialect.js';
+import { plural } from '../../src/domain/plural.js';
 
 /**
  * Every text statusbot says in chat, written once for both platforms in the
@@ -117,7 +118,7 @@ export const incidentDone = (d: ChatDialect, done: 'Opened' | 'Updated' | 'Resol
   `${done} incident ${d.markup.bold(`#${incident.id}`)}${done === 'Opened' ? ` on ${d.markup.text(incident.serviceName)}` : ''}: ${d.markup.text(incident.title)}`;
 
 export function reported(d: ChatDialect, service: string, reporters: number, minutes: number): string {
-  const people = reporters === 1 ? '1 person' : `${reporters} people`;
+  const people = plural(reporters, 'person', 'people');
   const span = minutes === 1 ? 'the last minute' : `the last ${minutes} minutes`;
   return `Thanks: your report of a problem with ${d.markup.text(service)} is noted (${people} reported it in ${span}).`;
 }
@@ -132,8 +133,7 @@ export const PLAN_HIDES_INCIDENTS = "Your plan does not show this service's inci
 export const DIRECT_MESSAGES = 'statusbot works in channels of a linked workspace, not in direct messages.';
 export const FORM_NOT_OPENED = 'The form could not be opened in time; please try again.';
 export const STALE_CONTROL = 'This button or form is no longer supported; run the command again.';
-export const slowDown = (seconds: number): string =>
-  `Too many requests at once; nothing was done. Please try again in ${seconds} ${seconds === 1 ? 'second' : 'seconds'}.`;
+export const slowDown = (seconds: number): string => `Too many requests at once; nothing was done. Please try again in ${plural(seconds, 'second')}.`;
 
 /** Whether an incident's message offers Post update and Resolve: only for the company's own incidents, until deleted. */
 export const offersActions = (a: IncidentAnnouncement): boolean => a.event !== 'deleted' && (a.source ?? 'company') === 'company';

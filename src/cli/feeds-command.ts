@@ -8,6 +8,7 @@ import { commandLogger } from './command-logger.js';
 import type { Command } from './command.js';
 import { configOf, withConfigErrors } from './config-access.js';
 import { mustExist, onDatabase, withContext } from './database-access.js';
+import { plural } from '../domain/plural.js';
 
 export const feedsCommand: Command = {
   name: 'feeds',
@@ -73,9 +74,9 @@ function outcome(result: FeedCheck): string {
   const open = incidents.filter((i) => !i.resolved).length;
   const parts = [
     `status ${indicator ?? (open > 0 ? 'from incidents' : 'not stated')}`,
-    `${open} open of ${incidents.length} incidents`,
-    `${components.length} components`,
-    `${maintenances.length} maintenances`,
+    `${open} open of ${plural(incidents.length, 'incident')}`,
+    plural(components.length, 'component'),
+    plural(maintenances.length, 'maintenance'),
   ];
   if (skipped.length > 0) parts.push(`${skipped.length} left out: ${skipped.slice(0, 3).join('; ')}`);
   return `ok: ${parts.join(', ')}`;

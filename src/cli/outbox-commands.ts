@@ -2,6 +2,7 @@ import { listOutbox, retryDead } from '../delivery/outbox-queue.js';
 import { UsageError } from './cli-errors.js';
 import type { Command } from './command.js';
 import { mustExist, withContext } from './database-access.js';
+import { plural } from '../domain/plural.js';
 
 export const outboxListCommand: Command = {
   name: 'outbox list',
@@ -40,7 +41,7 @@ export const outboxRetryCommand: Command = {
     mustExist(input.dbPath);
     return withContext(input.dbPath, async (ctx) => {
       const count = await retryDead(ctx, ids);
-      input.out(`${count} dead notification${count === 1 ? '' : 's'} back in line; a running server delivers them`);
+      input.out(`${plural(count, 'dead notification')} back in line; a running server delivers them`);
       return 0;
     });
   },

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { BUILT_IN_SERVICE_IDS } from '../domain/services/service-ids.js';
 import { FEED_KINDS, type FeedKind } from './vendor-snapshot.js';
+import { plural } from '../domain/plural.js';
 
 /**
  * A vendor of the built-in catalog: a real third-party service whose public status page
@@ -148,8 +149,7 @@ export function parseCatalogFile(data: unknown): VendorCatalog {
     if (sameFeed !== undefined) problems.push(`urlname "${v.urlname}": feed ${v.feed.url} is already read for "${sameFeed}"`);
     else feeds.set(feedAddressKey(v.feed.url), v.urlname);
   }
-  if (problems.length > 0)
-    throw new Error(`The vendor catalog has ${problems.length} bad entr${problems.length === 1 ? 'y' : 'ies'}:\n- ${problems.join('\n- ')}`);
+  if (problems.length > 0) throw new Error(`The vendor catalog has ${plural(problems.length, 'bad entry', 'bad entries')}:\n- ${problems.join('\n- ')}`);
   return { vendors, retired };
 }
 

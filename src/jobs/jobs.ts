@@ -7,6 +7,7 @@ import { resolveQuietUserReports } from '../domain/vendors/user-reports.js';
 import type { Logger } from '../infrastructure/logger.js';
 import type { FeedPoller } from './feed-poller.js';
 import type { MonitorProber } from './monitor-prober.js';
+import { plural } from '../domain/plural.js';
 
 /** What every job runs with. */
 export interface JobDeps {
@@ -47,18 +48,18 @@ export const JOBS: readonly Job[] = [
     schedule: '1 */5 * * * *',
     run: async ({ ctx }) => {
       const changes = await syncDemoServices(ctx);
-      return `${changes.length} demo incidents opened or resolved`;
+      return `${plural(changes.length, 'demo incident')} opened or resolved`;
     },
   },
   {
     name: 'digests',
     schedule: '0 * * * * *',
-    run: async ({ ctx }, at) => `${await queueDueDigests(ctx, at)} digests queued`,
+    run: async ({ ctx }, at) => `${plural(await queueDueDigests(ctx, at), 'digest')} queued`,
   },
   {
     name: 'user-reports',
     schedule: '30 * * * * *',
-    run: async ({ ctx }) => `${await resolveQuietUserReports(ctx)} user-report incidents resolved`,
+    run: async ({ ctx }) => `${plural(await resolveQuietUserReports(ctx), 'user-report incident')} resolved`,
   },
   {
     name: 'retention',
@@ -66,7 +67,7 @@ export const JOBS: readonly Job[] = [
     run: async ({ ctx, retentionDays }) => {
       const removed = await removeExpiredIncidents(ctx, { retentionDays });
       const leases = await pruneLeases(ctx);
-      return `removed ${removed.incidents} incidents, ${removed.monitorIncidents} monitor incidents, ${removed.probeHours} probe hours, ${leases} leases`;
+      return `removed ${plural(removed.incidents, 'incident')}, ${plural(removed.monitorIncidents, 'monitor incident')}, ${plural(removed.probeHours, 'probe hour')}, ${plural(leases, 'lease')}`;
     },
   },
 ];

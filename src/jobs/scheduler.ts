@@ -4,6 +4,7 @@ import { createTask } from 'node-cron';
 import type { ScheduledTask } from 'node-cron';
 import { takeLease } from '../domain/jobs/leases.js';
 import type { Job, JobDeps } from './jobs.js';
+import { plural } from '../domain/plural.js';
 
 export interface SchedulerOptions {
   deps: JobDeps;
@@ -126,9 +127,9 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
       if (!(await takeLease(deps.ctx, `${job.name}@${at.toISOString()}`, holder, leaseMs))) return 'another process runs this slot';
       if (job.name === 'monitors') {
         await deps.prober.probeAll();
-        return `probed ${deps.prober.stats.completed} monitors`;
+        return `probed ${plural(deps.prober.stats.completed, 'monitor')}`;
       }
-      if (job.name === 'feeds') return `read ${await deps.feeds.pollDue()} feeds`;
+      if (job.name === 'feeds') return `read ${plural(await deps.feeds.pollDue(), 'feed')}`;
       return job.run(actingFor(job), at);
     },
   };

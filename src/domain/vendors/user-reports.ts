@@ -10,6 +10,7 @@ import { assertMayReadIncidentsOf, findVisibleService } from '../services/servic
 import { parseInput } from '../validation.js';
 import { userReportInput } from './user-report-input.js';
 import { created, recordAudit } from '../audit/audit-trail.js';
+import { plural } from '../plural.js';
 
 const MINUTE = 60_000;
 /** Who reports: one API key or one chat user; stable, and never a secret. */
@@ -160,11 +161,11 @@ async function tallySince(trx: Kysely<Database>, serviceId: number, since: numbe
 }
 
 const minutesBetween = (since: number, now: number): number => Math.max(1, Math.ceil((now - since) / MINUTE));
-const minutes = (n: number): string => (n === 1 ? '1 minute' : `${n} minutes`);
+const minutes = (n: number): string => plural(n, 'minute');
 const inTheLast = (n: number): string => (n === 1 ? 'in the last minute' : `in the last ${n} minutes`);
 
 function describeReports(tally: Tally, span: number): string {
-  const people = tally.reporters === 1 ? '1 person' : `${tally.reporters} people`;
+  const people = plural(tally.reporters, 'person', 'people');
   const named = tally.components;
   return `${people} reported problems ${inTheLast(span)}${named.length ? `, with: ${named.join(', ')}` : ''}.`;
 }

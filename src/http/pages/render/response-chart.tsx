@@ -1,5 +1,6 @@
 import type { ProbeBucket } from '../../../domain/monitors/probe-hours.js';
 import { combine } from '../../../domain/monitors/probe-hours.js';
+import { plural } from '../../../domain/plural.js';
 
 // The drawing's own units; the stylesheet scales it to the width of the page.
 const WIDTH = 560;
@@ -27,8 +28,6 @@ function niceCeiling(v: number): number {
   for (const step of [1, 2, 2.5, 5, 10]) if (step * magnitude >= target) return step * magnitude;
   return 10 * magnitude;
 }
-
-const plural = (count: number, word: string): string => `${count} ${word}${count === 1 ? '' : 's'}`;
 
 /** What the chart shows, in words: its accessible name and its tooltip. */
 export function chartSummary(buckets: readonly ProbeBucket[], period: string): string {
