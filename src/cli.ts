@@ -11,6 +11,7 @@ import { CommandError, UsageError } from './cli/cli-errors.js';
 import type { CliIo } from './cli/command.js';
 import { dispatch } from './cli/dispatch.js';
 import { generalUsage } from './cli/usage.js';
+import { describeNetworkError, isNetworkError } from './infrastructure/outbound.js';
 
 export type { CliIo } from './cli/command.js';
 
@@ -38,7 +39,7 @@ function report(error: unknown, io: CliIo): number {
     return 2;
   }
   if (error instanceof ConfigError) {
-    tell(error.message);
+    tell(`statusbot: ${error.message}`);
     return 1;
   }
   if (error instanceof DomainError) {
@@ -49,6 +50,11 @@ function report(error: unknown, io: CliIo): number {
     tell(`statusbot: ${error.message}`);
     return 1;
   }
+  if (isNetworkError(error)) {
+    tell(`statusbot: a network call failed: ${describeNetworkError(error, 0)}`);
+    return 1;
+  }
+  // Anything else is a fault of statusbot: its stack is shown, for a report.
   tell(format('statusbot:', error));
   return 1;
 }

@@ -1,5 +1,6 @@
-import { REST } from 'discord.js';
+import { DiscordAPIError, HTTPError, REST } from 'discord.js';
 import type { ChatEnv } from '../../src/config/env.js';
+import { describeNetworkError, isNetworkError } from '../../src/infrastructure/outbound.js';
 
 export const DISCORD_API = 'https://discord.com/api';
 
@@ -22,4 +23,16 @@ export function createDiscordRest(env: NonNullable<ChatEnv['discord']>, options:
 export function closeDiscordRest(rest: REST): void {
   rest.clearHashSweeper();
   rest.clearHandlerSweeper();
+}
+
+/** Why a call to Discord's API failed, in one line with the way out; null for what nobody foresaw (a bug keeps its stack). */
+export function describeDiscordFailure(error: unknown, env: NonNullable<ChatEnv['discord']>): string | null {
+  const api = env.apiUrl ?? DISCORD_API;
+  if (isNetworkError(error)) return `cannot reach the Discord API at ${api} (${describeNetworkError(error, 10_000)}); check the network, or DISCORD_API_URL`;
+  if (error instanceof DiscordAPIError || error instanceof HTTPError) {
+    const hint =
+      error.status === 401 ? '; check DISCORD_TOKEN' : error.status === 403 || error.status === 404 ? '; check DISCORD_APPLICATION_ID (and --guild)' : '';
+    return `the Discord API at ${api} refused: HTTP ${error.status} ${error.message}${hint}`;
+  }
+  return null;
 }

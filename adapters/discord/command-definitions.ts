@@ -1,7 +1,7 @@
 import { InteractionContextType, Routes, SlashCommandBuilder } from 'discord.js';
 import type { RESTPostAPIChatInputApplicationCommandsJSONBody, SlashCommandSubcommandBuilder } from 'discord.js';
 import type { ChatEnv } from '../../src/config/env.js';
-import { closeDiscordRest, createDiscordRest } from './client.js';
+import { closeDiscordRest, createDiscordRest, describeDiscordFailure } from './client.js';
 
 const serviceOption = (description: string) => (s: SlashCommandSubcommandBuilder) =>
   s.addStringOption((o) => o.setName('service').setDescription(description).setRequired(true).setAutocomplete(true).setMaxLength(200));
@@ -88,9 +88,20 @@ export async function registerDiscordCommands(options: {
     const route = guildId ? Routes.applicationGuildCommands(env.applicationId, guildId) : Routes.applicationCommands(env.applicationId);
     const body = commandDefinitions();
     // PUT replaces the whole set: commands removed here disappear from Discord too.
-    const registered = await rest.put(route, { body });
+    const registered = await rest.put(route, { body }).catch((error: unknown) => {
+      const problem = describeDiscordFailure(error, env);
+      throw problem ? new DiscordUnavailableError(problem) : error;
+    });
     return { count: Array.isArray(registered) ? registered.length : body.length, scope: guildId ? `in guild ${guildId}` : 'globally' };
   } finally {
     closeDiscordRest(rest);
+  }
+}
+
+/** Discord could not be reached, or refused: the message says why and what to check. */
+export class DiscordUnavailableError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'DiscordUnavailableError';
   }
 }

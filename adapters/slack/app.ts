@@ -8,7 +8,7 @@ import type { ChatFront } from '../chat/chat-front.js';
 import { createChatLimiter } from '../chat/chat-limits.js';
 import type { ChatRateLimit } from '../chat/chat-limits.js';
 import { createReplayGuard } from '../chat/replay-guard.js';
-import { apiBase, createDeliveryClient } from './client.js';
+import { apiBase, createDeliveryClient, describeSlackFailure } from './client.js';
 import { registerCommands } from './commands.js';
 import { registerModals } from './modals.js';
 import { createSlackPublisher } from './publisher.js';
@@ -113,7 +113,9 @@ export async function createSlackFront(options: SlackFrontOptions): Promise<Chat
         options.logger.info(`slack: signed in as ${me.user ?? '?'} in workspace ${me.team ?? '?'} (${me.team_id ?? '?'})`);
       } catch (error) {
         // Not fatal: deliveries fail and retry on their own, and commands need no identity.
-        options.logger.error('slack: auth.test failed; check SLACK_BOT_TOKEN', error);
+        const problem = describeSlackFailure(error);
+        if (problem) options.logger.error(`slack: auth.test failed: ${problem}; check SLACK_BOT_TOKEN (and SLACK_API_URL)`);
+        else options.logger.error('slack: auth.test failed; check SLACK_BOT_TOKEN', error);
       }
       if (!env.appToken) {
         await app.start();
@@ -123,7 +125,11 @@ export async function createSlackFront(options: SlackFrontOptions): Promise<Chat
       // Connecting may retry for a long while; the API and the other fronts need not wait for Slack.
       connecting = app.start().then(
         () => options.logger.info('slack: connected in Socket Mode'),
-        (error: unknown) => options.logger.error('slack: Socket Mode could not connect; check SLACK_APP_TOKEN', error),
+        (error: unknown) => {
+          const problem = describeSlackFailure(error);
+          if (problem) options.logger.error(`slack: Socket Mode could not connect: ${problem}; check SLACK_APP_TOKEN`);
+          else options.logger.error('slack: Socket Mode could not connect; check SLACK_APP_TOKEN', error);
+        },
       );
     },
     async stop() {

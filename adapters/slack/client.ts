@@ -1,4 +1,5 @@
 import { webApi } from '@slack/bolt';
+import { describeNetworkError, isNetworkError } from '../../src/infrastructure/outbound.js';
 
 /** WebClient wants the base with its trailing slash. */
 export const apiBase = (url: string | null): string | undefined => (url ? (url.endsWith('/') ? url : `${url}/`) : undefined);
@@ -12,4 +13,22 @@ export function createDeliveryClient(options: { botToken: string; slackApiUrl?: 
     timeout: 10_000,
     ...(options.logger ? { logger: options.logger } : {}),
   });
+}
+
+/** Why a call to Slack's Web API failed, in one line; null for what nobody foresaw (a bug keeps its stack). */
+export function describeSlackFailure(error: unknown): string | null {
+  const e = error as { code?: unknown; data?: { error?: unknown }; statusCode?: unknown; original?: unknown } | null;
+  if (isNetworkError(error) || isNetworkError(e?.original)) return `cannot reach Slack (${describeNetworkError(e?.original ?? error, 10_000)})`;
+  switch (e?.code) {
+    case webApi.ErrorCode.PlatformError:
+      return `Slack answered ${String(e.data?.error ?? 'an error')}`;
+    case webApi.ErrorCode.HTTPError:
+      return `Slack answered HTTP ${String(e.statusCode)}`;
+    case webApi.ErrorCode.RequestError:
+      return `cannot reach Slack (${e.original instanceof Error ? e.original.message : 'request failed'})`;
+    case webApi.ErrorCode.RateLimitedError:
+      return 'Slack asked to slow down';
+    default:
+      return null;
+  }
 }

@@ -15,13 +15,14 @@ export const applyCommand: Command = {
     'Creates what the file declares and is missing, updates what differs, in one transaction; never deletes.',
     'Applying the same file twice changes nothing. A running server sees the changes at once.',
   ].join('\n'),
-  options: ['config', 'db', 'port'],
+  options: ['config', 'db'],
   async run(input) {
     const file = input.configFile;
     if (!file) throw new UsageError('apply needs --config FILE (or STATUSBOT_CONFIG)');
     const loaded = loadConfig(file);
     const { setup, publicUrl } = loaded.config;
-    const url = publicUrl ?? `http://localhost:${portOf(input.string('port') ?? input.env.PORT)}`;
+    // Pages without a url of their own are addressed as a server of this environment (PORT) serves them.
+    const url = publicUrl ?? `http://localhost:${portOf(input.env.PORT)}`;
     const progress = terminalProgress({ stream: input.stderr, env: input.env });
     const started = performance.now();
     const items = `${setup.companies.length} companies, ${setup.services.length} catalog services`;

@@ -1,6 +1,7 @@
 import { readChatEnv } from '../config/env.js';
 import { CommandError } from './cli-errors.js';
 import type { Command } from './command.js';
+import { plural } from '../domain/plural.js';
 
 export const discordRegisterCommand: Command = {
   name: 'discord register',
@@ -11,9 +12,11 @@ export const discordRegisterCommand: Command = {
   async run(input) {
     const discord = readChatEnv(input.env).discord;
     if (!discord) throw new CommandError('discord register needs DISCORD_TOKEN and DISCORD_APPLICATION_ID in the environment');
-    const { registerDiscordCommands } = await import('../../adapters/discord/command-definitions.js');
-    const { count, scope } = await registerDiscordCommands({ env: discord, guildId: input.string('guild') ?? null });
-    input.out(`registered ${count} commands ${scope}`);
+    const { registerDiscordCommands, DiscordUnavailableError } = await import('../../adapters/discord/command-definitions.js');
+    const { count, scope } = await registerDiscordCommands({ env: discord, guildId: input.string('guild') ?? null }).catch((error: unknown) => {
+      throw error instanceof DiscordUnavailableError ? new CommandError(error.message) : error;
+    });
+    input.out(`registered ${plural(count, 'command')} ${scope}`);
     return 0;
   },
 };

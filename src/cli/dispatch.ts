@@ -9,7 +9,7 @@ import { isPostgresUrl } from '../db/database.js';
 import type { CliIo, Command, CommandInput, OptionName } from './command.js';
 import { DEFAULT_DB, OPTIONS } from './command.js';
 import { COMMANDS } from './commands.js';
-import { commandHelp, generalUsage, groupUsage } from './usage.js';
+import { commandHelp, commandUsage, generalUsage, groupUsage } from './usage.js';
 
 /** The version of the installed package: in the first package.json above this file (in src/, or in dist/src/ once built). */
 function packageVersion(): string {
@@ -57,15 +57,41 @@ function groupError(r: Extract<Resolved, { kind: 'group' }>): UsageError {
   return new UsageError(message, groupUsage(r.group, r.commands));
 }
 
+/** Edits (insert, delete, replace, swap two neighbours) that turn `a` into `b`. */
+function editDistance(a: string, b: string): number {
+  const d = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i]![j] = Math.min(d[i]![j]!, d[i - 2]![j - 2]! + 1);
+    }
+  }
+  return d[a.length]![b.length]!;
+}
+
+/** The name among `names` that `given` is a slip of (one or two edits away, one for short names), or null. */
+export function nearest(given: string, names: readonly string[]): string | null {
+  let best: { name: string; edits: number } | null = null;
+  for (const name of names) {
+    const edits = editDistance(given.toLowerCase(), name);
+    if (edits <= (name.length <= 3 ? 1 : 2) && (!best || edits < best.edits)) best = { name, edits };
+  }
+  return best?.name ?? null;
+}
+
 /** parseArgs' own messages are long and tell about `--`; ours name the option and the command. */
 function optionError(error: unknown, command: Command): UsageError {
   const e = error as { code?: string; message?: string };
   const option = /'(-[^' ]+)/.exec(e.message ?? '')?.[1] ?? '';
-  const usage = commandHelp(command);
+  const usage = commandUsage(command);
   const takes = command.options.length > 0 ? command.options.map((o) => `--${o}`).join(', ') : 'no options';
   switch (e.code) {
-    case 'ERR_PARSE_ARGS_UNKNOWN_OPTION':
-      return new UsageError(`unknown option ${option} for ${command.name}; it takes ${takes}`, usage);
+    case 'ERR_PARSE_ARGS_UNKNOWN_OPTION': {
+      const meant = option.startsWith('--') ? nearest(option.slice(2), [...command.options, 'help']) : null;
+      const hint = meant ? `did you mean --${meant}?` : `it takes ${takes}`;
+      return new UsageError(`unknown option ${option} for ${command.name}; ${hint}`, usage);
+    }
     case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE': {
       const name = option.replace(/^-+/, '') as OptionName;
       const spec = OPTIONS[name] as { type: string; value?: string } | undefined;
@@ -81,7 +107,30 @@ function help(words: string[]): string {
   const r = resolve(words);
   if (r.kind === 'command') return commandHelp(r.command);
   if (r.kind === 'group' && r.verb === undefined) return groupUsage(r.group, r.commands);
-  throw r.kind === 'group' ? groupError(r) : new UsageError(`unknown command "${r.word}"`, generalUsage());
+  throw r.kind === 'group' ? groupError(r) : unknownCommand(r.word);
+}
+
+function unknownCommand(word: string): UsageError {
+  const names = [...new Set(COMMANDS.map((c) => c.name.split(' ')[0]!)), 'help'];
+  const meant = nearest(word, names);
+  return new UsageError(`unknown command "${word}"${meant ? `; did you mean ${meant}?` : ''}`, generalUsage());
+}
+
+type Token = NonNullable<ReturnType<typeof parseArgs>['tokens']>[number];
+
+/**
+ * The words of the command line, less those that may be the value of an
+ * option no command knows (`--prot 18041`): the lenient pass took that option
+ * for a flag, and its value for a word.
+ */
+function wordsBesideUnknownOptions(tokens: readonly Token[]): string[] {
+  const words: string[] = [];
+  let afterUnknown = -1;
+  for (const token of tokens) {
+    if (token.kind === 'option' && !(token.name in ALL_OPTIONS) && token.inlineValue === undefined) afterUnknown = token.index + 1;
+    if (token.kind === 'positional' && token.index !== afterUnknown) words.push(token.value);
+  }
+  return words;
 }
 
 /** A path as the command line's working directory reads it: as given when that is the process's own. */
@@ -93,7 +142,7 @@ function pathIn(io: CliIo, given: string): string {
 export async function dispatch(argv: string[], io: CliIo): Promise<number> {
   const { env } = io;
   // A first, lenient pass finds the command among the words (options of every command take their values).
-  const loose = parseArgs({ args: argv, allowPositionals: true, strict: false, options: ALL_OPTIONS });
+  const loose = parseArgs({ args: argv, allowPositionals: true, strict: false, options: ALL_OPTIONS, tokens: true });
   const words = loose.positionals;
   if (loose.values.version === true) {
     io.stdout.write(`statusbot ${VERSION}\n`);
@@ -107,9 +156,14 @@ export async function dispatch(argv: string[], io: CliIo): Promise<number> {
     io.stdout.write(help(words));
     return 0;
   }
-  const r = resolve(words);
+  let r = resolve(words);
+  if (r.kind !== 'command') {
+    // Read without what an unknown option may have taken: the command's own parse then names that option.
+    const beside = resolve(wordsBesideUnknownOptions(loose.tokens));
+    if (beside.kind === 'command') r = beside;
+  }
   if (r.kind === 'group') throw groupError(r);
-  if (r.kind === 'unknown') throw new UsageError(`unknown command "${r.word}"`, generalUsage());
+  if (r.kind === 'unknown') throw unknownCommand(r.word);
   const { command, operands } = r;
 
   let values: Record<string, string | boolean | (string | boolean)[] | undefined>;
@@ -120,8 +174,8 @@ export async function dispatch(argv: string[], io: CliIo): Promise<number> {
   }
   const { min, max } = command.operands ?? { min: 0, max: 0 };
   if (operands.length > max)
-    throw new UsageError(`${command.name} takes ${max === 0 ? 'no' : `at most ${max}`} arguments, got "${operands.join(' ')}"`, commandHelp(command));
-  if (operands.length < min) throw new UsageError(`${command.name} needs ${command.synopsis.split(' ')[0]}`, commandHelp(command));
+    throw new UsageError(`${command.name} takes ${max === 0 ? 'no' : `at most ${max}`} arguments, got "${operands.join(' ')}"`, commandUsage(command));
+  if (operands.length < min) throw new UsageError(`${command.name} needs ${command.synopsis.split(' ')[0]}`, commandUsage(command));
 
   const configFile = (typeof values.config === 'string' ? values.config : undefined) ?? env.STATUSBOT_CONFIG;
   const input: CommandInput = {
@@ -137,5 +191,10 @@ export async function dispatch(argv: string[], io: CliIo): Promise<number> {
     configFile: configFile === undefined ? undefined : pathIn(io, configFile),
     path: (given) => pathIn(io, given),
   };
-  return command.run(input);
+  try {
+    return await command.run(input);
+  } catch (error) {
+    // A mistake found by the command itself is followed by that command's usage, not every command's.
+    throw error instanceof UsageError && error.usage === undefined ? new UsageError(error.message, commandUsage(command)) : error;
+  }
 }

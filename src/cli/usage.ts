@@ -30,6 +30,14 @@ function optionLine(name: keyof typeof OPTIONS): string {
   return `  ${flag.padEnd(16)} ${('env' in o ? o.env : '').padEnd(17)} ${o.help}`;
 }
 
+/** The options part of a command's usage: the options it takes, none other. */
+const optionLines = (command: Command): string[] => (command.options.length > 0 ? ['', 'Options and environment:', ...command.options.map(optionLine)] : []);
+
+/** What a mistake on a command's line is followed by: its usage line and its options, nothing of other commands. */
+export function commandUsage(command: Command): string {
+  return [`Usage: statusbot ${command.name} ${command.synopsis}`, ...optionLines(command), '', `statusbot ${command.name} --help tells more.`, ''].join('\n');
+}
+
 /** `statusbot NAME --help`: its usage line, what it does, its options. */
 export function commandHelp(command: Command): string {
   return [
@@ -37,7 +45,7 @@ export function commandHelp(command: Command): string {
     '',
     `${command.summary[0]!.toUpperCase()}${command.summary.slice(1)}.`,
     ...(command.details ? [command.details] : []),
-    ...(command.options.length > 0 ? ['', 'Options and environment:', ...command.options.map(optionLine)] : []),
+    ...optionLines(command),
     '',
   ].join('\n');
 }

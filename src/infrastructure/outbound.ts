@@ -112,3 +112,20 @@ export async function readLimited(body: Dispatcher.ResponseData['body'], maxByte
     body.destroy();
   }
 }
+
+const NETWORK_CODES = /^(ECONNREFUSED|ECONNRESET|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|EPIPE|ECONNABORTED|UND_ERR_[A-Z_]+)$/;
+
+/**
+ * Whether reaching another machine failed (refused, no such host, timeout,
+ * reset), here or in an error it caused: a condition of the network, told in
+ * one line, not a fault of statusbot.
+ */
+export function isNetworkError(error: unknown): boolean {
+  let e: unknown = error;
+  for (let depth = 0; e !== null && typeof e === 'object' && depth < 5; depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (e instanceof BlockedTargetError || (typeof code === 'string' && NETWORK_CODES.test(code))) return true;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return false;
+}
