@@ -11,6 +11,7 @@ import { writeKeyUses } from './domain/companies/api-keys.js';
 import { createDomainContext } from './domain/context.js';
 import { syncDemoServices } from './domain/demo/demo-services.js';
 import type { DomainContext } from './domain/context.js';
+import { describeChanges } from './domain/setup/apply-changes.js';
 import { applySetup } from './domain/setup/apply-setup.js';
 import { feedAddresses } from './domain/vendors/vendor-feeds.js';
 import { DEMO_BOARD_ID, seedDemoCompany } from './domain/setup/demo-setup.js';
@@ -151,7 +152,9 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       onWriteBatch: metrics.writeBatch,
     });
     // The config is the operator's, applied by `statusbot serve`.
-    await applySetup(ctx.actingAs({ actor: 'cli', requestId: null }), config.setup);
+    const applied = await applySetup(ctx.actingAs({ actor: 'cli', requestId: null }), config.setup);
+    const changes = Object.fromEntries(applied.changes.map(({ kind, ...counts }) => [kind[1], counts]));
+    logger.info(`config applied: ${describeChanges(applied.changes)}`, { changes });
     await syncDemoServices(ctx);
 
     const chatEnv = readChatEnv(options.env ?? process.env);

@@ -1,4 +1,6 @@
 import { loadConfig } from '../config/load-config.js';
+import { plural } from '../domain/plural.js';
+import { describeChanges } from '../domain/setup/apply-changes.js';
 import { applySetup } from '../domain/setup/apply-setup.js';
 import { UsageError } from './cli-errors.js';
 import type { Command } from './command.js';
@@ -13,7 +15,8 @@ export const applyCommand: Command = {
   summary: 'apply a config file to the database',
   details: [
     'Creates what the file declares and is missing, updates what differs, in one transaction; never deletes.',
-    'Applying the same file twice changes nothing. A running server sees the changes at once.',
+    'Prints what it added, changed and removed, by kind, or "no changes": applying the same file twice changes nothing.',
+    'A running server sees the changes at once.',
   ].join('\n'),
   options: ['config', 'db'],
   async run(input) {
@@ -25,12 +28,12 @@ export const applyCommand: Command = {
     const url = publicUrl ?? `http://localhost:${portOf(input.env.PORT)}`;
     const progress = terminalProgress({ stream: input.stderr, env: input.env });
     const started = performance.now();
-    const items = `${setup.companies.length} companies, ${setup.services.length} catalog services`;
+    const items = `${plural(setup.companies.length, 'company', 'companies')}, ${plural(setup.services.length, 'catalog service')}`;
     progress.follow(() => `applying ${file} (${items}): ${Math.round((performance.now() - started) / 1000)} s`);
     try {
       const report = await withContext(input.dbPath, (ctx) => withConfigErrors(loaded, file, () => applySetup(ctx, setup)), url);
       progress.done();
-      input.out(`applied ${file}: ${report.companies} companies, ${report.services} catalog services`);
+      input.out(`applied ${file}: ${describeChanges(report.changes)}`);
       return 0;
     } finally {
       progress.done();

@@ -8,6 +8,8 @@ import { hashApiKey } from '../companies/api-keys.js';
 import type { DomainContext } from '../context.js';
 import { DEMO_SERVICES } from '../demo/demo-services.js';
 import { invalidInput } from '../errors.js';
+import { changesBetween, snapshotSetup } from './apply-changes.js';
+import type { KindChanges } from './apply-changes.js';
 import { applyChat } from './apply-chat.js';
 import { applyStatusPages } from './apply-status-pages.js';
 import { OTHER_CATALOG_SERVICE_IDS_FROM } from '../services/service-ids.js';
@@ -18,6 +20,8 @@ import type { CatalogServiceSpec, CompanySpec, Setup } from './setup.js';
 export interface ApplyReport {
   companies: number;
   services: number;
+  /** What the apply added, changed and removed, by kind; empty when the database held the setup already. */
+  changes: KindChanges[];
 }
 
 /**
@@ -30,7 +34,8 @@ export interface ApplyReport {
  */
 export async function applySetup(ctx: DomainContext, setup: Setup): Promise<ApplyReport> {
   const now = ctx.clock.now().getTime();
-  await ctx.write(async (trx) => {
+  const changes = await ctx.write(async (trx) => {
+    const before = await snapshotSetup(trx, setup);
     // Custom services first: a built-in catalog service whose fixed id one of them holds goes elsewhere.
     const companyIds: number[] = [];
     for (const [i, company] of setup.companies.entries()) {
@@ -54,10 +59,11 @@ export async function applySetup(ctx: DomainContext, setup: Setup): Promise<Appl
       await applyCompanyResources(trx, companyIds[i]!, company, now, ['companies', i], ctx.publicUrl);
       await auditApply(ctx, trx, companyIds[i]!, company);
     }
+    return changesBetween(before, await snapshotSetup(trx, setup));
   });
   // Plans and settings may have changed: authenticate afresh.
   ctx.processState.apiKeys.clear();
-  return { companies: setup.companies.length, services: setup.services.length + DEMO_SERVICES.length };
+  return { companies: setup.companies.length, services: setup.services.length + DEMO_SERVICES.length, changes };
 }
 
 /**

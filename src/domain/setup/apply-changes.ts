@@ -1,0 +1,214 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../../db/schema.js';
+import { plural } from '../plural.js';
+import type { Setup } from './setup.js';
+
+/** What an apply made of one kind of thing. */
+export interface KindChanges {
+  /** Singular and plural, as the summary says them. */
+  kind: readonly [string, string];
+  added: number;
+  changed: number;
+  removed: number;
+}
+
+/** The kinds an apply manages, in the order the summary tells them. */
+const KINDS = {
+  companies: ['company', 'companies'],
+  apiKeys: ['API key', 'API keys'],
+  services: ['service', 'services'],
+  monitors: ['monitor', 'monitors'],
+  boards: ['board', 'boards'],
+  statusPages: ['status page', 'status pages'],
+  subscribers: ['subscriber', 'subscribers'],
+  chatLinks: ['chat workspace', 'chat workspaces'],
+  channelSubscriptions: ['channel subscription', 'channel subscriptions'],
+} as const satisfies Record<string, readonly [string, string]>;
+
+type Kind = keyof typeof KINDS;
+
+/** Per kind: each item by its identity, with what apply may change of it (times left out). */
+export type SetupSnapshot = Record<Kind, Map<string, string>>;
+
+const byKey = <R>(rows: readonly R[], key: (r: R) => string, value: (r: R) => unknown): Map<string, string> =>
+  new Map(rows.map((r) => [key(r), JSON.stringify(value(r))]));
+
+/** Rows of `rows` grouped under `key`, each group as sorted values: a list that belongs to one item. */
+function listsOf<R>(rows: readonly R[], key: (r: R) => string | number, value: (r: R) => unknown): Map<string, string[]> {
+  const lists = new Map<string, string[]>();
+  for (const r of rows) {
+    const k = String(key(r));
+    lists.set(k, [...(lists.get(k) ?? []), JSON.stringify(value(r))]);
+  }
+  for (const list of lists.values()) list.sort();
+  return lists;
+}
+
+/**
+ * What the database holds of what `setup` declares (its companies, and every
+ * catalog service), read in the apply's transaction: compared before and after,
+ * it tells what the apply changed.
+ */
+export async function snapshotSetup(trx: Kysely<Database>, setup: Setup): Promise<SetupSnapshot> {
+  const names = setup.companies.map((c) => c.name);
+  const companies = names.length ? await trx.selectFrom('companies').select(['id', 'name', 'plan', 'notify_on']).where('name', 'in', names).execute() : [];
+  const ids = companies.length ? companies.map((c) => c.id) : [-1];
+  const [monitored, admins, keys, services, windows, monitors, boards, boardServices, pages, pageServices, hooks, emails, links, channels] = await Promise.all([
+    trx.selectFrom('company_monitored_services').select(['company_id', 'service_id']).where('company_id', 'in', ids).execute(),
+    trx.selectFrom('chat_admins').select(['company_id', 'platform', 'user_id']).where('company_id', 'in', ids).execute(),
+    trx.selectFrom('api_keys').select(['id', 'company_id', 'label']).where('company_id', 'in', ids).execute(),
+    trx
+      .selectFrom('services')
+      .select(['id', 'urlname', 'name', 'status_page_url', 'company_id', 'demo', 'feed_kind', 'feed_url', 'poll_always'])
+      .where((eb) => eb.or([eb('company_id', 'is', null), eb('company_id', 'in', ids)]))
+      .execute(),
+    trx.selectFrom('maintenance_windows').select(['service_id', 'starts_at', 'ends_at']).execute(),
+    trx
+      .selectFrom('custom_monitors')
+      .select(['id', 'company_id', 'name', 'url', 'probe_type', 'keyword', 'interval_seconds'])
+      .where('company_id', 'in', ids)
+      .execute(),
+    trx.selectFrom('boards').select(['id', 'company_id', 'name', 'urlname']).where('company_id', 'in', ids).execute(),
+    trx
+      .selectFrom('board_services')
+      .innerJoin('boards', 'boards.id', 'board_services.board_id')
+      .select(['board_id', 'service_id', 'tags'])
+      .where('boards.company_id', 'in', ids)
+      .execute(),
+    trx
+      .selectFrom('status_pages')
+      .select(['id', 'company_id', 'name', 'slug', 'url', 'host', 'third_party', 'monitors'])
+      .where('company_id', 'in', ids)
+      .execute(),
+    trx
+      .selectFrom('status_page_services')
+      .innerJoin('status_pages', 'status_pages.id', 'status_page_services.status_page_id')
+      .select(['status_page_id', 'service_id'])
+      .where('status_pages.company_id', 'in', ids)
+      .execute(),
+    trx
+      .selectFrom('subscribers')
+      .innerJoin('status_pages', 'status_pages.id', 'subscribers.status_page_id')
+      .select(['status_page_id', 'target', 'secret'])
+      .where('status_pages.company_id', 'in', ids)
+      .execute(),
+    // Addresses that signed up on a page are the visitors', not the config's.
+    trx
+      .selectFrom('email_subscribers')
+      .innerJoin('status_pages', 'status_pages.id', 'email_subscribers.status_page_id')
+      .select(['status_page_id', 'email', 'state'])
+      .where('status_pages.company_id', 'in', ids)
+      .where('origin', '=', 'config')
+      .execute(),
+    trx.selectFrom('chat_links').select(['platform', 'workspace_id', 'company_id']).where('company_id', 'in', ids).execute(),
+    trx
+      .selectFrom('channel_subscriptions')
+      .select(['platform', 'workspace_id', 'channel_id', 'target_key', 'company_id', 'schedule', 'timezone', 'only_on_change', 'edit_in_place'])
+      .where('company_id', 'in', ids)
+      .execute(),
+  ]);
+  const monitoredOf = listsOf(
+    monitored,
+    (r) => r.company_id,
+    (r) => r.service_id,
+  );
+  const adminsOf = listsOf(
+    admins,
+    (r) => r.company_id,
+    (r) => [r.platform, r.user_id],
+  );
+  const windowsOf = listsOf(
+    windows,
+    (r) => r.service_id,
+    (r) => [r.starts_at, r.ends_at],
+  );
+  const boardServicesOf = listsOf(
+    boardServices,
+    (r) => r.board_id,
+    (r) => [r.service_id, r.tags],
+  );
+  const pageServicesOf = listsOf(
+    pageServices,
+    (r) => r.status_page_id,
+    (r) => r.service_id,
+  );
+  return {
+    companies: byKey(
+      companies,
+      (c) => c.name,
+      (c) => [c.plan, c.notify_on, monitoredOf.get(String(c.id)), adminsOf.get(String(c.id))],
+    ),
+    apiKeys: byKey(
+      keys,
+      (k) => String(k.id),
+      (k) => [k.company_id, k.label],
+    ),
+    services: byKey(
+      services,
+      (s) => String(s.id),
+      (s) => [s, windowsOf.get(String(s.id))],
+    ),
+    monitors: byKey(
+      monitors,
+      (m) => String(m.id),
+      (m) => m,
+    ),
+    boards: byKey(
+      boards,
+      (b) => b.id,
+      (b) => [b, boardServicesOf.get(b.id)],
+    ),
+    statusPages: byKey(
+      pages,
+      (p) => String(p.id),
+      (p) => [p, pageServicesOf.get(String(p.id))],
+    ),
+    subscribers: new Map([
+      ...byKey(
+        hooks,
+        (h) => `${h.status_page_id}:webhook:${h.target}`,
+        (h) => h.secret,
+      ),
+      ...byKey(
+        emails,
+        (e) => `${e.status_page_id}:email:${e.email}`,
+        (e) => e.state,
+      ),
+    ]),
+    chatLinks: byKey(
+      links,
+      (l) => `${l.platform}:${l.workspace_id}`,
+      (l) => l.company_id,
+    ),
+    channelSubscriptions: byKey(
+      channels,
+      (c) => `${c.platform}:${c.workspace_id}:${c.channel_id}:${c.target_key}`,
+      (c) => c,
+    ),
+  };
+}
+
+/** The kinds that changed between two snapshots, in the summary's order; none when nothing did. */
+export function changesBetween(before: SetupSnapshot, after: SetupSnapshot): KindChanges[] {
+  const changes: KindChanges[] = [];
+  for (const kind of Object.keys(KINDS) as Kind[]) {
+    const [was, is] = [before[kind], after[kind]];
+    let added = 0;
+    let changed = 0;
+    for (const [key, value] of is) {
+      if (!was.has(key)) added++;
+      else if (was.get(key) !== value) changed++;
+    }
+    const removed = [...was.keys()].filter((key) => !is.has(key)).length;
+    if (added + changed + removed > 0) changes.push({ kind: KINDS[kind], added, changed, removed });
+  }
+  return changes;
+}
+
+/** `2 companies added, 1 service changed, 1 subscriber removed`, or `no changes`. */
+export function describeChanges(changes: readonly KindChanges[]): string {
+  const parts = changes.flatMap(({ kind: [one, many], ...counts }) =>
+    (['added', 'changed', 'removed'] as const).filter((what) => counts[what] > 0).map((what) => `${plural(counts[what], one, many)} ${what}`),
+  );
+  return parts.length > 0 ? parts.join(', ') : 'no changes';
+}
