@@ -88,7 +88,7 @@ describeOnce('statusbot apply', () => {
 
     const second = await cli(['apply', '--config', configPath, '--db', dbPath]);
     expect(second.code, second.stderr).toBe(0);
-    expect(second.stdout).toBe(first.stdout);
+    expect(second.stdout).toBe(`applied ${configPath}: no changes\n`);
     expect(await counts(dbPath)).toEqual(once);
   });
 
