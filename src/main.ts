@@ -27,6 +27,8 @@ import { createLogger, logLevelOf } from './infrastructure/pino-logger.js';
 import type { RawHandler } from './infrastructure/raw-handler.js';
 import type { ChatFront } from '../adapters/chat/chat-front.js';
 import { readChatEnv } from './config/env.js';
+import type { ChatEnv } from './config/env.js';
+import type { ChatPlatform } from './db/schema.js';
 import { createOutboxWorker } from './delivery/outbox-worker.js';
 import type { OutboxWorker, OutboxWorkerOptions } from './delivery/outbox-worker.js';
 import { createWebhookPublisher } from './delivery/webhook-publisher.js';
@@ -59,6 +61,8 @@ export interface StartOptions {
   notice?: (text: string) => void;
   /** Where chat credentials come from (default: process.env). */
   env?: NodeJS.ProcessEnv;
+  /** The chat platforms that count as off (default: those `env` lacks credentials for); tests that read queued rows without a platform's fake set none. */
+  chatOff?: ReadonlyMap<ChatPlatform, string>;
   /** Outbox delivery settings; `enabled: false` leaves rows pending (for tests that inspect them). */
   delivery?: Partial<Pick<OutboxWorkerOptions, 'maxAttempts' | 'baseDelayMs' | 'maxDelayMs' | 'pollMs' | 'leaseMs'>> & {
     enabled?: boolean;
@@ -128,6 +132,9 @@ export function createJobDeps(ctx: DomainContext, config: Config, logger: Logger
 }
 
 /** Where the start writes what is meant for the operator's eyes, not the log: the demo key, how to get a key. */
+/** The platforms off in this process, with what they lack (see DomainContext.chatOff). */
+const chatOffOf = (chatEnv: ChatEnv): Map<ChatPlatform, string> => new Map(Object.entries(chatEnv.off) as [ChatPlatform, string][]);
+
 const printNotice = (text: string): void => void process.stdout.write(`${text}\n`);
 
 /** The composition root: database, migrations, config, HTTP listener. */
@@ -144,11 +151,13 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     const clock = options.clock ?? systemClock;
     const created = createMetrics({ db, now: () => clock.now(), logger });
     const metrics = options.metrics ? options.metrics(created) : created;
+    const chatEnv = readChatEnv(options.env ?? process.env);
     const ctx = createDomainContext({
       db,
       clock,
       publicUrl,
       userReports: config.userReports,
+      chatOff: options.chatOff ?? chatOffOf(chatEnv),
       onWriteBatch: metrics.writeBatch,
     });
     // The config is the operator's, applied by `statusbot serve`.
@@ -157,7 +166,6 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     logger.info(`config applied: ${describeChanges(applied.changes)}`, { changes });
     await syncDemoServices(ctx);
 
-    const chatEnv = readChatEnv(options.env ?? process.env);
     for (const note of chatEnv.notes) logger.info(note);
     const fronts: ChatFront[] = [];
     // One reading of X-Forwarded-For for every limit by address: the API's, the status pages', the chat fronts'.
@@ -348,6 +356,7 @@ async function withJobDeps<T>(options: JobRunOptions, work: (deps: ReturnType<ty
       clock: options.clock ?? systemClock,
       publicUrl: config.publicUrl ?? 'http://localhost:8080',
       userReports: config.userReports,
+      chatOff: chatOffOf(readChatEnv(process.env)),
     });
     if (options.apply !== false) await applySetup(ctx, config.setup);
     deps = createJobDeps(ctx, config, logger);

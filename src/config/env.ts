@@ -22,6 +22,8 @@ export interface ChatEnv {
   } | null;
   /** Why an adapter is off, said once at start. */
   notes: string[];
+  /** What each platform that is off lacks, in a few words (`no SLACK_BOT_TOKEN`). */
+  off: Partial<Record<'slack' | 'discord', string>>;
 }
 
 const value = (env: NodeJS.ProcessEnv, name: string): string | null => {
@@ -31,6 +33,7 @@ const value = (env: NodeJS.ProcessEnv, name: string): string | null => {
 
 export function readChatEnv(env: NodeJS.ProcessEnv): ChatEnv {
   const notes: string[] = [];
+  const off: ChatEnv['off'] = {};
   const botToken = value(env, 'SLACK_BOT_TOKEN');
   const signingSecret = value(env, 'SLACK_SIGNING_SECRET');
   const appToken = value(env, 'SLACK_APP_TOKEN');
@@ -38,6 +41,7 @@ export function readChatEnv(env: NodeJS.ProcessEnv): ChatEnv {
   if (botToken && (signingSecret || appToken)) {
     slack = { botToken, signingSecret, appToken, apiUrl: value(env, 'SLACK_API_URL') };
   } else {
+    off.slack = botToken ? 'no SLACK_SIGNING_SECRET or SLACK_APP_TOKEN' : 'no SLACK_BOT_TOKEN';
     notes.push('Slack is off: set SLACK_BOT_TOKEN and SLACK_SIGNING_SECRET (HTTP mode) or SLACK_APP_TOKEN (Socket Mode)');
   }
 
@@ -53,7 +57,8 @@ export function readChatEnv(env: NodeJS.ProcessEnv): ChatEnv {
       apiUrl: value(env, 'DISCORD_API_URL'),
     };
   } else {
+    off.discord = token ? 'no DISCORD_APPLICATION_ID' : 'no DISCORD_TOKEN';
     notes.push('Discord is off: set DISCORD_TOKEN and DISCORD_APPLICATION_ID (and DISCORD_PUBLIC_KEY for HTTP interactions)');
   }
-  return { slack, discord, notes };
+  return { slack, discord, notes, off };
 }

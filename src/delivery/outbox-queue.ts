@@ -1,4 +1,4 @@
-import type { Kysely, Selectable } from 'kysely';
+import type { ExpressionBuilder, Kysely, Selectable } from 'kysely';
 import { dialectOf } from '../db/dialect.js';
 import type { ChatPlatform, Database, OutboxTable } from '../db/schema.js';
 import type { DomainContext } from '../domain/context.js';
@@ -187,4 +187,52 @@ export async function rememberChatMessage(ctx: DomainContext, platform: ChatPlat
       .onConflict((oc) => oc.columns(['platform', 'channel_id', 'subject']).doUpdateSet({ message_id: messageId, updated_at: now }))
       .execute(),
   );
+}
+
+const PLATFORM_NAMES: Record<ChatPlatform, string> = { slack: 'Slack', discord: 'Discord' };
+/** How long a notification queued while its platform was off waits for it to be turned on. */
+export const WAIT_FOR_PLATFORM_MS = 24 * 60 * 60_000;
+
+/**
+ * Notifications queued for a chat platform while it was off (by an earlier
+ * version, which queued them anyway): those never tried are marked as
+ * waiting, with why, where the platform is off in this process; a waiting one
+ * older than a day expires (dead-lettered, which `statusbot outbox retry`
+ * undoes) rather than flood the channel once the platform is on. A row that
+ * was tried (a transient outage) is left to its retries.
+ */
+export async function settleRowsOfPlatformsOff(ctx: DomainContext): Promise<{ waiting: number; expired: number }> {
+  const now = ctx.clock.now().getTime();
+  let waiting = 0;
+  let expired = 0;
+  await ctx.write(async (trx) => {
+    for (const platform of Object.keys(PLATFORM_NAMES) as ChatPlatform[]) {
+      const name = PLATFORM_NAMES[platform];
+      const ofPlatform = (eb: ExpressionBuilder<Database, 'outbox'>) =>
+        eb(eb.fn<string>('substr', ['stream', eb.val(1), eb.val(platform.length + 1)]), '=', `${platform}:`);
+      const missing = ctx.chatOff.get(platform);
+      if (missing !== undefined) {
+        const marked = await trx
+          .updateTable('outbox')
+          .set({ last_error: `waiting: ${name} is off (${missing})` })
+          .where('state', '=', 'pending')
+          .where('attempts', '=', 0)
+          .where('last_error', 'is', null)
+          .where(ofPlatform)
+          .executeTakeFirst();
+        waiting += Number(marked.numUpdatedRows);
+      }
+      const dead = await trx
+        .updateTable('outbox')
+        .set({ state: 'dead', last_error: `expired: ${name} was off for a day`, lease_until: null })
+        .where('state', '=', 'pending')
+        .where('attempts', '=', 0)
+        .where('last_error', 'like', `waiting: ${name} is off%`)
+        .where('created_at', '<', now - WAIT_FOR_PLATFORM_MS)
+        .where(ofPlatform)
+        .executeTakeFirst();
+      expired += Number(dead.numUpdatedRows);
+    }
+  });
+  return { waiting, expired };
 }

@@ -2,7 +2,8 @@ import { platformOfStream } from '../domain/chat/chat.js';
 import type { ChatPlatform } from '../domain/chat/chat.js';
 import type { DomainContext } from '../domain/context.js';
 import type { Logger } from '../infrastructure/logger.js';
-import { chatMessageOf, claimDue, markFailed, markSent, rememberChatMessage, saveProgress } from './outbox-queue.js';
+import { plural } from '../domain/plural.js';
+import { chatMessageOf, claimDue, markFailed, markSent, rememberChatMessage, saveProgress, settleRowsOfPlatformsOff } from './outbox-queue.js';
 import type { OutboxEntry } from './outbox-queue.js';
 import { DeliveryFailure } from './publisher.js';
 import type { Delivery, DeliveryRecorder, Publisher } from './publisher.js';
@@ -47,6 +48,8 @@ export interface OutboxWorker {
  * `maxAttempts`, the row is dead-lettered. Rows left pending by a crash are
  * simply due again after the next start.
  */
+const SETTLE_MS = 60_000;
+
 export function createOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
   const { ctx, publishers, logger } = options;
   const maxAttempts = options.maxAttempts ?? 10;
@@ -63,6 +66,7 @@ export function createOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
   let timer: NodeJS.Timeout | undefined;
   let pass: Promise<void> | null = null;
   let again = false;
+  let settledAt = Number.NEGATIVE_INFINITY;
 
   const publisherFor = (stream: string) => publishers.find((p) => stream.startsWith(p.streamPrefix));
 
@@ -119,8 +123,18 @@ export function createOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
     }
   }
 
+  /** Rows queued while their platform was off: marked waiting, or expired after a day (first pass, then once a minute). */
+  async function settle(): Promise<void> {
+    if (Date.now() - settledAt < SETTLE_MS) return;
+    settledAt = Date.now();
+    const { waiting, expired } = await settleRowsOfPlatformsOff(ctx);
+    if (waiting > 0) logger.info(`${plural(waiting, 'chat notification')} wait for a platform that is off here`, { waiting });
+    if (expired > 0) logger.warn(`${plural(expired, 'chat notification')} expired: the platform was off for a day`, { expired });
+  }
+
   /** One look for due rows; starts deliveries up to the concurrency. */
   async function runPass(): Promise<void> {
+    await settle();
     const free = concurrency - inFlight.size;
     if (free <= 0) return;
     const now = Date.now();

@@ -3,6 +3,7 @@ import type { Db } from '../db/database.js';
 import type { Database } from '../db/schema.js';
 import { createWriter } from '../db/writer.js';
 import type { WriteUnit } from '../db/writer.js';
+import type { ChatPlatform } from '../db/schema.js';
 import type { Clock } from './clock.js';
 import type { Company } from './companies/company.js';
 import { DEFAULT_USER_REPORTS } from './vendors/user-report-settings.js';
@@ -30,6 +31,12 @@ export interface DomainContext {
    * elsewhere key on it (a WeakMap by `processState`), never on the context itself.
    * The demo period this process brought up to date, and recently used API keys.
    */
+  /**
+   * The chat platforms this process has no credentials for, with what is
+   * missing (`no SLACK_BOT_TOKEN`): nothing is queued for their channels, as
+   * it would wait for nobody and then flood the channel once the platform is on.
+   */
+  readonly chatOff: ReadonlyMap<ChatPlatform, string>;
   readonly processState: {
     demoPeriod: number;
     /** By key: valid while the database's change marker holds `epoch`; `hash` spares hashing the key again. */
@@ -42,6 +49,8 @@ export interface DomainContextOptions {
   clock: Clock;
   publicUrl: string;
   userReports?: UserReportSettings;
+  /** See DomainContext.chatOff; default: none is off. */
+  chatOff?: ReadonlyMap<ChatPlatform, string>;
   /** Called with the number of units in each write transaction (metrics). */
   onWriteBatch?: (size: number) => void;
 }
@@ -70,6 +79,7 @@ export function createDomainContext(options: DomainContextOptions): DomainContex
     clock: options.clock,
     publicUrl: options.publicUrl.replace(/\/+$/, ''),
     userReports: options.userReports ?? DEFAULT_USER_REPORTS,
+    chatOff: options.chatOff ?? new Map(),
     processState: { demoPeriod: Number.NaN, apiKeys: new Map() },
     acting: { actor: 'system', requestId: null },
     actingAs,

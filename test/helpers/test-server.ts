@@ -110,7 +110,11 @@ export interface TestServerOptions {
   config?: string | Config;
   clock?: ManualClock;
   dbPath?: string;
-  /** Chat credentials and API URLs (none by default: both adapters off). */
+  /**
+   * Chat credentials and API URLs (none by default: both adapters off, but
+   * notifications to both queued, for the tests that read them). Given, a
+   * platform it lacks is off: nothing is queued for its channels.
+   */
   env?: NodeJS.ProcessEnv;
   /** Outbox delivery; off by default so that tests can read the pending rows. */
   delivery?: StartOptions['delivery'];
@@ -144,6 +148,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     clock,
     logger: options.logger ?? quietLogger,
     env: options.env ?? {},
+    ...(options.env ? {} : { chatOff: new Map() }),
     delivery: options.delivery ?? { enabled: false },
     jobs: options.jobs ?? false,
     metrics: options.metrics,

@@ -7,7 +7,7 @@ import type { DomainContext } from '../context.js';
 import { openAt } from '../demo/demo-view.js';
 import type { Severity } from '../incidents/incident.js';
 import type { DigestAnnouncement } from '../notifications/announcement.js';
-import { enqueue } from '../notifications/enqueue.js';
+import { enqueue, queuable } from '../notifications/enqueue.js';
 import { serviceTrackerUrl } from '../services/service.js';
 import { statusesOf } from '../services/service-status.js';
 import { shownStatus } from '../services/shown-status.js';
@@ -127,11 +127,12 @@ export async function queueDueDigests(ctx: DomainContext, at: Date): Promise<num
   let queued = 0;
   for (const sub of subscriptions) {
     if (!firesAt(sub.schedule, sub.timezone, at)) continue;
+    const channel = { platform: sub.platform, workspaceId: sub.workspace_id, channelId: sub.channel_id };
+    if (!queuable(ctx, channelStream(channel))) continue;
     const digest = await buildDigest(ctx, sub.board_id);
     if (!digest) continue;
     const fingerprint = createHash('sha256').update(JSON.stringify(digest)).digest('hex');
     if (sub.only_on_change === 1 && sub.last_digest === fingerprint) continue;
-    const channel = { platform: sub.platform, workspaceId: sub.workspace_id, channelId: sub.channel_id };
     const announcement: DigestAnnouncement = {
       kind: 'digest',
       channel,

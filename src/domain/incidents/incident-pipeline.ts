@@ -12,7 +12,7 @@ import type { DomainContext } from '../context.js';
 import { incidentAnnouncementRows, statusChangeRows } from '../notifications/channel-outbox.js';
 import { recipientColumns, recipientsOf } from '../notifications/change-recipients.js';
 import type { ChangeRecipients, RecipientColumns } from '../notifications/change-recipients.js';
-import { guardedOutboxWrites, outboxWrites } from '../notifications/enqueue.js';
+import { guardedOutboxWrites, outboxWrites, queuable } from '../notifications/enqueue.js';
 import type { OutboxRow } from '../notifications/enqueue.js';
 import { incidentNotificationRows } from '../notifications/outbox.js';
 import type { ServiceStatus } from '../services/service.js';
@@ -469,7 +469,7 @@ export async function applyIncidentChanges(
   // Many changes (a job's): their writes go one by one, as one statement of them all would be a text of its own each time.
   if (!single) for (const write of writes.splice(0)) await trx.executeQuery(write);
   const move = single ? statusMove(scope.facts) : { before: statusMove(scope.facts).before, after: await statusOf(trx, service.id, now) };
-  const messagesFor = ({ before, after }: { before: ServiceStatus; after: ServiceStatus }) => {
+  const everyMessageFor = ({ before, after }: { before: ServiceStatus; after: ServiceStatus }) => {
     const rows: { row: OutboxRow; guarded: boolean }[] = [];
     for (const change of made) {
       if (change.quiet) continue;
@@ -503,6 +503,8 @@ export async function applyIncidentChanges(
     for (const row of statusChanges) rows.push({ row, guarded: true });
     return rows;
   };
+  // Nothing is queued for a chat platform that is off here: it would flood the channel once turned on.
+  const messagesFor = (move: { before: ServiceStatus; after: ServiceStatus }) => everyMessageFor(move).filter(({ row }) => queuable(ctx, row.stream));
 
   if (made.length > 0 || move.before !== move.after) writes.push(pagesShowChange(trx, service.id, now));
   const expected = messagesFor(move);

@@ -5,7 +5,7 @@ import type { ChannelRef } from '../chat/chat.js';
 import { channelStream } from '../chat/chat.js';
 import type { DomainContext } from '../context.js';
 import type { MonitorAnnouncement } from '../notifications/announcement.js';
-import { enqueue } from '../notifications/enqueue.js';
+import { enqueue, queuable } from '../notifications/enqueue.js';
 import { recordAudit } from '../audit/audit-trail.js';
 
 /**
@@ -75,7 +75,7 @@ export async function recordProbe(
         .insertInto('monitor_incidents')
         .values({ monitor_id: monitor.id, description, resolved: 0, created_at: now, updated_at: now, resolved_at: null })
         .execute();
-      await announce(trx, monitor, { change, description, region, now });
+      await announce(ctx, trx, monitor, { change, description, region, now });
     } else if (outcome.ok && status === 'down') {
       status = 'ok';
       change = 'recovered';
@@ -85,7 +85,7 @@ export async function recordProbe(
         .where('monitor_id', '=', monitor.id)
         .where('resolved', '=', 0)
         .execute();
-      await announce(trx, monitor, { change, description: `Up again in ${region}`, region, now });
+      await announce(ctx, trx, monitor, { change, description: `Up again in ${region}`, region, now });
     }
     if (change) {
       await recordAudit(ctx, trx, {
@@ -106,6 +106,7 @@ export async function recordProbe(
 }
 
 async function announce(
+  ctx: DomainContext,
   trx: Kysely<Database>,
   monitor: MonitorState,
   event: { change: 'down' | 'recovered'; description: string; region: string; now: number },
@@ -119,6 +120,7 @@ async function announce(
     .execute();
   for (const row of channels) {
     const channel: ChannelRef = { platform: row.platform, workspaceId: row.workspace_id, channelId: row.channel_id };
+    if (!queuable(ctx, channelStream(channel))) continue;
     const announcement: MonitorAnnouncement = {
       kind: 'monitor',
       channel,

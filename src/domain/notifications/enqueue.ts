@@ -2,8 +2,19 @@ import type { CompiledQuery, Expression, Kysely, SqlBool } from 'kysely';
 import { dialectOf, batchWrites } from '../../db/dialect.js';
 import type { OutboxRow } from '../../db/dialect.js';
 import type { Database } from '../../db/schema.js';
+import { platformOfStream } from '../chat/chat.js';
+import type { DomainContext } from '../context.js';
 
 export type { OutboxRow };
+
+/**
+ * Whether a notification to `stream` is queued at all: not to a channel of a
+ * chat platform that is off in this process (see DomainContext.chatOff).
+ */
+export function queuable(ctx: Pick<DomainContext, 'chatOff'>, stream: string): boolean {
+  const platform = platformOfStream(stream);
+  return platform === null || !ctx.chatOff.has(platform);
+}
 
 /** The statements that queue these rows, to run in the transaction of the change they tell of (see batchWrites). */
 export function outboxWrites(db: Kysely<Database>, rows: readonly OutboxRow[]): CompiledQuery[] {
