@@ -47,7 +47,7 @@ describe('examples/statusbot.yml', () => {
   it('applies as shipped on a fresh database, and its status page and board answer', async () => {
     const applied = await runCli(['apply', '--config', EXAMPLE, '--db', database.path], { cwd: dir });
     expect(applied.code, applied.stderr).toBe(0);
-    expect(applied.stdout).toMatch(/^applied .*statusbot\.yml: 1 companies, \d+ catalog services\n$/);
+    expect(applied.stdout).toMatch(/^applied .*statusbot\.yml: 1 company added, \d+ services added, 2 monitors added, 1 board added, 1 status page added, 2 subscribers added\n$/);
 
     const created = await runCli(['key', 'create', '--company', 'Northwind', '--db', database.path], { cwd: dir });
     expect(created.code, created.stderr).toBe(0);
@@ -77,6 +77,6 @@ describe('examples/statusbot.yml', () => {
     writeFileSync(file, turnedOn);
     const applied = await runCli(['apply', '--config', file, '--db', database.path], { cwd: dir });
     expect(applied.code, applied.stderr).toBe(0);
-    expect(applied.stdout).toContain('1 companies');
+    expect(applied.stdout).toContain('2 chat workspaces added, 5 channel subscriptions added');
   });
 });

@@ -119,7 +119,7 @@ describeOnce('the npm package', () => {
     expect(shown.stdout.trim(), shown.stderr).toBe(`statusbot ${version}`);
     const applied = await spawnCli(['apply', '--config', 'statusbot.yml', '--db', './x.db'], { cwd: elsewhere, bin });
     expect(applied.code, applied.stderr).toBe(0);
-    expect(applied.stdout).toContain('applied statusbot.yml: 1 companies');
+    expect(applied.stdout).toContain('applied statusbot.yml: 1 company added');
 
     const server = startCli(['serve', '--config', 'statusbot.yml', '--db', './x.db', '--port', '0'], { cwd: elsewhere, bin });
     running.push(server);
