@@ -14,7 +14,8 @@ import type { DomainContext } from './domain/context.js';
 import { describeChanges } from './domain/setup/apply-changes.js';
 import { applySetup } from './domain/setup/apply-setup.js';
 import { feedAddresses } from './domain/vendors/vendor-feeds.js';
-import { DEMO_BOARD_ID, seedDemoCompany } from './domain/setup/demo-setup.js';
+import { DEMO_BOARD_ID } from './domain/demo/demo-company.js';
+import { seedDemoCompany } from './domain/setup/demo-setup.js';
 import { createClientAddress } from './infrastructure/client-address.js';
 import { createHttpServer } from './http/server.js';
 import { createMetricsEndpoint } from './http/metrics-endpoint.js';
@@ -164,7 +165,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     const applied = await applySetup(ctx.actingAs({ actor: 'cli', requestId: null }), config.setup);
     const changes = Object.fromEntries(applied.changes.map(({ kind, ...counts }) => [kind[1], counts]));
     logger.info(`config applied: ${describeChanges(applied.changes)}`, { changes });
-    await syncDemoServices(ctx);
+    if (config.setup.demo) await syncDemoServices(ctx);
 
     for (const note of chatEnv.notes) logger.info(note);
     const fronts: ChatFront[] = [];
@@ -234,7 +235,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       });
     });
     // Only once the port is ours: a start that cannot listen must not make the demo key that it never shows.
-    const demo = config.setup.companies.length === 0 ? await seedDemoCompany(ctx) : null;
+    const demo = config.setup.demo && config.setup.companies.length === 0 ? await seedDemoCompany(ctx) : null;
     const demoKey = demo?.created ? demo.key : null;
     for (const front of fronts) await front.start();
     if (options.jobs !== false) scheduler.start();

@@ -16,6 +16,7 @@ import { DEFAULT_USER_REPORTS } from '../domain/vendors/user-report-settings.js'
 import type { UserReportSettings } from '../domain/vendors/user-report-settings.js';
 import type { CatalogServiceSpec } from '../domain/setup/setup.js';
 import { VENDOR_CATALOG, VENDOR_IDS } from '../ingest/vendor-catalog.js';
+import { DEMO_JOB } from '../jobs/jobs.js';
 
 export interface Config {
   /** Base of tracker_url values; when absent, http://localhost:{port}. */
@@ -60,7 +61,7 @@ export interface LoadedConfig {
 export const emptyConfig = (): Config => ({
   publicUrl: null,
   rateLimitPerMinute: DEFAULT_RATE_LIMIT_PER_MINUTE,
-  setup: { services: withCatalog([]), companies: [] },
+  setup: { services: withCatalog([]), companies: [], demo: true },
   region: 'local',
   retentionDays: 90,
   probes: { blockPrivateTargets: false, timeoutMs: 10_000, concurrency: 1_000 },
@@ -114,7 +115,7 @@ export function parseConfig(file: string, text: string): LoadedConfig {
     config: {
       publicUrl: parsed.public_url ?? null,
       rateLimitPerMinute: parsed.rate_limit?.per_minute ?? DEFAULT_RATE_LIMIT_PER_MINUTE,
-      setup: { services: withCatalog(parsed.services), companies: parsed.companies },
+      setup: { services: withCatalog(parsed.services), companies: parsed.companies, demo: parsed.demo },
       region: parsed.region,
       retentionDays: parsed.retention_days,
       probes: {
@@ -134,11 +135,13 @@ export function parseConfig(file: string, text: string): LoadedConfig {
         windowMs: parsed.user_reports.window_minutes * 60_000,
         resolveAfterMs: parsed.user_reports.resolve_after_minutes * 60_000,
       },
-      disabledJobs: new Set(
-        Object.entries(parsed.jobs)
+      disabledJobs: new Set([
+        ...Object.entries(parsed.jobs)
           .filter(([, j]) => j?.enabled === false)
           .map(([name]) => name),
-      ),
+        // Without the demo there is nothing for its job to cycle.
+        ...(parsed.demo ? [] : [DEMO_JOB]),
+      ]),
       http: { trustProxy: parsed.http.trust_proxy },
       chat: {
         rateLimit: {

@@ -27,6 +27,9 @@ export interface Job {
   run(deps: JobDeps, at: Date): Promise<string | void>;
 }
 
+/** The job that cycles the demo services; off with `demo: false`. */
+export const DEMO_JOB = 'demo-cycle';
+
 /** The jobs that `serve` runs; config `jobs.<name>.enabled: false` turns one off. */
 export const JOBS: readonly Job[] = [
   {
@@ -44,7 +47,7 @@ export const JOBS: readonly Job[] = [
     },
   },
   {
-    name: 'demo-cycle',
+    name: DEMO_JOB,
     schedule: '1 */5 * * * *',
     run: async ({ ctx }) => {
       const changes = await syncDemoServices(ctx);

@@ -47,6 +47,7 @@ describe('parseConfig: the README example', () => {
       publicUrl: 'http://localhost:8080',
       rateLimitPerMinute: DEFAULT_RATE_LIMIT_PER_MINUTE,
       setup: {
+        demo: true,
         // The built-in catalog of vendors, then the file's own services (a service the catalog lacks has no feed).
         services: [
           ...VENDOR_CATALOG.map((v) => ({ ...v, poll: 'watched', maintenance: [], builtIn: true })),

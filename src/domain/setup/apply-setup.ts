@@ -6,6 +6,7 @@ import type { Database } from '../../db/schema.js';
 import { recordAudit } from '../audit/audit-trail.js';
 import { hashApiKey } from '../companies/api-keys.js';
 import type { DomainContext } from '../context.js';
+import { removeDemo } from '../demo/demo-company.js';
 import { DEMO_SERVICES } from '../demo/demo-services.js';
 import { invalidInput } from '../errors.js';
 import { changesBetween, snapshotSetup } from './apply-changes.js';
@@ -27,7 +28,8 @@ export interface ApplyReport {
 /**
  * Makes the database hold what the setup declares, in one transaction: creates
  * what is missing and updates what differs. It never deletes companies,
- * services, monitors, boards, incidents or API keys; the lists that belong to
+ * services, monitors, boards, incidents or API keys but the demo's, with
+ * `demo: false` (see removeDemo); the lists that belong to
  * one declared item (monitored services, a status page's services and
  * subscribers) are set to exactly what is declared. Applying twice changes nothing.
  * A clash with existing data is an invalid_input error whose path names the entry.
@@ -36,12 +38,14 @@ export async function applySetup(ctx: DomainContext, setup: Setup): Promise<Appl
   const now = ctx.clock.now().getTime();
   const changes = await ctx.write(async (trx) => {
     const before = await snapshotSetup(trx, setup);
+    // First, so that the config's entries that name a demo service are refused (and nothing changes).
+    if (!setup.demo) await removeDemo(ctx, trx, new Set(setup.companies.map((c) => c.name)));
     // Custom services first: a built-in catalog service whose fixed id one of them holds goes elsewhere.
     const companyIds: number[] = [];
     for (const [i, company] of setup.companies.entries()) {
       companyIds.push(await applyCompanyIdentity(trx, company, now, ['companies', i]));
     }
-    for (const demo of DEMO_SERVICES) {
+    for (const demo of setup.demo ? DEMO_SERVICES : []) {
       await upsertCatalogService(trx, { id: demo.id, urlname: demo.urlname, name: demo.name, status_page_url: null, poll: 'watched' }, demo.demo, now, [
         'services',
       ]);
@@ -63,7 +67,7 @@ export async function applySetup(ctx: DomainContext, setup: Setup): Promise<Appl
   });
   // Plans and settings may have changed: authenticate afresh.
   ctx.processState.apiKeys.clear();
-  return { companies: setup.companies.length, services: setup.services.length + DEMO_SERVICES.length, changes };
+  return { companies: setup.companies.length, services: setup.services.length + (setup.demo ? DEMO_SERVICES.length : 0), changes };
 }
 
 /**

@@ -1,29 +1,26 @@
 import { describeIssuedKey, generateApiKey } from '../companies/api-keys.js';
 import { NOTIFY_EVENTS } from '../companies/company.js';
 import type { DomainContext } from '../context.js';
+import { DEMO_BOARD_ID, DEMO_COMPANY, DEMO_CUSTOM_SERVICE_ID, DEMO_MONITOR_ID, DEMO_PAGE_SLUG, DEMO_VENDOR } from '../demo/demo-company.js';
 import { DEMO_SERVICES } from '../demo/demo-services.js';
 import { applySetup } from './apply-setup.js';
 import type { Setup } from './setup.js';
-
-export const DEMO_COMPANY = 'Demo';
-export const DEMO_BOARD_ID = '00000000-0000-4000-8000-000000000001';
-/** Out of the range examples use (the README's config gives Acme 1001 and 501): applying one after a first start works. */
-export const DEMO_CUSTOM_SERVICE_ID = 9001;
-export const DEMO_MONITOR_ID = 9001;
 
 /** The demo company's new key (shown once), or the companies the database already holds. */
 export type DemoSeed = { created: true; key: string } | { created: false; companies: string[] };
 
 /**
  * On a database without any company: a demo company on the business plan with
- * a custom service, a monitor of this server's health, and a board of the demo
- * services.
+ * a custom service, a monitor of this server's health, a board of the demo
+ * services, and a status page at /status/demo that shows them all beside a
+ * catalog vendor.
  */
 export async function seedDemoCompany(ctx: DomainContext): Promise<DemoSeed> {
   const existing = await ctx.db.selectFrom('companies').select('name').orderBy('id').limit(6).execute();
   if (existing.length > 0) return { created: false, companies: existing.map((c) => c.name) };
   const key = generateApiKey();
   const setup: Setup = {
+    demo: true,
     services: [],
     companies: [
       {
@@ -52,7 +49,16 @@ export async function seedDemoCompany(ctx: DomainContext): Promise<DemoSeed> {
             services: DEMO_SERVICES.filter((s) => s.demo !== 'ok').map((s) => ({ urlname: s.urlname, tags: ['demo'] })),
           },
         ],
-        status_pages: [],
+        status_pages: [
+          {
+            name: 'Demo status',
+            slug: DEMO_PAGE_SLUG,
+            services: ['demo-api'],
+            third_party: [...DEMO_SERVICES.map((s) => s.urlname), DEMO_VENDOR],
+            monitors: [DEMO_MONITOR_ID],
+            subscribers: [],
+          },
+        ],
         channels: [],
       },
     ],

@@ -9,6 +9,8 @@ import type { FeedKind } from '../vendors/vendor-snapshot.js';
 export interface Setup {
   services: CatalogServiceSpec[];
   companies: CompanySpec[];
+  /** The demo services (and the demo company a first start makes); false: none, and a database's demo is removed. */
+  demo: boolean;
 }
 
 export interface CatalogServiceSpec {

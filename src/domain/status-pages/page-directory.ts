@@ -47,3 +47,16 @@ export async function findPage(ctx: DomainContext, slug: string): Promise<Public
     monitors: JSON.parse(row.monitors) as number[],
   };
 }
+
+/** A status page as this server's home lists it: `url` only for one served on a host of its own. */
+export interface ListedPage {
+  name: string;
+  slug: string;
+  ownUrl: string | null;
+}
+
+/** Every status page of this server, by name. */
+export async function listPages(ctx: DomainContext): Promise<ListedPage[]> {
+  const rows = await ctx.db.selectFrom('status_pages').select(['name', 'slug', 'url', 'host']).orderBy('name').orderBy('slug').execute();
+  return rows.map((r) => ({ name: r.name, slug: r.slug, ownUrl: r.host === null ? null : r.url }));
+}
