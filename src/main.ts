@@ -14,7 +14,7 @@ import type { DomainContext } from './domain/context.js';
 import { describeChanges } from './domain/setup/apply-changes.js';
 import { applySetup } from './domain/setup/apply-setup.js';
 import { feedAddresses } from './domain/vendors/vendor-feeds.js';
-import { DEMO_BOARD_ID } from './domain/demo/demo-company.js';
+import { DEMO_BOARD_ID, demoTour } from './domain/demo/demo-company.js';
 import { seedDemoCompany } from './domain/setup/demo-setup.js';
 import { createClientAddress } from './infrastructure/client-address.js';
 import { createHttpServer } from './http/server.js';
@@ -22,6 +22,8 @@ import { createMetricsEndpoint } from './http/metrics-endpoint.js';
 import { createMetrics } from './metrics/metrics.js';
 import type { Metrics } from './metrics/metrics.js';
 import { publicRoutes } from './http/pages/public-routes.js';
+import { homeRoutes } from './http/pages/home-routes.js';
+import { API_DOCS_PATH } from './http/api-docs.js';
 import type { FinishedRequest } from './http/request-trace.js';
 import type { Logger } from './infrastructure/logger.js';
 import { createLogger, logLevelOf } from './infrastructure/pino-logger.js';
@@ -145,6 +147,8 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   const config = options.config ?? emptyConfig();
   const db: Db = openDatabase({ path: options.dbPath, poolSize: (options.config ?? emptyConfig()).database.poolSize });
   let server: Server | undefined;
+  // The home shows the demo's key only once this start has made it (or not).
+  let settleDemoKey: (key: string | null) => void = () => {};
   try {
     await migrateToLatest(db);
     const port = options.port;
@@ -215,6 +219,12 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     const scheduler = createScheduler({ deps: jobDeps, jobs: JOBS, disabled: config.disabledJobs, onRun: metrics.jobRan });
 
     let ready = false;
+    const home = {
+      demo: config.setup.demo,
+      demoKey: new Promise<string | null>((resolve) => (settleDemoKey = resolve)),
+      chat: { slack: chatEnv.slack !== null, discord: chatEnv.discord !== null },
+      feeds: { read: options.jobs !== false && !config.disabledJobs.has('feeds'), intervalSeconds: config.ingestion.intervalMs / 1000 },
+    };
     server = createHttpServer({
       ctx,
       logger,
@@ -222,7 +232,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       clientAddress,
       ready: () => ready,
       rawHandlers: Object.assign({}, ...fronts.map((f) => f.rawHandlers)) as Record<string, RawHandler>,
-      publicRoutes,
+      publicRoutes: [...homeRoutes(home), ...publicRoutes],
       onFinished: requestObservers(metrics.requestFinished, options.onRequestFinished),
       metrics: createMetricsEndpoint({ registry: metrics.registry, token: config.metrics.token }),
     });
@@ -237,6 +247,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     // Only once the port is ours: a start that cannot listen must not make the demo key that it never shows.
     const demo = config.setup.demo && config.setup.companies.length === 0 ? await seedDemoCompany(ctx) : null;
     const demoKey = demo?.created ? demo.key : null;
+    settleDemoKey(demoKey);
     for (const front of fronts) await front.start();
     if (options.jobs !== false) scheduler.start();
     if (options.delivery?.enabled !== false) {
@@ -252,6 +263,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     const reach = every ? `every ${bound.address === '::' ? '' : 'IPv4 '}address of this machine; ` : '';
     logger.info(`statusbot listening on http://${address(bound.address)}:${actualPort} (${reach}database ${databaseLabel(options.dbPath)})`);
     logger.flush?.();
+    notice(await startLines(ctx, config.publicUrl ?? url, config.setup.demo));
     if (demo && !demo.created) notice(keyHint(demo.companies, options.dbPath));
     if (demoKey) {
       notice(
@@ -294,10 +306,18 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       },
     };
   } catch (error) {
+    settleDemoKey(null);
     server?.close();
     await db.destroy();
     throw error;
   }
+}
+
+/** Where to click, for the operator: the home, the demo's page while the demo runs, the API's reference. */
+async function startLines(ctx: DomainContext, base: string, demoOn: boolean): Promise<string> {
+  const at = base.replace(/\/+$/, '');
+  const page = demoOn ? (await demoTour(ctx))?.page : null;
+  return [`Home:      ${at}/`, ...(page ? [`Demo page: ${at}/status/${encodeURIComponent(page.slug)}`] : []), `API docs:  ${at}${API_DOCS_PATH}`].join('\n');
 }
 
 /** The metrics' observer of finished requests, and the caller's too when given. */

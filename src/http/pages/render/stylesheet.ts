@@ -65,6 +65,8 @@ svg.chart text{fill:var(--muted);font-size:10px}
 table{border-collapse:collapse;width:100%}
 th,td{text-align:left;padding:.25rem .5rem;border-bottom:1px solid var(--line)}
 .pager{display:flex;justify-content:space-between;margin:1rem 0}
+code{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.9em}
+pre{background:var(--card);border:1px solid var(--line);border-radius:.375rem;padding:.5rem .75rem;white-space:pre-wrap}
 .sr-only{position:absolute;width:1px;height:1px;padding:0;margin:-1px;overflow:hidden;clip:rect(0,0,0,0);white-space:nowrap;border:0}
 ol.days.probes li.n,ol.days.probes li.j{align-self:end}ol.days.probes li.n{height:70%}ol.days.probes li.j{height:40%}
 figure.rt{margin:.75rem 0 0}figure.rt figcaption{font-size:.875rem;color:var(--muted)}
