@@ -157,7 +157,7 @@ export const configFileSchema = z
   .strictObject({
     public_url: httpUrl.optional(),
     /** The demo company, its services, status page and job; false: none of them (and a database's demo is removed). */
-    demo: z.boolean({ error: (issue) => `must be true or false, not ${JSON.stringify(issue.input)}` }).default(true),
+    demo: z.boolean().default(true),
     smtp: smtp.optional(),
     rate_limit: z.strictObject({ per_minute: z.int().min(1).max(10_000_000) }).optional(),
     http: z
