@@ -14,7 +14,8 @@ export const applyCommand: Command = {
   synopsis: '--config FILE [--db FILE|URL]',
   summary: 'apply a config file to the database',
   details: [
-    'Creates what the file declares and is missing, updates what differs, in one transaction; never deletes.',
+    'Creates what the file declares and is missing, updates what differs, in one transaction; never deletes,',
+    'but for demo: false, which removes the demo company and the demo services with all they hold.',
     'Prints what it added, changed and removed, by kind, or "no changes": applying the same file twice changes nothing.',
     'A running server sees the changes at once.',
   ].join('\n'),

@@ -41,7 +41,8 @@ export const serveCommand: Command = {
   summary: 'serve the API (the default command)',
   details: [
     'Applies the config (if any) and pending migrations, then serves /api/v2, the status pages and chat.',
-    'On a database without companies and without a config, it makes a demo company and prints its key once.',
+    'On a database without companies and without companies in the config, it makes a demo company and prints its key once',
+    '(not with demo: false in the config). Its start lines name the home page, the demo page and the API reference.',
     'SIGTERM or SIGINT stops it: work under way finishes (bounded), then it exits 0.',
   ].join('\n'),
   options: ['port', 'host', 'db', 'config'],
