@@ -167,7 +167,7 @@ describe('demo: false', () => {
       writeFileSync(file, `demo: ${value}\n`);
       const res = await runCli(['serve', '--port', '0', '--config', file, '--db', database.path], { cwd: dir });
       expect(res.code).toBe(1);
-      expect(res.stderr).toBe(`${file} is not a valid statusbot config:\n  ${file}:1:7: demo must be a boolean\n`);
+      expect(res.stderr).toBe(`statusbot: ${file} is not a valid statusbot config:\n  ${file}:1:7: demo must be a boolean\n`);
     }
     expect(await holdings()).toMatchObject({ companies: [], demoServices: 0 });
   });
