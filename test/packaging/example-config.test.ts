@@ -47,7 +47,9 @@ describe('examples/statusbot.yml', () => {
   it('applies as shipped on a fresh database, and its status page and board answer', async () => {
     const applied = await runCli(['apply', '--config', EXAMPLE, '--db', database.path], { cwd: dir });
     expect(applied.code, applied.stderr).toBe(0);
-    expect(applied.stdout).toMatch(/^applied .*statusbot\.yml: 1 company added, \d+ services added, 2 monitors added, 1 board added, 1 status page added, 2 subscribers added\n$/);
+    expect(applied.stdout).toMatch(
+      /^applied .*statusbot\.yml: 1 company added, \d+ services added, 2 monitors added, 1 board added, 1 status page added, 2 subscribers added\n$/,
+    );
 
     const created = await runCli(['key', 'create', '--company', 'Northwind', '--db', database.path], { cwd: dir });
     expect(created.code, created.stderr).toBe(0);
