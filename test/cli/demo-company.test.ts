@@ -20,7 +20,8 @@ import { README_EXAMPLE_CONFIG, T0, startTestServer } from '../helpers/test-serv
 import { waitUntil } from '../helpers/wait-until.js';
 import { runCli, startCli } from './run-cli.js';
 
-const README_CONFIGS = [README_EXAMPLE_CONFIG, ...documentedConfigs().map((b) => b.yaml)];
+// A config with `demo: false` removes the demo company (test/docs/tour.test.ts follows the README there).
+const README_CONFIGS = [README_EXAMPLE_CONFIG, ...documentedConfigs().map((b) => b.yaml)].filter((yaml) => !/^demo: false$/m.test(yaml));
 
 let dir: string;
 let database: TestDatabase;
