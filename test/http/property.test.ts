@@ -369,6 +369,8 @@ describe('GET endpoints with random path segments', () => {
     await fc.assert(
       fc.asyncProperty(fc.nat({ max: templates.length - 1 }), segment, async (t, seg) => {
         const path = templates[t]!(seg);
+        // Dot segments (`..`, `%2e%2e`) are resolved by the client: `/api/v2/../..` is a request for `/`, the home page.
+        fc.pre(new URL(path, 'http://statusbot.test').pathname.startsWith('/api/'));
         expectWellFormed(`GET ${path}`, await s.api('GET', path));
       }),
       RUNS,
