@@ -60,7 +60,7 @@ function report(error: unknown, io: CliIo): number {
 }
 
 /** The process's own streams and environment. */
-export const processIo = (): CliIo => ({ stdout: process.stdout, stderr: process.stderr, env: process.env });
+export const processIo = (): CliIo => ({ stdout: process.stdout, stderr: process.stderr, env: process.env, exit: (code) => process.exit(code) });
 
 /**
  * Runs `statusbot ARGV` and returns its exit code, whatever went wrong; it never exits the process.

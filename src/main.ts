@@ -90,15 +90,28 @@ export interface RunningServer {
   scheduler: Scheduler;
   prober: MonitorProber;
   feeds: FeedPoller;
+  /**
+   * Stops: no new work, work under way gets STOP_GRACE_MS to finish, then what
+   * is left is dropped (nothing of it recorded, claimed rows given back), and the
+   * database closes. Each part is bounded but the database's own close.
+   */
   close(): Promise<void>;
+  /** While `close` runs: the parts not yet stopped (e.g. "outbox deliveries"), for a stop that overruns. */
+  stillRunning(): string[];
 }
 
+/** How long work under way may take to finish once a stop began, before it is dropped. */
+export const STOP_GRACE_MS = 3_000;
+/** How long dropped work may take to give back what it claimed. */
+const DROP_GRACE_MS = 2_000;
+
 /** What jobs run with, from the config: the monitor prober and the feed poller on their outbound pools. */
-export function createJobDeps(ctx: DomainContext, config: Config, logger: Logger, metrics?: Metrics): JobDeps & { close(): Promise<void> } {
+export function createJobDeps(ctx: DomainContext, config: Config, logger: Logger, metrics?: Metrics, stop?: AbortSignal): JobDeps & { close(): Promise<void> } {
   const probeClient = createProbeClient({
     timeoutMs: config.probes.timeoutMs,
     blockPrivateTargets: config.probes.blockPrivateTargets,
     userAgent: USER_AGENT,
+    ...(stop ? { stop } : {}),
   });
   const prober = createMonitorProber({
     ctx: ctx.actingAs({ actor: 'job:monitors', requestId: null }),
@@ -117,6 +130,7 @@ export function createJobDeps(ctx: DomainContext, config: Config, logger: Logger
     blockPrivateTargets: config.probes.blockPrivateTargets,
     userAgent: FEED_USER_AGENT,
     onFetch: metrics?.feedFetched,
+    ...(stop ? { stop } : {}),
   });
   return {
     ctx,
@@ -149,6 +163,8 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   let server: Server | undefined;
   // The home shows the demo's key only once this start has made it (or not).
   let settleDemoKey: (key: string | null) => void = () => {};
+  // Fired STOP_GRACE_MS into a stop: every outbound request and chat connection under way ends.
+  const stop = new AbortController();
   try {
     await migrateToLatest(db);
     const port = options.port;
@@ -206,7 +222,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       ctx,
       logger,
       publishers: [
-        createWebhookPublisher({ ctx, dispatcher: webhooks.dispatcher, timeoutMs: config.probes.timeoutMs }),
+        createWebhookPublisher({ ctx, dispatcher: webhooks.dispatcher, timeoutMs: config.probes.timeoutMs, stop: stop.signal }),
         ...(mail ? [mail] : []),
         ...fronts.map((f) => f.publisher),
       ],
@@ -214,7 +230,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       ...options.delivery,
     });
 
-    const jobDeps = createJobDeps(ctx, config, logger, metrics);
+    const jobDeps = createJobDeps(ctx, config, logger, metrics, stop.signal);
     const { prober, feeds } = jobDeps;
     const scheduler = createScheduler({ deps: jobDeps, jobs: JOBS, disabled: config.disabledJobs, onRun: metrics.jobRan });
 
@@ -255,6 +271,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       worker.start();
     }
     ready = true;
+    const stopping = stopTracker();
     const bound = listening.address() as AddressInfo;
     const actualPort = bound.port;
     const every = bound.address === '0.0.0.0' || bound.address === '::';
@@ -288,22 +305,39 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       prober,
       feeds,
       close: async () => {
-        // New work stops first; work under way finishes (bounded) before the database closes.
-        await scheduler.stop();
-        await jobDeps.close();
+        const grace = setTimeout(() => stop.abort(), STOP_GRACE_MS);
+        // Requests under way finish within the grace; a connection still open then is cut.
+        stop.signal.addEventListener('abort', () => listening.closeAllConnections(), { once: true });
+        const requests = new Promise<void>((resolve) => listening.close(() => resolve()));
+        listening.closeIdleConnections();
         ctx.afterCommit.delete(worker.wake);
-        await worker.stop();
-        await webhooks.close();
-        mail?.close();
-        for (const front of fronts) await front.stop();
-        await new Promise<void>((resolve) => {
-          listening.close(() => resolve());
-          listening.closeIdleConnections();
-        });
+        try {
+          // New work stops first (the scheduler, chat connections); work under way finishes or is dropped at the grace.
+          await Promise.all([
+            stopping.track('chat connections', Promise.all(fronts.map((front) => front.stop()))),
+            stopping.track(
+              'jobs',
+              scheduler.stop(STOP_GRACE_MS + DROP_GRACE_MS).then(() => jobDeps.close()),
+            ),
+            stopping.track(
+              'outbox deliveries',
+              worker.stop().then(() => webhooks.close()),
+            ),
+            stopping.track('HTTP requests', requests),
+          ]);
+          mail?.close();
+        } finally {
+          clearTimeout(grace);
+        }
         // When each key was last used, kept in memory for up to a minute: written before the database closes.
-        await writeKeyUses(ctx).catch((error: unknown) => logger.error('the last use of API keys could not be written', error));
-        await db.destroy();
+        await stopping.track(
+          'database',
+          writeKeyUses(ctx)
+            .catch((error: unknown) => logger.error('the last use of API keys could not be written', error))
+            .then(() => db.destroy()),
+        );
       },
+      stillRunning: () => stopping.pending(),
     };
   } catch (error) {
     settleDemoKey(null);
@@ -318,6 +352,22 @@ async function startLines(ctx: DomainContext, base: string, demoOn: boolean): Pr
   const at = base.replace(/\/+$/, '');
   const page = demoOn ? (await demoTour(ctx))?.page : null;
   return [`Home:      ${at}/`, ...(page ? [`Demo page: ${at}/status/${encodeURIComponent(page.slug)}`] : []), `API docs:  ${at}${API_DOCS_PATH}`].join('\n');
+}
+
+/** The parts of a stop not yet done, by name. */
+function stopTracker() {
+  const pending = new Set<string>();
+  return {
+    async track<T>(name: string, work: Promise<T>): Promise<T> {
+      pending.add(name);
+      try {
+        return await work;
+      } finally {
+        pending.delete(name);
+      }
+    },
+    pending: () => [...pending],
+  };
 }
 
 /** The metrics' observer of finished requests, and the caller's too when given. */

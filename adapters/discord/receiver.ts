@@ -150,7 +150,6 @@ export function createGatewayReceiver(options: { env: NonNullable<ChatEnv['disco
   const { env, logger } = options;
   let handler: InteractionHandler | null = null;
   let client: Client | null = null;
-  let login: Promise<void> | null = null;
 
   async function respond(gateway: Client, interaction: APIInteraction): Promise<void> {
     if (!handler) return;
@@ -173,16 +172,18 @@ export function createGatewayReceiver(options: { env: NonNullable<ChatEnv['disco
       gateway.once(Events.ClientReady, (ready) => logger.info(`discord gateway connected as ${ready.user.tag}`));
       client = gateway;
       // Not awaited: statusbot serves its API while Discord is unreachable; discord.js reconnects once connected.
-      login = gateway.login(env.token).then(
+      void gateway.login(env.token).then(
         () => undefined,
-        (error: unknown) => logger.error('discord gateway login failed; interactions arrive over HTTP only', error),
+        (error: unknown) => {
+          if (client === gateway) logger.error('discord gateway login failed; interactions arrive over HTTP only', error);
+        },
       );
     },
     async stop() {
-      await login;
-      await client?.destroy();
+      const gateway = client;
       client = null;
-      login = null;
+      // Destroying ends a login or a reconnection under way; waiting for the login first would wait for Discord.
+      await gateway?.destroy();
     },
   };
 }

@@ -1,5 +1,5 @@
 import { App, LogLevel, SocketModeReceiver } from '@slack/bolt';
-import type { Logger as BoltLogger, Receiver } from '@slack/bolt';
+import type { Logger as BoltLogger, Receiver, webApi } from '@slack/bolt';
 import type { ChatEnv } from '../../src/config/env.js';
 import type { DomainContext } from '../../src/domain/context.js';
 import type { Logger } from '../../src/infrastructure/logger.js';
@@ -25,14 +25,17 @@ export interface SlackFrontOptions {
 
 export const SLACK_EVENTS_PATH = '/slack/events';
 
-/** Bolt's logger interface over statusbot's; Bolt's debug output carries request bodies and is dropped. */
-function boltLogger(logger: Logger): BoltLogger {
+/**
+ * Bolt's logger interface over statusbot's; Bolt's debug output carries request bodies and is dropped,
+ * and so is what it says of the calls the stop aborted.
+ */
+function boltLogger(logger: Logger, stopped: AbortSignal): BoltLogger {
   let level = LogLevel.INFO;
   return {
     debug: () => {},
     info: (...message) => logger.info(`slack: ${message.join(' ')}`),
-    warn: (...message) => logger.warn(`slack: ${message.join(' ')}`),
-    error: (...message) => logger.error(`slack: ${message.map(String).join(' ')}`),
+    warn: (...message) => stopped.aborted || logger.warn(`slack: ${message.join(' ')}`),
+    error: (...message) => stopped.aborted || logger.error(`slack: ${message.map(String).join(' ')}`),
     setLevel: (l) => {
       level = l;
     },
@@ -48,7 +51,6 @@ function boltLogger(logger: Logger): BoltLogger {
  */
 export async function createSlackFront(options: SlackFrontOptions): Promise<ChatFront> {
   const { ctx, env } = options;
-  const logger = boltLogger(options.logger);
   const slackApiUrl = apiBase(env.apiUrl);
   const clientOptions = {
     ...(slackApiUrl ? { slackApiUrl } : {}),
@@ -58,12 +60,26 @@ export async function createSlackFront(options: SlackFrontOptions): Promise<Chat
     timeout: 10_000,
   };
 
+  // Fired by stop: a call to Slack under way (signing in, opening the socket) ends, and so do the socket's retries.
+  const connection = new AbortController();
+  const connectionFetch: webApi.FetchFunction = (url, init) =>
+    fetch(url, {
+      ...init,
+      signal: init?.signal ? AbortSignal.any([init.signal, connection.signal]) : connection.signal,
+    } as RequestInit) as unknown as ReturnType<webApi.FetchFunction>;
+  const stopRetrying = () => {
+    if (connection.signal.aborted) throw connection.signal.reason;
+  };
+  const logger = boltLogger(options.logger, connection.signal);
+
   let httpReceiver: SlackHttpReceiver | null = null;
   let socketReceiver: SocketModeReceiver | null = null;
   let receiver: Receiver;
   if (env.appToken) {
     // Its own options object: the Socket Mode client keeps retrying apps.connections.open, as it should when reconnecting.
-    const socketClientOptions = { ...(slackApiUrl ? { slackApiUrl } : {}), timeout: 10_000 };
+    // Its retries are the Socket Mode client's own (100, ever slower), and stop at the stop (p-retry ends on a throwing onFailedAttempt).
+    const retryConfig = { retries: 100, factor: 1.3, onFailedAttempt: stopRetrying } as webApi.RetryOptions;
+    const socketClientOptions = { ...(slackApiUrl ? { slackApiUrl } : {}), timeout: 10_000, fetch: connectionFetch, retryConfig };
     socketReceiver = new SocketModeReceiver({ appToken: env.appToken, logger, installerOptions: { clientOptions: socketClientOptions } });
     receiver = socketReceiver;
   } else if (env.signingSecret) {
@@ -81,6 +97,7 @@ export async function createSlackFront(options: SlackFrontOptions): Promise<Chat
   }
 
   const deliveryClient = createDeliveryClient({ botToken: env.botToken, slackApiUrl, logger });
+  const identityClient = createDeliveryClient({ botToken: env.botToken, slackApiUrl, logger, fetch: connectionFetch });
   // Who the bot is, learnt at start; commands never wait on it, so a Slack hiccup then costs nothing later.
   let identity: { botId?: string; botUserId?: string } = {};
 
@@ -99,6 +116,7 @@ export async function createSlackFront(options: SlackFrontOptions): Promise<Chat
 
   const deps = { ctx, logger: options.logger };
   let connecting: Promise<void> | null = null;
+  let signingIn: Promise<void> | null = null;
   registerCommands(app, deps);
   registerModals(app, deps);
 
@@ -107,16 +125,20 @@ export async function createSlackFront(options: SlackFrontOptions): Promise<Chat
     rawHandlers: httpReceiver ? { [SLACK_EVENTS_PATH]: httpReceiver.handler } : {},
     publisher: createSlackPublisher({ client: deliveryClient }),
     async start() {
-      try {
-        const me = await deliveryClient.auth.test();
-        identity = { ...(me.bot_id ? { botId: me.bot_id } : {}), ...(me.user_id ? { botUserId: me.user_id } : {}) };
-        options.logger.info(`slack: signed in as ${me.user ?? '?'} in workspace ${me.team ?? '?'} (${me.team_id ?? '?'})`);
-      } catch (error) {
-        // Not fatal: deliveries fail and retry on their own, and commands need no identity.
-        const problem = describeSlackFailure(error);
-        if (problem) options.logger.error(`slack: auth.test failed: ${problem}; check SLACK_BOT_TOKEN (and SLACK_API_URL)`);
-        else options.logger.error('slack: auth.test failed; check SLACK_BOT_TOKEN', error);
-      }
+      // Not awaited: the API and the other fronts need not wait for Slack, and a stop need not wait for this call.
+      signingIn = identityClient.auth.test().then(
+        (me) => {
+          identity = { ...(me.bot_id ? { botId: me.bot_id } : {}), ...(me.user_id ? { botUserId: me.user_id } : {}) };
+          options.logger.info(`slack: signed in as ${me.user ?? '?'} in workspace ${me.team ?? '?'} (${me.team_id ?? '?'})`);
+        },
+        (error: unknown) => {
+          // Not fatal: deliveries fail and retry on their own, and commands need no identity.
+          if (connection.signal.aborted) return;
+          const problem = describeSlackFailure(error);
+          if (problem) options.logger.error(`slack: auth.test failed: ${problem}; check SLACK_BOT_TOKEN (and SLACK_API_URL)`);
+          else options.logger.error('slack: auth.test failed; check SLACK_BOT_TOKEN', error);
+        },
+      );
       if (!env.appToken) {
         await app.start();
         options.logger.info(`slack: answering on ${SLACK_EVENTS_PATH}`);
@@ -126,6 +148,7 @@ export async function createSlackFront(options: SlackFrontOptions): Promise<Chat
       connecting = app.start().then(
         () => options.logger.info('slack: connected in Socket Mode'),
         (error: unknown) => {
+          if (connection.signal.aborted) return;
           const problem = describeSlackFailure(error);
           if (problem) options.logger.error(`slack: Socket Mode could not connect: ${problem}; check SLACK_APP_TOKEN`);
           else options.logger.error('slack: Socket Mode could not connect; check SLACK_APP_TOKEN', error);
@@ -133,10 +156,12 @@ export async function createSlackFront(options: SlackFrontOptions): Promise<Chat
       );
     },
     async stop() {
+      connection.abort();
       // Bolt's stop does not wait for the WebSocket's close handshake; the client's disconnect does.
       if (socketReceiver) await socketReceiver.client.disconnect();
       else await app.stop();
-      await connecting;
+      // Both end at once once aborted, but for a reconnection that was waiting out its delay: that one never settles.
+      await Promise.race([Promise.all([signingIn, connecting]), new Promise((resolve) => setTimeout(resolve, 100))]);
     },
   };
 }

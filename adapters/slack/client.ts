@@ -5,8 +5,14 @@ import { describeNetworkError, isNetworkError } from '../../src/infrastructure/o
 export const apiBase = (url: string | null): string | undefined => (url ? (url.endsWith('/') ? url : `${url}/`) : undefined);
 
 /** A WebClient for deliveries: it never waits or retries by itself, so that the outbox worker schedules every retry. */
-export function createDeliveryClient(options: { botToken: string; slackApiUrl?: string | undefined; logger: webApi.WebClientOptions['logger'] }) {
+export function createDeliveryClient(options: {
+  botToken: string;
+  slackApiUrl?: string | undefined;
+  logger: webApi.WebClientOptions['logger'];
+  fetch?: webApi.FetchFunction;
+}) {
   return new webApi.WebClient(options.botToken, {
+    ...(options.fetch ? { fetch: options.fetch } : {}),
     ...(options.slackApiUrl ? { slackApiUrl: options.slackApiUrl } : {}),
     rejectRateLimitedCalls: true,
     retryConfig: { retries: 0 },

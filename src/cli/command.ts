@@ -34,6 +34,11 @@ export interface CliIo {
   env: NodeJS.ProcessEnv;
   /** Where relative paths lead; unset, the process's own working directory (and paths are used as given). */
   cwd?: string;
+  /**
+   * Ends the process at once, for a stop that cannot wait for what hangs (the
+   * process's own io only); without it, the command returns the code instead.
+   */
+  exit?: (code: number) => void;
 }
 
 /** What a command runs with: its operands, its options, and the environment. */
@@ -55,6 +60,8 @@ export interface CommandInput {
   configFile: string | undefined;
   /** A file path given on the command line, as the working directory of the command line reads it. */
   path(given: string): string;
+  /** See CliIo.exit. */
+  exit?: (code: number) => void;
 }
 
 export interface Command {

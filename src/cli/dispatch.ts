@@ -190,6 +190,7 @@ export async function dispatch(argv: string[], io: CliIo): Promise<number> {
     dbPath: pathIn(io, (typeof values.db === 'string' ? values.db : undefined) ?? env.STATUSBOT_DB ?? DEFAULT_DB),
     configFile: configFile === undefined ? undefined : pathIn(io, configFile),
     path: (given) => pathIn(io, given),
+    ...(io.exit ? { exit: io.exit } : {}),
   };
   try {
     return await command.run(input);

@@ -1,10 +1,14 @@
 import { emptyConfig } from '../config/load-config.js';
-import { startServer } from '../main.js';
+import { STOP_GRACE_MS, startServer } from '../main.js';
+import type { RunningServer } from '../main.js';
 import { CommandError, UsageError } from './cli-errors.js';
 import { commandLogger } from './command-logger.js';
 import type { Command } from './command.js';
 import { configOf, withConfigErrors } from './config-access.js';
 import { onDatabase } from './database-access.js';
+
+/** How long a stop may take in all before the process ends anyway, naming what still ran. */
+export const STOP_DEADLINE_MS = 8_000;
 
 export function portOf(value: string | undefined): number {
   if (value === undefined || value === '') return 8080;
@@ -43,7 +47,8 @@ export const serveCommand: Command = {
     'Applies the config (if any) and pending migrations, then serves /api/v2, the status pages and chat.',
     'On a database without companies and without companies in the config, it makes a demo company and prints its key once',
     '(not with demo: false in the config). Its start lines name the home page, the demo page and the API reference.',
-    'SIGTERM or SIGINT stops it: work under way finishes (bounded), then it exits 0.',
+    `SIGTERM or SIGINT stops it: work under way gets ${STOP_GRACE_MS / 1000} s to finish, then it exits 0;`,
+    `after ${STOP_DEADLINE_MS / 1000} s, or at a second signal, it exits 1 at once, naming what still ran.`,
   ].join('\n'),
   options: ['port', 'host', 'db', 'config'],
   async run(input) {
@@ -52,25 +57,68 @@ export const serveCommand: Command = {
     const host = input.string('host') || input.env.HOST || undefined;
     const config = loaded?.config ?? emptyConfig();
     const logger = commandLogger(input);
-    // Listened for before the start: a signal that comes while it starts (after the start lines, say) stops it once started.
-    let signalled: (signal: string) => void = () => {};
-    const stopping = new Promise<string>((resolve) => {
-      signalled = resolve;
+    let server: RunningServer | null = null;
+    let stopSignal: NodeJS.Signals | null = null;
+    let deadline: NodeJS.Timeout | undefined;
+    let stopRequested: () => void = () => {};
+    const stopping = new Promise<void>((resolve) => {
+      stopRequested = resolve;
     });
-    const onSignal = (signal: NodeJS.Signals) => signalled(signal);
-    process.once('SIGTERM', onSignal);
-    process.once('SIGINT', onSignal);
-    void stopping.then((signal) => input.out(`${signal}: shutting down`));
+    let abandon: (code: number) => void = () => {};
+    const abandoned = new Promise<number>((resolve) => {
+      abandon = resolve;
+    });
+    const stillRunning = () => (server ? server.stillRunning() : ['the start']);
+    // What hangs is left behind: the process ends now (the process's own), or the command returns.
+    const end = (code: number) => {
+      logger.flush?.();
+      input.exit?.(code);
+      abandon(code);
+    };
+    // Listened for before the start: a signal that comes while it starts (after the start lines, say) stops it once started.
+    const onSignal = (signal: NodeJS.Signals) => {
+      if (stopSignal) {
+        logger.warn(`${signal} while stopping: ending at once`, { signal, stillRunning: stillRunning() });
+        end(1);
+        return;
+      }
+      stopSignal = signal;
+      logger.info(`${signal}: stopping; a second signal ends at once`, { signal });
+      deadline = setTimeout(() => {
+        const parts = stillRunning();
+        logger.error(`the stop took over ${STOP_DEADLINE_MS / 1000} s: ending with ${parts.join(', ')} still running`, undefined, {
+          signal,
+          stillRunning: parts,
+        });
+        end(1);
+      }, STOP_DEADLINE_MS);
+      stopRequested();
+    };
+    process.on('SIGTERM', onSignal);
+    process.on('SIGINT', onSignal);
     try {
-      const server = await onDatabase(input.dbPath, () =>
+      const starting = onDatabase(input.dbPath, () =>
         withConfigErrors(loaded, input.configFile, () => startServer({ dbPath: input.dbPath, port, host, config, logger, notice: input.out, env: input.env })),
       ).catch((error: unknown) => {
         throw listenProblem(error, host ?? '0.0.0.0', port) ?? error;
       });
-      await stopping;
-      await server.close();
-      return 0;
+      const started = await Promise.race([starting, abandoned]);
+      if (typeof started === 'number') {
+        starting.catch(() => undefined);
+        return started;
+      }
+      server = started;
+      const running = started;
+      const stopped = stopping
+        .then(() => running.close())
+        .then(() => {
+          logger.info(`stopped on ${stopSignal}`, { signal: stopSignal });
+          logger.flush?.();
+          return 0;
+        });
+      return await Promise.race([stopped, abandoned]);
     } finally {
+      clearTimeout(deadline);
       process.off('SIGTERM', onSignal);
       process.off('SIGINT', onSignal);
     }

@@ -1,5 +1,5 @@
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { existsSync, mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { CompiledQuery, Kysely, PostgresAdapter, PostgresDialect, SqliteDialect, SqliteDriver, sql } from 'kysely';
 import pg from 'pg';
@@ -394,9 +394,20 @@ function openPostgres(url: string, poolSize: number): Db {
   return db;
 }
 
+/**
+ * Makes the missing folders of `folder`, from the outermost one. Not `mkdirSync`'s
+ * `recursive`: under a place that refuses every new name (/proc) it retries forever.
+ */
+function makeFolders(folder: string): void {
+  if (existsSync(folder)) return;
+  const parent = dirname(folder);
+  if (parent !== folder) makeFolders(parent);
+  mkdirSync(folder);
+}
+
 export function openDatabase(options: OpenDatabaseOptions): Db {
   if (isPostgresUrl(options.path)) return openPostgres(options.path, options.poolSize ?? 10);
-  if (options.path !== ':memory:') mkdirSync(dirname(options.path), { recursive: true });
+  if (options.path !== ':memory:') makeFolders(dirname(resolve(options.path)));
   const sqlite = new BetterSqlite3(options.path);
   sqlite.pragma('journal_mode = WAL');
   // FULL: a commit is on disk before the API answers 2xx, also across a power cut.

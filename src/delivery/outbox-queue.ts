@@ -134,6 +134,11 @@ export async function markFailed(
   );
 }
 
+/** Gives up this process's claim on a row without counting an attempt: the stop cut its delivery short. */
+export async function releaseClaim(ctx: DomainContext, id: number): Promise<void> {
+  await ctx.write((trx) => trx.updateTable('outbox').set({ lease_until: null }).where('id', '=', id).where('state', '=', 'pending').execute());
+}
+
 /** Records a confirmed step of a multi-step delivery. */
 export async function saveProgress(ctx: DomainContext, id: number, progress: Record<string, string>): Promise<void> {
   await ctx.write((trx) =>

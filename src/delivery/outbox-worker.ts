@@ -3,7 +3,8 @@ import type { ChatPlatform } from '../domain/chat/chat.js';
 import type { DomainContext } from '../domain/context.js';
 import type { Logger } from '../infrastructure/logger.js';
 import { plural } from '../domain/plural.js';
-import { chatMessageOf, claimDue, markFailed, markSent, rememberChatMessage, saveProgress, settleRowsOfPlatformsOff } from './outbox-queue.js';
+import { StoppingError } from '../infrastructure/outbound.js';
+import { chatMessageOf, claimDue, markFailed, markSent, releaseClaim, rememberChatMessage, saveProgress, settleRowsOfPlatformsOff } from './outbox-queue.js';
 import type { OutboxEntry } from './outbox-queue.js';
 import { DeliveryFailure } from './publisher.js';
 import type { Delivery, DeliveryRecorder, Publisher } from './publisher.js';
@@ -105,6 +106,11 @@ export function createOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
       await markSent(ctx, entry.id);
       options.onDelivered?.(publisher.name, 'sent');
     } catch (error) {
+      if (error instanceof StoppingError) {
+        // Not an attempt: the row stays queued, for the next start (or another replica) at once.
+        await releaseClaim(ctx, entry.id);
+        return;
+      }
       const now = ctx.clock.now().getTime();
       const failure = error instanceof DeliveryFailure ? error : null;
       // Being told to slow down is not a failed attempt.

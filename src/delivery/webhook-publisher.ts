@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { request } from 'undici';
 import type { Dispatcher } from 'undici';
-import { describeNetworkError } from '../infrastructure/outbound.js';
+import { describeNetworkError, requestSignal, throwIfStopping } from '../infrastructure/outbound.js';
 import type { DomainContext } from '../domain/context.js';
 import { DeliveryFailure, retryAfterMs } from './publisher.js';
 import type { Delivery, Publisher } from './publisher.js';
@@ -16,6 +16,8 @@ export interface WebhookPublisherOptions {
   timeoutMs?: number;
   dispatcher?: Dispatcher;
   userAgent?: string;
+  /** Fired when the process stops: a POST under way ends with StoppingError and its row is delivered after the next start. */
+  stop?: AbortSignal;
 }
 
 /**
@@ -35,6 +37,9 @@ export function createWebhookPublisher(options: WebhookPublisherOptions): Publis
           : await options.ctx.db.selectFrom('subscribers').select(['target', 'secret']).where('id', '=', delivery.subscriberId).executeTakeFirst();
       if (!subscriber?.secret) throw new DeliveryFailure('the subscriber no longer exists');
       let response: Dispatcher.ResponseData;
+      throwIfStopping(options.stop);
+      // The whole exchange, a body that trickles in included, ends at the timeout.
+      const signal = requestSignal(timeoutMs, options.stop);
       try {
         response = await request(subscriber.target, {
           method: 'POST',
@@ -48,12 +53,15 @@ export function createWebhookPublisher(options: WebhookPublisherOptions): Publis
           },
           headersTimeout: timeoutMs,
           bodyTimeout: timeoutMs,
+          signal,
           ...(options.dispatcher ? { dispatcher: options.dispatcher } : {}),
         });
       } catch (error) {
-        throw new DeliveryFailure(`POST ${subscriber.target}: ${describeNetworkError(error, timeoutMs)}`);
+        throwIfStopping(options.stop);
+        throw new DeliveryFailure(`POST ${subscriber.target}: ${describeNetworkError(error, timeoutMs, signal)}`);
       }
-      await response.body.dump();
+      // The status decides: a 2xx whose body is cut short by the timeout or the stop was received all the same.
+      await response.body.dump().catch(() => undefined);
       if (response.statusCode >= 200 && response.statusCode < 300) return;
       throw new DeliveryFailure(`POST ${subscriber.target}: HTTP ${response.statusCode}`, {
         retryAfterMs: retryAfterMs(response.headers['retry-after']),

@@ -129,3 +129,24 @@ export function isNetworkError(error: unknown): boolean {
   }
   return false;
 }
+
+/**
+ * Work dropped because the process is stopping: whoever started it records
+ * nothing of it (a probe is no outage, a feed read no feed error, a delivery no
+ * failed attempt) and leaves what it had claimed to be taken again.
+ */
+export class StoppingError extends Error {
+  constructor() {
+    super('dropped: statusbot is stopping');
+    this.name = 'StoppingError';
+  }
+}
+
+/** The signal of one request: its own timeout, or the process's stop, whichever comes first. */
+export const requestSignal = (timeoutMs: number, stop: AbortSignal | undefined): AbortSignal =>
+  stop ? AbortSignal.any([AbortSignal.timeout(timeoutMs), stop]) : AbortSignal.timeout(timeoutMs);
+
+/** Throws StoppingError when `stop` has fired: a failure then is the stop's, not the target's. */
+export function throwIfStopping(stop: AbortSignal | undefined): void {
+  if (stop?.aborted) throw new StoppingError();
+}

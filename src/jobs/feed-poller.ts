@@ -1,7 +1,16 @@
 import { createHash } from 'node:crypto';
 import type { Dispatcher } from 'undici';
 import type { Logger } from '../infrastructure/logger.js';
-import { BodyTooLargeError, createOutboundDispatcher, describeNetworkError, pathOf, readLimited } from '../infrastructure/outbound.js';
+import {
+  BodyTooLargeError,
+  StoppingError,
+  createOutboundDispatcher,
+  describeNetworkError,
+  pathOf,
+  readLimited,
+  requestSignal,
+  throwIfStopping,
+} from '../infrastructure/outbound.js';
 import type { DomainContext } from '../domain/context.js';
 import { claimDueFeeds, recordFeedFailure, recordFeedUnchanged } from '../domain/vendors/vendor-feeds.js';
 import type { DueFeed } from '../domain/vendors/vendor-feeds.js';
@@ -24,6 +33,8 @@ export interface FeedPollerOptions {
   userAgent: string;
   /** Called once per read of a feed (metrics). */
   onFetch?: (result: FeedFetchResult) => void;
+  /** Fired when the process stops: reads under way end, record nothing, and their feeds' leases expire. */
+  stop?: AbortSignal;
 }
 
 /** `not_modified`: every document answered 304; `ok`: read whole (changed or not). */
@@ -75,8 +86,11 @@ export function createFeedPoller(options: FeedPollerOptions): FeedPoller {
   // Held a little past the longest read, so that a process that dies mid-read frees the feed soon after.
   const leaseMs = options.timeoutMs * 3 + 30_000;
 
+  const { stop } = options;
+
   async function fetchDocument(url: string, validator: { etag?: string; lastModified?: string } | undefined) {
-    const signal = AbortSignal.timeout(options.timeoutMs);
+    throwIfStopping(stop);
+    const signal = requestSignal(options.timeoutMs, stop);
     const headers: Record<string, string> = {
       'user-agent': options.userAgent,
       accept: 'application/json, application/rss+xml, application/atom+xml, application/xml;q=0.9, */*;q=0.5',
@@ -88,6 +102,7 @@ export function createFeedPoller(options: FeedPollerOptions): FeedPoller {
     try {
       response = await dispatcher.request({ origin: new URL(url).origin, path: pathOf(url), method: 'GET', headers, signal });
     } catch (error) {
+      throwIfStopping(stop);
       throw new FeedHttpError(`${url}: ${describeNetworkError(error, options.timeoutMs, signal)}`);
     }
     const header = (name: string) => {
@@ -107,6 +122,7 @@ export function createFeedPoller(options: FeedPollerOptions): FeedPoller {
       const body = await readLimited(response.body, MAX_FEED_BYTES, header('content-encoding'));
       return { changed: true as const, validator: next, body: body.toString('utf8') };
     } catch (error) {
+      throwIfStopping(stop);
       if (error instanceof BodyTooLargeError) throw new FeedHttpError(`${url}: ${error.message}`);
       throw new FeedHttpError(`${url}: ${describeNetworkError(error, options.timeoutMs, signal)}`);
     }
@@ -142,6 +158,7 @@ export function createFeedPoller(options: FeedPollerOptions): FeedPoller {
       if (!first && changes > 0) logger.info(`feed ${feed.urlname}: ${changes} incident changes`);
       options.onFetch?.('ok');
     } catch (error) {
+      if (error instanceof StoppingError) return;
       options.onFetch?.('failed');
       const { message, expected } = failureOf(error);
       if (!expected) logger.error(`feed ${feed.urlname} could not be read`, error);

@@ -1,5 +1,5 @@
 import type { Dispatcher } from 'undici';
-import { createOutboundDispatcher, describeNetworkError, pathOf } from '../infrastructure/outbound.js';
+import { createOutboundDispatcher, describeNetworkError, pathOf, requestSignal, throwIfStopping } from '../infrastructure/outbound.js';
 import type { ProbeOutcome } from '../domain/monitors/probe-results.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -9,6 +9,8 @@ export interface ProbeSettings {
   timeoutMs: number;
   blockPrivateTargets: boolean;
   userAgent: string;
+  /** Fired when the process stops: a probe under way ends with StoppingError, recorded nowhere. */
+  stop?: AbortSignal;
 }
 
 export interface ProbeTarget {
@@ -28,9 +30,11 @@ export interface ProbeClient {
  */
 export function createProbeClient(settings: ProbeSettings): ProbeClient {
   const { dispatcher, close } = createOutboundDispatcher({ ...settings, followRedirects: true });
+  const { stop } = settings;
 
   async function probe(target: ProbeTarget): Promise<ProbeOutcome> {
-    const signal = AbortSignal.timeout(settings.timeoutMs);
+    throwIfStopping(stop);
+    const signal = requestSignal(settings.timeoutMs, stop);
     let response: Dispatcher.ResponseData;
     try {
       response = await dispatcher.request({
@@ -41,6 +45,7 @@ export function createProbeClient(settings: ProbeSettings): ProbeClient {
         signal,
       });
     } catch (error) {
+      throwIfStopping(stop);
       return { ok: false, reason: describeNetworkError(error, settings.timeoutMs, signal) };
     }
     const status = response.statusCode;
@@ -56,6 +61,7 @@ export function createProbeClient(settings: ProbeSettings): ProbeClient {
     try {
       if (await bodyContains(response.body, keyword)) return { ok: true };
     } catch (error) {
+      throwIfStopping(stop);
       return { ok: false, reason: describeNetworkError(error, settings.timeoutMs, signal) };
     }
     return { ok: false, reason: `keyword "${target.keyword ?? ''}" not found (HTTP ${status})` };

@@ -3,6 +3,7 @@ import { createProbeRollup } from '../domain/monitors/probe-hours.js';
 import { recordProbe, takeDueProbes } from '../domain/monitors/probe-results.js';
 import type { MonitorState } from '../domain/monitors/probe-results.js';
 import type { Logger } from '../infrastructure/logger.js';
+import { StoppingError } from '../infrastructure/outbound.js';
 import type { ProbeClient } from './http-probe.js';
 
 interface Scheduled extends MonitorState {
@@ -124,7 +125,8 @@ export function createMonitorProber(options: MonitorProberOptions): MonitorProbe
         m.consecutiveFailures = state.consecutiveFailures;
         if (change) logger.info(`monitor ${m.id} (${m.name}) ${change === 'down' ? 'is down' : 'recovered'} in ${region}`);
       } catch (error) {
-        logger.error(`probe of monitor ${m.id} could not be recorded`, error);
+        // A probe the stop cut short says nothing of the target.
+        if (!(error instanceof StoppingError)) logger.error(`probe of monitor ${m.id} could not be recorded`, error);
       } finally {
         m.running = false;
         stats.completed++;
