@@ -5,6 +5,7 @@ import { format } from 'node:util';
 import { ConfigError } from './config/load-config.js';
 import { DatabaseUnavailableError } from './db/database.js';
 import { CopyRefusedError } from './db/copy.js';
+import { SqliteFileError } from './db/sqlite-files.js';
 import { DomainError } from './domain/errors.js';
 import type { DomainErrorCode } from './domain/errors.js';
 import { CommandError, UsageError } from './cli/cli-errors.js';
@@ -46,7 +47,7 @@ function report(error: unknown, io: CliIo): number {
     tell(`statusbot: ${error.message}`);
     return exitCodeOf(error.code);
   }
-  if (error instanceof CommandError || error instanceof DatabaseUnavailableError || error instanceof CopyRefusedError) {
+  if (error instanceof CommandError || error instanceof DatabaseUnavailableError || error instanceof CopyRefusedError || error instanceof SqliteFileError) {
     tell(`statusbot: ${error.message}`);
     return 1;
   }

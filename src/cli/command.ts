@@ -14,6 +14,7 @@ export const OPTIONS = {
   guild: { type: 'string', value: 'ID', help: 'register in one Discord guild (at once) instead of globally' },
   limit: { type: 'string', value: 'N', help: 'at most N lines (default 50, at most 200)' },
   before: { type: 'string', value: 'ID', help: 'only what came before the audit event ID' },
+  force: { type: 'boolean', help: 'replace FILE if it exists' },
 } as const;
 
 export type OptionName = keyof typeof OPTIONS;

@@ -2,6 +2,7 @@ import { applyCommand } from './apply-command.js';
 import { auditListCommand } from './audit-command.js';
 import type { Command } from './command.js';
 import { dbCopyCommand } from './db-copy-command.js';
+import { dbBackupCommand, dbRestoreCommand } from './db-file-commands.js';
 import { discordRegisterCommand } from './discord-command.js';
 import { feedsCheckCommand, feedsCommand } from './feeds-command.js';
 import { incidentsListCommand } from './incidents-command.js';
@@ -25,6 +26,8 @@ export const COMMANDS: readonly Command[] = [
   outboxRetryCommand,
   feedsCommand,
   feedsCheckCommand,
+  dbBackupCommand,
+  dbRestoreCommand,
   dbCopyCommand,
   discordRegisterCommand,
   jobsRunCommand,
