@@ -93,8 +93,13 @@ export async function copyDatabase(from: Db, to: Db, progress: (line: string) =>
   for (const table of TABLES_IN_ORDER) {
     if (table === 'meta') continue;
     const rows = await count(to, table);
-    if (rows > 0) throw new CopyRefusedError(`the target is not empty: ${table} holds ${rows} rows; copy into a new, empty database`);
+    if (rows > 0) {
+      throw new CopyRefusedError(
+        `the target is not empty: ${table} holds ${rows} rows; copy into a new database (createdb NAME), or empty this one: psql URL -c 'drop schema public cascade; create schema public'`,
+      );
+    }
   }
+  const tables: CopyReport['tables'] = [];
   await to.transaction().execute(async (trx) => {
     for (const table of TABLES_IN_ORDER) {
       const total = await count(from, table);
@@ -127,8 +132,13 @@ export async function copyDatabase(from: Db, to: Db, progress: (line: string) =>
         await sql`select setval(pg_get_serial_sequence(${table}, 'id'), coalesce(max(id), 0) + 1, false) from ${sql.table(table)}`.execute(trx);
       }
     }
+    // Compared before the commit: a copy that differs (the source changed meanwhile) leaves the target empty.
+    for (const table of TABLES_IN_ORDER) tables.push({ table, source: await count(from, table), target: await count(trx as Db, table) });
+    const differing = tables.filter((t) => t.source !== t.target);
+    if (differing.length > 0) {
+      const which = differing.map((t) => `${t.table} ${t.source} here, ${t.target} there`).join('; ');
+      throw new CopyRefusedError(`the source changed while it was copied (${which}): a server writes to it`);
+    }
   });
-  const tables = [];
-  for (const table of TABLES_IN_ORDER) tables.push({ table, source: await count(from, table), target: await count(to, table) });
   return { tables };
 }
