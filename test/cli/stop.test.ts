@@ -1,19 +1,19 @@
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
+import { connect, createServer } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/database.js';
 import { startBlackHole, startTrickle } from '../fakes/fake-stalling-server.js';
 import type { FakeStallingServer } from '../fakes/fake-stalling-server.js';
-import { createTestDatabase } from '../helpers/test-database.js';
+import { TEST_ENGINE, createTestDatabase } from '../helpers/test-database.js';
 import type { TestDatabase } from '../helpers/test-database.js';
 import { ACME_KEY } from '../helpers/test-server.js';
 import { waitUntil } from '../helpers/wait-until.js';
 import { ROOT, assertBuilt, cleanEnv, startCli } from './run-cli.js';
-import type { Running } from './run-cli.js';
+import type { Exit, Running } from './run-cli.js';
 
 /** What the stop must keep to, whatever hangs. */
 const STOP_LIMIT_MS = 10_000;
@@ -101,6 +101,16 @@ async function busyServer(): Promise<{ server: Running; url: string }> {
   return { server, url };
 }
 
+/** How the process ended, after the signals the test sent it (killed when it outlives the limit by far). */
+async function exitOf(server: Running): Promise<Exit> {
+  const timer = setTimeout(() => server.child.kill('SIGKILL'), STOP_LIMIT_MS + 5_000);
+  try {
+    return await server.exited;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** The lines of output that are JSON log records, parsed; the others (the demo key's notice) aside. */
 const logRecords = (stdout: string) =>
   stdout
@@ -122,7 +132,7 @@ describe('stopping statusbot serve', () => {
     const { server, url } = await busyServer();
     const began = performance.now();
     server.child.kill('SIGTERM');
-    const exit = await server.stop(STOP_LIMIT_MS + 5_000);
+    const exit = await exitOf(server);
     const tookMs = performance.now() - began;
 
     expect(exit).toEqual({ code: 0, signal: null });
@@ -143,12 +153,93 @@ describe('stopping statusbot serve', () => {
     await waitUntil(() => server.out.stdout.includes('SIGINT: stopping'), { what: 'the stop under way' });
     const began = performance.now();
     server.child.kill('SIGINT');
-    const exit = await server.stop(STOP_LIMIT_MS);
+    const exit = await exitOf(server);
     expect(performance.now() - began).toBeLessThan(1_000);
     expect(exit.code).toBe(1);
     const last = logRecords(server.out.stdout).at(-1)!;
     expect(last.msg).toBe('SIGINT while stopping: ending at once');
     expect(last.stillRunning).toContain('outbox deliveries');
+  });
+});
+
+/** A TCP relay to PostgreSQL that the test cuts: the database becomes unreachable under a running server. */
+async function startRelay(target: URL) {
+  const sockets = new Set<Socket>();
+  const pairs: [Socket, Socket][] = [];
+  const server = createServer((client) => {
+    const upstream = connect(Number(target.port || 5432), target.hostname);
+    sockets.add(client).add(upstream);
+    pairs.push([client, upstream]);
+    client.pipe(upstream).pipe(client);
+    const close = () => {
+      client.destroy();
+      upstream.destroy();
+    };
+    client.on('error', close).on('close', close);
+    upstream.on('error', close).on('close', close);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = new URL(target);
+  url.hostname = '127.0.0.1';
+  url.port = String((server.address() as AddressInfo).port);
+  return {
+    url: url.toString(),
+    cut: () => {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      for (const socket of sockets) socket.destroy();
+      return closed;
+    },
+    /** Connections stay open and nothing more passes: every query under way, and every new one, waits forever. */
+    stall: () => {
+      server.close();
+      for (const [client, upstream] of pairs) {
+        client.unpipe(upstream);
+        upstream.unpipe(client);
+        client.pause();
+        upstream.pause();
+      }
+    },
+    close: () => {
+      for (const socket of sockets) socket.destroy();
+    },
+  };
+}
+
+describe.skipIf(TEST_ENGINE !== 'postgres')('stopping with PostgreSQL unreachable', () => {
+  it('SIGTERM ends it within 10 s', async () => {
+    const relay = await startRelay(new URL(database.path));
+    const server = startCli(['serve', '--port', '0', '--host', '127.0.0.1', '--db', relay.url], { cwd: dir });
+    running.push(server);
+    await server.listening();
+    await relay.cut();
+    const began = performance.now();
+    server.child.kill('SIGTERM');
+    const exit = await exitOf(server);
+    expect(performance.now() - began).toBeLessThan(STOP_LIMIT_MS);
+    expect(exit.signal).toBeNull();
+    const stopLines = logRecords(server.out.stdout).filter((r) => /stop/.test(r.msg));
+    expect(exit.code).toBe(0);
+    expect(stopLines.map((r) => r.msg)).toEqual(['SIGTERM: stopping; a second signal ends at once', 'stopped on SIGTERM']);
+  });
+
+  it('a database that stops answering mid-stop: ends at the deadline, exit code 1, naming what hung', async () => {
+    const relay = await startRelay(new URL(database.path));
+    const server = startCli(['serve', '--port', '0', '--host', '127.0.0.1', '--db', relay.url], { cwd: dir });
+    running.push(server);
+    await server.listening();
+    relay.stall();
+    try {
+      const began = performance.now();
+      server.child.kill('SIGTERM');
+      const exit = await exitOf(server);
+      expect(performance.now() - began).toBeLessThan(STOP_LIMIT_MS);
+      expect(exit).toEqual({ code: 1, signal: null });
+      const last = logRecords(server.out.stdout).at(-1)!;
+      expect(last.msg).toMatch(/^the stop took over 8 s: ending with .*database.* still running$/);
+      expect(last.stillRunning).toContain('database');
+    } finally {
+      relay.close();
+    }
   });
 });
 
