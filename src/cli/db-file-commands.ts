@@ -45,6 +45,8 @@ export const dbBackupCommand: Command = {
     try {
       await backupSqlite(input.dbPath, file);
     } catch (error) {
+      const e = error as { syscall?: unknown; message?: unknown };
+      if (typeof e.syscall === 'string') throw new CommandError(`cannot write the backup ${file} (${String(e.message)}); name another FILE`);
       throw databaseProblem(error, input.dbPath) ?? error;
     }
     input.out(`backed up ${input.dbPath} to ${file}`);

@@ -398,7 +398,7 @@ function openPostgres(url: string, poolSize: number): Db {
  * Makes the missing folders of `folder`, from the outermost one. Not `mkdirSync`'s
  * `recursive`: under a place that refuses every new name (/proc) it retries forever.
  */
-function makeFolders(folder: string): void {
+export function makeFolders(folder: string): void {
   if (existsSync(folder)) return;
   const parent = dirname(folder);
   if (parent !== folder) makeFolders(parent);

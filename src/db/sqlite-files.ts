@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, fsyncSync, linkSync, openSync, closeSync, renameSync, rmSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { migrations } from '../../migrations/index.js';
+import { makeFolders } from './database.js';
 
 /** A backup or restore that cannot be done as asked: one line with the cause and the way out. */
 export class SqliteFileError extends Error {
@@ -41,6 +42,7 @@ export function sqliteInUse(path: string): boolean {
 /** A file beside `target` that becomes it by one rename; removed when the work fails. */
 async function viaSibling(target: string, write: (partial: string) => Promise<void>): Promise<void> {
   const partial = join(dirname(target), `.${basename(target)}.${randomBytes(4).toString('hex')}.partial`);
+  makeFolders(dirname(resolve(target)));
   try {
     await write(partial);
     const fd = openSync(partial, 'r');
@@ -66,7 +68,8 @@ export async function backupSqlite(from: string, to: string): Promise<{ pages: n
   let pages = 0;
   try {
     await viaSibling(to, async (partial) => {
-      const result = await source.backup(partial);
+      // Large steps: a step that another connection's commit follows starts the backup over.
+      const result = await source.backup(partial, { progress: () => 2_000 });
       pages = result.totalPages;
       const copy = new BetterSqlite3(partial);
       try {
