@@ -25,6 +25,9 @@ export interface SlackFrontOptions {
 
 export const SLACK_EVENTS_PATH = '/slack/events';
 
+/** How long the start waits for auth.test before it goes on without the bot's identity. */
+const SIGN_IN_WAIT_MS = 2_000;
+
 /**
  * Bolt's logger interface over statusbot's; Bolt's debug output carries request bodies and is dropped,
  * and so is what it says of the calls the stop aborted.
@@ -125,7 +128,6 @@ export async function createSlackFront(options: SlackFrontOptions): Promise<Chat
     rawHandlers: httpReceiver ? { [SLACK_EVENTS_PATH]: httpReceiver.handler } : {},
     publisher: createSlackPublisher({ client: deliveryClient }),
     async start() {
-      // Not awaited: the API and the other fronts need not wait for Slack, and a stop need not wait for this call.
       signingIn = identityClient.auth.test().then(
         (me) => {
           identity = { ...(me.bot_id ? { botId: me.bot_id } : {}), ...(me.user_id ? { botUserId: me.user_id } : {}) };
@@ -139,6 +141,8 @@ export async function createSlackFront(options: SlackFrontOptions): Promise<Chat
           else options.logger.error('slack: auth.test failed; check SLACK_BOT_TOKEN', error);
         },
       );
+      // Signed in before the start goes on, unless Slack is slow: then the start does not wait (nor would a stop).
+      await Promise.race([signingIn, new Promise((resolve) => setTimeout(resolve, SIGN_IN_WAIT_MS).unref())]);
       if (!env.appToken) {
         await app.start();
         options.logger.info(`slack: answering on ${SLACK_EVENTS_PATH}`);
