@@ -278,9 +278,11 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     const address = (a: string) => (a.includes(':') ? `[${a}]` : a);
     const url = `http://${every ? 'localhost' : address(bound.address)}:${actualPort}`;
     const reach = every ? `every ${bound.address === '::' ? '' : 'IPv4 '}address of this machine; ` : '';
+    // Read before the start says it listens: once it has, the start is done and a stop has no start to wait for.
+    const whereToClick = await startLines(ctx, config.publicUrl ?? url, config.setup.demo);
     logger.info(`statusbot listening on http://${address(bound.address)}:${actualPort} (${reach}database ${databaseLabel(options.dbPath)})`);
     logger.flush?.();
-    notice(await startLines(ctx, config.publicUrl ?? url, config.setup.demo));
+    notice(whereToClick);
     if (demo && !demo.created) notice(keyHint(demo.companies, options.dbPath));
     if (demoKey) {
       notice(
