@@ -144,7 +144,7 @@ describeOnce('the npm package', () => {
 
     const exit = await server.stop(30_000);
     expect(exit, server.out.stderr).toEqual({ code: 0, signal: null });
-    expect(server.out.stdout).toContain('SIGTERM: shutting down');
+    expect(server.out.stdout).toContain('"msg":"stopped on SIGTERM"');
     // Nothing but the database it was told: no ./data, nothing else in the working folder.
     expect(readdirSync(elsewhere).filter((f) => !/^(statusbot\.yml|x\.db(-wal|-shm)?)$/.test(f))).toEqual([]);
   });
