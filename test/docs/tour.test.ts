@@ -78,7 +78,7 @@ describe("the README's tour of the API", () => {
       expect(res.code, res.stderr).toBe(0);
       outputs.push(res.stdout);
     }
-    expect(outputs[0]).toMatch(/^applied \S*statusbot\.yml: .*1 company added/);
+    expect(outputs[0]).toMatch(/^applied \S*statusbot\.yml: 1 company added, .*1 company removed/);
     const acmeKey = outputs[1]!.trim();
     // The running server sees it at once: the demo is gone, Acme is there.
     expect((await fetch(`${base}/api/v2/incidents`, { headers: { authorization: `Bearer ${key}` } })).status).toBe(401);

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
+import { DEMO_COMPANY } from '../demo/demo-company.js';
 import { plural } from '../plural.js';
 import type { Setup } from './setup.js';
 
@@ -50,7 +51,8 @@ function listsOf<R>(rows: readonly R[], key: (r: R) => string | number, value: (
  * it tells what the apply changed.
  */
 export async function snapshotSetup(trx: Kysely<Database>, setup: Setup): Promise<SetupSnapshot> {
-  const names = setup.companies.map((c) => c.name);
+  // With `demo: false`, the demo company is what apply removes: it is told among the changes.
+  const names = [...setup.companies.map((c) => c.name), ...(setup.demo ? [] : [DEMO_COMPANY])];
   const companies = names.length ? await trx.selectFrom('companies').select(['id', 'name', 'plan', 'notify_on']).where('name', 'in', names).execute() : [];
   const ids = companies.length ? companies.map((c) => c.id) : [-1];
   const [monitored, admins, keys, services, windows, monitors, boards, boardServices, pages, pageServices, hooks, emails, links, channels] = await Promise.all([
