@@ -1,7 +1,19 @@
+import { readFileSync } from 'node:fs';
 import { sql } from 'kysely';
 import type { Kysely } from 'kysely';
-import { VENDOR_IDS } from '../src/ingest/vendor-catalog.js';
 import { isPostgres } from './engine.js';
+
+/**
+ * Each vendor's fixed id, read from the catalog file (retired entries included):
+ * its data, not the code that loads it, which may change after this migration.
+ * A vendor's id there never changes (src/ingest/VENDORS.md).
+ */
+const VENDOR_IDS: ReadonlyMap<string, number> = new Map(
+  (JSON.parse(readFileSync(new URL('../src/ingest/vendor-catalog.json', import.meta.url), 'utf8')) as { id: number; urlname: string }[]).map((v) => [
+    v.urlname,
+    v.id,
+  ]),
+);
 
 /** The demo services' fixed ids, as this migration gives them. */
 const DEMO_IDS: Readonly<Record<string, number>> = {
