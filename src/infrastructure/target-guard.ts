@@ -1,8 +1,14 @@
 import { lookup as dnsLookup } from 'node:dns';
 import { BlockList, isIP } from 'node:net';
 import type { LookupFunction } from 'node:net';
+import { networkInterfaces } from 'node:os';
 
-/** Addresses a probe must not reach when private targets are blocked: loopback, private, link-local, metadata. */
+/**
+ * Addresses a probe must not reach when private targets are blocked: loopback,
+ * private, link-local, metadata, and the documentation and benchmarking ranges
+ * (no real service answers there; a target resolving to one is a mistake or a
+ * rebinding trick).
+ */
 const blocked = new BlockList();
 blocked.addSubnet('0.0.0.0', 8, 'ipv4');
 blocked.addSubnet('10.0.0.0', 8, 'ipv4');
@@ -11,13 +17,19 @@ blocked.addSubnet('127.0.0.0', 8, 'ipv4');
 blocked.addSubnet('169.254.0.0', 16, 'ipv4');
 blocked.addSubnet('172.16.0.0', 12, 'ipv4');
 blocked.addSubnet('192.0.0.0', 24, 'ipv4');
+blocked.addSubnet('192.0.2.0', 24, 'ipv4');
 blocked.addSubnet('192.168.0.0', 16, 'ipv4');
 blocked.addSubnet('198.18.0.0', 15, 'ipv4');
+blocked.addSubnet('198.51.100.0', 24, 'ipv4');
+blocked.addSubnet('203.0.113.0', 24, 'ipv4');
 blocked.addSubnet('224.0.0.0', 3, 'ipv4');
 blocked.addAddress('::1', 'ipv6');
 blocked.addSubnet('fc00::', 7, 'ipv6');
 blocked.addSubnet('fe80::', 10, 'ipv6');
 blocked.addSubnet('ff00::', 8, 'ipv6');
+blocked.addSubnet('2001:db8::', 32, 'ipv6');
+blocked.addSubnet('3fff::', 20, 'ipv6');
+blocked.addSubnet('2001:2::', 48, 'ipv6');
 blocked.addAddress('::', 'ipv6');
 // No IPv4-in-IPv6 ranges here: Node checks IPv4 addresses against ::ffff:0:0/96 rules too, so such a rule
 // would block every IPv4 target. The IPv4 address those forms carry is checked instead (embeddedIpv4).
@@ -69,11 +81,27 @@ function embeddedIpv4(address: string): string | null {
   return null;
 }
 
+/** How long the host's own addresses are trusted before they are read again (an interface may come or go). */
+const OWN_ADDRESSES_TTL_MS = 10_000;
+let own: { addresses: Set<string>; readAt: number } | null = null;
+
+/** The addresses of this host's own interfaces, public ones too: a probe of one reaches this machine's services. */
+function ownAddresses(): Set<string> {
+  const now = Date.now();
+  if (!own || now - own.readAt > OWN_ADDRESSES_TTL_MS) {
+    const addresses = Object.values(networkInterfaces()).flatMap((list) => (list ?? []).map((i) => i.address.toLowerCase().split('%')[0]!));
+    own = { addresses: new Set(addresses), readAt: now };
+  }
+  return own.addresses;
+}
+
 export function isBlockedAddress(address: string): boolean {
   const family = isIP(address);
   if (family === 0) return false;
+  if (ownAddresses().has(address.toLowerCase().split('%')[0]!)) return true;
   if (family === 4) return blocked.check(address, 'ipv4');
   const inner = embeddedIpv4(address);
+  if (inner !== null && ownAddresses().has(inner)) return true;
   return blocked.check(address, 'ipv6') || (inner !== null && inner !== '0.0.0.0' && blocked.check(inner, 'ipv4')) || inner === '0.0.0.0';
 }
 

@@ -1,3 +1,4 @@
+import { networkInterfaces } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { isBlockedAddress } from '../../src/infrastructure/target-guard.js';
 
@@ -18,6 +19,14 @@ describe('the outbound address guard', () => {
     ['6to4', '2002:7f00:1::1'],
     ['IPv6 unique local', 'fd00::1'],
     ['IPv6 link-local', 'fe80::1'],
+    ['IPv4 documentation (TEST-NET-1)', '192.0.2.10'],
+    ['IPv4 documentation (TEST-NET-2)', '198.51.100.7'],
+    ['IPv4 documentation (TEST-NET-3)', '203.0.113.7'],
+    ['IPv4 benchmarking', '198.19.1.1'],
+    ['IPv6 documentation', '2001:db8::7'],
+    ['IPv6 documentation (3fff::/20)', '3fff:0fff::1'],
+    ['IPv6 benchmarking', '2001:2::1'],
+    ['IPv4 documentation, IPv4-mapped', '::ffff:203.0.113.7'],
   ])('blocks %s (%s)', (_form, address) => {
     expect(isBlockedAddress(address)).toBe(true);
   });
@@ -32,5 +41,14 @@ describe('the outbound address guard', () => {
     ['2002:5db8:d822::1'],
   ])('lets a public address through (%s)', (address) => {
     expect(isBlockedAddress(address)).toBe(false);
+  });
+
+  it("blocks every address of this host's own interfaces, public ones too", () => {
+    const own = Object.values(networkInterfaces())
+      .flat()
+      .map((i) => i!.address);
+    expect(own.length).toBeGreaterThan(0);
+    for (const address of own) expect(isBlockedAddress(address), address).toBe(true);
+    for (const address of own.filter((a) => a.includes('.'))) expect(isBlockedAddress(`::ffff:${address}`), address).toBe(true);
   });
 });
