@@ -14,6 +14,7 @@ import * as m0012 from './0012_audit_config_index.js';
 import * as m0013 from './0013_vendor_truth.js';
 import * as m0014 from './0014_drop_page_service_status.js';
 import * as m0015 from './0015_fixed_catalog_ids.js';
+import * as m0016 from './0016_outbox_lease_token.js';
 
 /** Every migration, by name; the Migrator applies them in name order. Add new ones here. */
 export const migrations: Record<string, Migration> = {
@@ -32,4 +33,5 @@ export const migrations: Record<string, Migration> = {
   '0013_vendor_truth': m0013,
   '0014_drop_page_service_status': m0014,
   '0015_fixed_catalog_ids': m0015,
+  '0016_outbox_lease_token': m0016,
 };

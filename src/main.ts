@@ -67,7 +67,7 @@ export interface StartOptions {
   /** The chat platforms that count as off (default: those `env` lacks credentials for); tests that read queued rows without a platform's fake set none. */
   chatOff?: ReadonlyMap<ChatPlatform, string>;
   /** Outbox delivery settings; `enabled: false` leaves rows pending (for tests that inspect them). */
-  delivery?: Partial<Pick<OutboxWorkerOptions, 'maxAttempts' | 'baseDelayMs' | 'maxDelayMs' | 'pollMs' | 'leaseMs'>> & {
+  delivery?: Partial<Pick<OutboxWorkerOptions, 'maxAttempts' | 'baseDelayMs' | 'maxDelayMs' | 'pollMs' | 'leaseMs' | 'deadlineMs'>> & {
     enabled?: boolean;
   };
   /** Wraps the server's metrics hooks, e.g. to count only some of what happens; the registry is the server's own. */

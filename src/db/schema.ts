@@ -221,6 +221,8 @@ export interface OutboxTable {
   progress: string | null;
   /** Until when one process holds the row for delivery. */
   lease_until: number | null;
+  /** The claim that holds the lease: renewing it, marking the row and saving progress are its alone. */
+  lease_token: string | null;
 }
 
 export type ChatPlatform = 'slack' | 'discord';

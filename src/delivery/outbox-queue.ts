@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { ExpressionBuilder, Kysely, Selectable } from 'kysely';
 import { dialectOf } from '../db/dialect.js';
 import type { ChatPlatform, Database, OutboxTable } from '../db/schema.js';
@@ -17,6 +18,11 @@ export interface OutboxEntry {
   createdAt: Date;
   sentAt: Date | null;
   progress: Record<string, string>;
+}
+
+/** A row this process claimed; `lease` names the claim, which alone may renew it, mark the row or record its progress. */
+export interface ClaimedEntry extends OutboxEntry {
+  lease: string;
 }
 
 const columns = [
@@ -62,7 +68,7 @@ const toEntry = (r: Row): OutboxEntry => ({
 export async function claimDue(
   ctx: DomainContext,
   options: { limit: number; leaseMs: number; busy: ReadonlySet<string>; streamPrefixes: readonly string[] },
-): Promise<OutboxEntry[]> {
+): Promise<ClaimedEntry[]> {
   const now = ctx.clock.now().getTime();
   const heads = (db: Kysely<Database>) =>
     db
@@ -84,17 +90,18 @@ export async function claimDue(
       .limit(options.limit + options.busy.size);
   const pick = (rows: Awaited<ReturnType<ReturnType<typeof heads>['execute']>>) => rows.filter((row) => !options.busy.has(row.stream)).slice(0, options.limit);
   const take = async (trx: Kysely<Database>, candidates: ReturnType<typeof pick>) => {
-    const claimed: OutboxEntry[] = [];
+    const claimed: ClaimedEntry[] = [];
     for (const row of candidates) {
+      const lease = randomUUID();
       // Another process may have taken it since: the lease is taken only where it is free.
       const result = await trx
         .updateTable('outbox')
-        .set({ lease_until: now + options.leaseMs })
+        .set({ lease_until: now + options.leaseMs, lease_token: lease })
         .where('id', '=', row.id)
         .where('state', '=', 'pending')
         .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
         .executeTakeFirst();
-      if (Number(result.numUpdatedRows) === 1) claimed.push(toEntry(row));
+      if (Number(result.numUpdatedRows) === 1) claimed.push({ ...toEntry(row), lease });
     }
     return claimed;
   };
@@ -108,45 +115,73 @@ export async function claimDue(
   return ctx.write((trx) => take(trx, candidates));
 }
 
-export async function markSent(ctx: DomainContext, id: number): Promise<void> {
+/**
+ * The writes of a delivery, each only while its claim still holds the row:
+ * false when another process has taken the lease over (this one's ran out
+ * meanwhile), and then nothing is changed.
+ */
+const holding = (trx: Kysely<Database>, id: number, lease: string) =>
+  trx.updateTable('outbox').where('id', '=', id).where('state', '=', 'pending').where('lease_token', '=', lease);
+
+const changed = (result: { numUpdatedRows: bigint }) => Number(result.numUpdatedRows) === 1;
+
+/** Holds the row for another `leaseMs`; false when the lease is no longer this claim's. */
+export async function renewLease(ctx: DomainContext, id: number, lease: string, leaseMs: number): Promise<boolean> {
   const now = ctx.clock.now().getTime();
-  await ctx.write((trx) => trx.updateTable('outbox').set({ state: 'sent', sent_at: now, lease_until: null, last_error: null }).where('id', '=', id).execute());
+  return changed(
+    await ctx.write((trx) =>
+      holding(trx, id, lease)
+        .set({ lease_until: now + leaseMs })
+        .executeTakeFirst(),
+    ),
+  );
+}
+
+export async function markSent(ctx: DomainContext, id: number, lease: string): Promise<boolean> {
+  const now = ctx.clock.now().getTime();
+  return changed(
+    await ctx.write((trx) =>
+      holding(trx, id, lease).set({ state: 'sent', sent_at: now, lease_until: null, lease_token: null, last_error: null }).executeTakeFirst(),
+    ),
+  );
 }
 
 /** Schedules the next attempt, or dead-letters the row when `dead`. */
 export async function markFailed(
   ctx: DomainContext,
   id: number,
+  lease: string,
   failure: { error: string; countsAsAttempt: boolean; retryAt: number; dead: boolean },
-): Promise<void> {
-  await ctx.write((trx) =>
-    trx
-      .updateTable('outbox')
-      .set((eb) => ({
-        state: failure.dead ? 'dead' : 'pending',
-        attempts: failure.countsAsAttempt ? eb('attempts', '+', 1) : eb.ref('attempts'),
-        last_error: failure.error.slice(0, 2000),
-        next_attempt_at: failure.retryAt,
-        lease_until: null,
-      }))
-      .where('id', '=', id)
-      .execute(),
+): Promise<boolean> {
+  return changed(
+    await ctx.write((trx) =>
+      holding(trx, id, lease)
+        .set((eb) => ({
+          state: failure.dead ? 'dead' : 'pending',
+          attempts: failure.countsAsAttempt ? eb('attempts', '+', 1) : eb.ref('attempts'),
+          last_error: failure.error.slice(0, 2000),
+          next_attempt_at: failure.retryAt,
+          lease_until: null,
+          lease_token: null,
+        }))
+        .executeTakeFirst(),
+    ),
   );
 }
 
 /** Gives up this process's claim on a row without counting an attempt: the stop cut its delivery short. */
-export async function releaseClaim(ctx: DomainContext, id: number): Promise<void> {
-  await ctx.write((trx) => trx.updateTable('outbox').set({ lease_until: null }).where('id', '=', id).where('state', '=', 'pending').execute());
+export async function releaseClaim(ctx: DomainContext, id: number, lease: string): Promise<boolean> {
+  return changed(await ctx.write((trx) => holding(trx, id, lease).set({ lease_until: null, lease_token: null }).executeTakeFirst()));
 }
 
 /** Records a confirmed step of a multi-step delivery. */
-export async function saveProgress(ctx: DomainContext, id: number, progress: Record<string, string>): Promise<void> {
-  await ctx.write((trx) =>
-    trx
-      .updateTable('outbox')
-      .set({ progress: JSON.stringify(progress) })
-      .where('id', '=', id)
-      .execute(),
+export async function saveProgress(ctx: DomainContext, id: number, lease: string, progress: Record<string, string>): Promise<boolean> {
+  return changed(
+    await ctx.write((trx) =>
+      holding(trx, id, lease)
+        .set({ progress: JSON.stringify(progress) })
+        .executeTakeFirst(),
+    ),
   );
 }
 
@@ -164,7 +199,10 @@ export async function listOutbox(ctx: DomainContext, options: { state?: OutboxEn
 export async function retryDead(ctx: DomainContext, ids?: readonly number[]): Promise<number> {
   const now = ctx.clock.now().getTime();
   const result = await ctx.write((trx) => {
-    let query = trx.updateTable('outbox').set({ state: 'pending', attempts: 0, next_attempt_at: now, lease_until: null }).where('state', '=', 'dead');
+    let query = trx
+      .updateTable('outbox')
+      .set({ state: 'pending', attempts: 0, next_attempt_at: now, lease_until: null, lease_token: null })
+      .where('state', '=', 'dead');
     if (ids && ids.length > 0) query = query.where('id', 'in', [...ids]);
     return query.executeTakeFirst();
   });
@@ -229,7 +267,7 @@ export async function settleRowsOfPlatformsOff(ctx: DomainContext): Promise<{ wa
       }
       const dead = await trx
         .updateTable('outbox')
-        .set({ state: 'dead', last_error: `expired: ${name} was off for a day`, lease_until: null })
+        .set({ state: 'dead', last_error: `expired: ${name} was off for a day`, lease_until: null, lease_token: null })
         .where('state', '=', 'pending')
         .where('attempts', '=', 0)
         .where('last_error', 'like', `waiting: ${name} is off%`)

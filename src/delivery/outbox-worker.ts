@@ -4,8 +4,18 @@ import type { DomainContext } from '../domain/context.js';
 import type { Logger } from '../infrastructure/logger.js';
 import { plural } from '../domain/plural.js';
 import { StoppingError } from '../infrastructure/outbound.js';
-import { chatMessageOf, claimDue, markFailed, markSent, releaseClaim, rememberChatMessage, saveProgress, settleRowsOfPlatformsOff } from './outbox-queue.js';
-import type { OutboxEntry } from './outbox-queue.js';
+import {
+  chatMessageOf,
+  claimDue,
+  markFailed,
+  markSent,
+  releaseClaim,
+  rememberChatMessage,
+  renewLease,
+  saveProgress,
+  settleRowsOfPlatformsOff,
+} from './outbox-queue.js';
+import type { ClaimedEntry } from './outbox-queue.js';
 import { DeliveryFailure } from './publisher.js';
 import type { Delivery, DeliveryRecorder, Publisher } from './publisher.js';
 
@@ -18,8 +28,10 @@ export interface OutboxWorkerOptions {
   /** First retry delay; doubles with each attempt, with jitter, up to maxDelayMs. */
   baseDelayMs?: number;
   maxDelayMs?: number;
-  /** How long a claimed row is held by this process. */
+  /** How long a claim holds a row; renewed every third of it while the delivery runs. */
   leaseMs?: number;
+  /** How long one delivery may take, all its steps and a body that trickles in included. */
+  deadlineMs?: number;
   /** Streams delivered at once. */
   concurrency?: number;
   /** How often to look for due rows when nothing wakes the worker. */
@@ -57,6 +69,7 @@ export function createOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
   const baseDelayMs = options.baseDelayMs ?? 1_000;
   const maxDelayMs = options.maxDelayMs ?? 15 * 60_000;
   const leaseMs = options.leaseMs ?? 60_000;
+  const deadlineMs = options.deadlineMs ?? 60_000;
   const concurrency = options.concurrency ?? 8;
   const pollMs = options.pollMs ?? 1_000;
   const random = options.random ?? Math.random;
@@ -76,17 +89,20 @@ export function createOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
     return Math.round(ceiling / 2 + (random() * ceiling) / 2);
   }
 
-  async function deliverOne(entry: OutboxEntry, publisher: Publisher): Promise<void> {
+  async function deliverOne(entry: ClaimedEntry, publisher: Publisher): Promise<void> {
     const progress = { ...entry.progress };
     const platform = platformOfStream(entry.stream);
     const chat = (): ChatPlatform => {
       if (platform === null) throw new Error(`stream ${entry.stream} is not a chat channel: it has no chat messages`);
       return platform;
     };
+    const lost = new AbortController();
+    const signal = AbortSignal.any([lost.signal, AbortSignal.timeout(deadlineMs)]);
     const recorder: DeliveryRecorder = {
       step: async (name, value) => {
         progress[name] = value;
-        await saveProgress(ctx, entry.id, progress);
+        if (!(await saveProgress(ctx, entry.id, entry.lease, progress))) lost.abort(new LeaseLost());
+        signal.throwIfAborted();
       },
       messageOf: (channelId, subject) => chatMessageOf(ctx, chat(), channelId, subject),
       rememberMessage: (channelId, subject, messageId) => rememberChatMessage(ctx, chat(), channelId, subject, messageId),
@@ -100,15 +116,36 @@ export function createOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
       body: entry.payload,
       attempts: entry.attempts,
       progress,
+      idempotencyKey: idempotencyKeyOf(entry),
+      signal,
     };
+    // Held while it runs, however long the receiver takes: another process takes the row over only after this one is gone.
+    const renewal = setInterval(
+      () => {
+        renewLease(ctx, entry.id, entry.lease, leaseMs).then(
+          (held) => held || lost.abort(new LeaseLost()),
+          (error: unknown) => logger.warn(`the lease of outbox row ${entry.id} could not be renewed`, { outboxId: entry.id, reason: String(error) }),
+        );
+      },
+      Math.max(10, Math.floor(leaseMs / 3)),
+    );
+    const heldElsewhere = () =>
+      logger.warn(`outbox row ${entry.id} (${entry.event} to ${entry.stream}) is held by another process now: this delivery marks nothing`, {
+        outboxId: entry.id,
+        stream: entry.stream,
+      });
     try {
-      await publisher.deliver(delivery, recorder);
-      await markSent(ctx, entry.id);
-      options.onDelivered?.(publisher.name, 'sent');
+      await untilAborted(publisher.deliver(delivery, recorder), signal, deadlineMs);
+      if (await markSent(ctx, entry.id, entry.lease)) options.onDelivered?.(publisher.name, 'sent');
+      else heldElsewhere();
     } catch (error) {
+      if (lost.signal.aborted) {
+        heldElsewhere();
+        return;
+      }
       if (error instanceof StoppingError) {
         // Not an attempt: the row stays queued, for the next start (or another replica) at once.
-        await releaseClaim(ctx, entry.id);
+        await releaseClaim(ctx, entry.id, entry.lease);
         return;
       }
       const now = ctx.clock.now().getTime();
@@ -119,12 +156,16 @@ export function createOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
       const dead = countsAsAttempt && attempts >= maxAttempts;
       const delay = failure?.retryAfterMs ?? backoff(attempts);
       const message = error instanceof Error ? error.message : String(error);
+      if (!(await markFailed(ctx, entry.id, entry.lease, { error: message, countsAsAttempt, retryAt: now + delay, dead }))) {
+        heldElsewhere();
+        return;
+      }
       options.onDelivered?.(publisher.name, dead ? 'dead' : countsAsAttempt ? 'failed' : 'rate_limited');
-      await markFailed(ctx, entry.id, { error: message, countsAsAttempt, retryAt: now + delay, dead });
       const fields = { outboxId: entry.id, stream: entry.stream, event: entry.event, attempts, retryInMs: dead ? null : delay, reason: message };
       if (dead) logger.error(`outbox row ${entry.id} (${entry.event} to ${entry.stream}) dead after ${attempts} attempts: ${message}`, undefined, fields);
       else logger.warn(`delivery of outbox row ${entry.id} failed; tried again later`, fields);
     } finally {
+      clearInterval(renewal);
       readyAt.set(entry.stream, Date.now() + publisher.minIntervalMs(entry.stream));
     }
   }
@@ -232,5 +273,42 @@ export function createOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
     const now = ctx.clock.now().getTime();
     const rows = await ctx.db.selectFrom('outbox').select('stream').distinct().where('state', '=', 'pending').where('next_attempt_at', '<=', now).execute();
     return new Set(rows.map((r) => r.stream).filter((stream) => publisherFor(stream) !== undefined));
+  }
+}
+
+/** The claim of a row was taken over by another process. */
+class LeaseLost extends Error {
+  constructor() {
+    super('the lease is held by another process');
+    this.name = 'LeaseLost';
+  }
+}
+
+/**
+ * The key receivers deduplicate by: the row's id and when it was queued, the
+ * same on every attempt and on every replica, and not repeated by another
+ * database whose ids start over.
+ */
+export const idempotencyKeyOf = (entry: { id: number; createdAt: Date }): string => `statusbot-${entry.id}-${entry.createdAt.getTime().toString(36)}`;
+
+/**
+ * A delivery's work, or its end when `signal` fires first: a publisher that
+ * does not heed the signal (a client without one) is no longer waited for.
+ */
+async function untilAborted<T>(work: Promise<T>, signal: AbortSignal, deadlineMs: number): Promise<T> {
+  work.catch(() => undefined);
+  let onAbort = () => {};
+  const aborted = new Promise<never>((_, reject) => {
+    onAbort = () =>
+      reject(
+        signal.reason instanceof LeaseLost ? signal.reason : new DeliveryFailure(`no confirmation within ${deadlineMs / 1000} s (the deadline of a delivery)`),
+      );
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+  });
+  try {
+    return await Promise.race([work, aborted]);
+  } finally {
+    signal.removeEventListener('abort', onAbort);
   }
 }

@@ -11,6 +11,10 @@ export interface Delivery {
   attempts: number;
   /** Steps of this delivery the platform already confirmed, from earlier attempts. */
   progress: Readonly<Record<string, string>>;
+  /** The same on every attempt of this row and on no other row: receivers deduplicate by it. */
+  idempotencyKey: string;
+  /** Fires when the delivery must end: its deadline passed, or another process took its lease over. */
+  signal: AbortSignal;
 }
 
 /** What a publisher may record while it delivers, so that a retry neither repeats nor loses a step. */

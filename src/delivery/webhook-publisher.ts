@@ -22,7 +22,8 @@ export interface WebhookPublisherOptions {
 
 /**
  * Status page subscribers' webhooks: a JSON POST of the notification, signed in
- * `X-Statusbot-Signature`. Any 2xx confirms; anything else is retried.
+ * `X-Statusbot-Signature`, with the row's `Idempotency-Key` (the same on every
+ * retry). Any 2xx confirms; anything else is retried.
  */
 export function createWebhookPublisher(options: WebhookPublisherOptions): Publisher {
   const timeoutMs = options.timeoutMs ?? 10_000;
@@ -38,8 +39,8 @@ export function createWebhookPublisher(options: WebhookPublisherOptions): Publis
       if (!subscriber?.secret) throw new DeliveryFailure('the subscriber no longer exists');
       let response: Dispatcher.ResponseData;
       throwIfStopping(options.stop);
-      // The whole exchange, a body that trickles in included, ends at the timeout.
-      const signal = requestSignal(timeoutMs, options.stop);
+      // The whole exchange, a body that trickles in included, ends at the timeout, or earlier with the delivery.
+      const signal = AbortSignal.any([requestSignal(timeoutMs, options.stop), delivery.signal]);
       try {
         response = await request(subscriber.target, {
           method: 'POST',
@@ -50,6 +51,7 @@ export function createWebhookPublisher(options: WebhookPublisherOptions): Publis
             [SIGNATURE_HEADER]: signBody(subscriber.secret, delivery.body),
             'x-statusbot-event': delivery.event,
             'x-statusbot-delivery': String(delivery.id),
+            'idempotency-key': delivery.idempotencyKey,
           },
           headersTimeout: timeoutMs,
           bodyTimeout: timeoutMs,
@@ -60,9 +62,18 @@ export function createWebhookPublisher(options: WebhookPublisherOptions): Publis
         throwIfStopping(options.stop);
         throw new DeliveryFailure(`POST ${subscriber.target}: ${describeNetworkError(error, timeoutMs, signal)}`);
       }
-      // The status decides: a 2xx whose body is cut short by the timeout or the stop was received all the same.
-      await response.body.dump().catch(() => undefined);
-      if (response.statusCode >= 200 && response.statusCode < 300) return;
+      // The body is read to its end within the same deadline: a receiver that trickles it holds no delivery for longer.
+      const whole = await response.body.dump({ limit: 64 * 1024, signal }).then(
+        () => true,
+        () => false,
+      );
+      if (response.statusCode >= 200 && response.statusCode < 300) {
+        // A 2xx cut short by the stop was received all the same; cut short by the deadline, it is tried again (receivers deduplicate by the key).
+        if (whole || options.stop?.aborted) return;
+        throw new DeliveryFailure(
+          `POST ${subscriber.target}: HTTP ${response.statusCode}, but ${describeNetworkError(undefined, timeoutMs, signal)} before its body ended`,
+        );
+      }
       throw new DeliveryFailure(`POST ${subscriber.target}: HTTP ${response.statusCode}`, {
         retryAfterMs: retryAfterMs(response.headers['retry-after']),
         rateLimited: response.statusCode === 429,

@@ -39,6 +39,8 @@ const delivery = (payload: unknown, progress: Record<string, string> = {}): Deli
   stream: 'slack:T1:C1',
   event: 'x',
   subscriberId: null,
+  idempotencyKey: 'statusbot-1-k',
+  signal: new AbortController().signal,
   payload,
   body: JSON.stringify(payload),
   attempts: 0,
