@@ -66,6 +66,13 @@ function toFieldIssues(error: z.ZodError, input: unknown, location: 'body' | 'qu
   return issues;
 }
 
+/**
+ * How deep arrays and objects may nest in any input, the input itself being
+ * the first level: far more than any schema needs, and the bound that keeps a
+ * hostile body from costing more than one pass over it.
+ */
+export const MAX_INPUT_DEPTH = 32;
+
 /** The one way raw input from any front enters the domain: parsed, or an invalid_input error naming each field. */
 export function parseInput<S extends z.ZodType>(
   schema: S,
@@ -74,7 +81,11 @@ export function parseInput<S extends z.ZodType>(
   /** What the input as a whole is called in messages. */
   subject: string = location,
 ): z.output<S> {
-  const nul = nulCharacters(input);
+  const { tooDeep, nul } = inspect(input);
+  if (tooDeep) {
+    const message = `the ${subject} nests arrays and objects more than ${MAX_INPUT_DEPTH} levels deep`;
+    throw new DomainError('invalid_input', message, [{ path: tooDeep, message, location }]);
+  }
   if (nul.length > 0) {
     const issues = nul.map((path) => ({ path, message: `${fieldName(path) || `the ${subject}`} must not contain the NUL character`, location }));
     throw new DomainError('invalid_input', issues.map((i) => i.message).join('; '), issues);
@@ -85,17 +96,47 @@ export function parseInput<S extends z.ZodType>(
   throw new DomainError('invalid_input', issues.map((i) => i.message).join('; '), issues);
 }
 
-/** Paths of the texts (values or keys) that hold a NUL character, which no database column stores (PostgreSQL refuses it). */
-function nulCharacters(input: unknown, path: (string | number)[] = [], found: (string | number)[][] = []): (string | number)[][] {
-  if (typeof input === 'string') {
-    if (input.includes('\u0000')) found.push(path);
-  } else if (Array.isArray(input)) {
-    for (const [i, v] of input.entries()) nulCharacters(v, [...path, i], found);
-  } else if (input !== null && typeof input === 'object') {
-    for (const [k, v] of Object.entries(input)) {
-      if (k.includes('\u0000')) found.push([...path, k]);
-      else nulCharacters(v, [...path, k], found);
+type Path = (string | number)[];
+
+/** A value still to look at, or a key found holding a NUL character. */
+type Pending = { path: Path; value: unknown; nulKey?: false } | { path: Path; nulKey: true };
+
+/** Texts and what may hold them: numbers, booleans and null are passed over without a path made for each. */
+const mayHold = (value: unknown): boolean => typeof value === 'string' || (value !== null && typeof value === 'object');
+
+/**
+ * One pass over the input, with a stack of its own rather than the call stack
+ * (a body may nest far deeper than the call stack allows): the first array or
+ * object beyond MAX_INPUT_DEPTH, else the paths of the texts (values or keys)
+ * that hold a NUL character, which no database column stores (PostgreSQL
+ * refuses it), in the order they appear.
+ */
+function inspect(input: unknown): { tooDeep: Path | null; nul: Path[] } {
+  const nul: Path[] = [];
+  const pending: Pending[] = [{ path: [], value: input }];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    if (next.nulKey) {
+      nul.push(next.path);
+      continue;
+    }
+    const { path, value } = next;
+    if (typeof value === 'string') {
+      if (value.includes('\u0000')) nul.push(path);
+      continue;
+    }
+    if (value === null || typeof value !== 'object') continue;
+    if (path.length >= MAX_INPUT_DEPTH) return { tooDeep: path, nul };
+    // Pushed last to first, so that they are looked at first to last.
+    if (Array.isArray(value)) {
+      for (let i = value.length - 1; i >= 0; i--) if (mayHold(value[i])) pending.push({ path: [...path, i], value: value[i] });
+      continue;
+    }
+    const entries = Object.entries(value);
+    for (let i = entries.length - 1; i >= 0; i--) {
+      const [key, item] = entries[i]!;
+      if (key.includes('\u0000')) pending.push({ path: [...path, key], nulKey: true });
+      else if (mayHold(item)) pending.push({ path: [...path, key], value: item });
     }
   }
-  return found;
+  return { tooDeep: null, nul };
 }
