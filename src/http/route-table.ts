@@ -29,8 +29,11 @@ export interface MethodRefused<R> {
 export interface RouteTable<R extends TableRoute> {
   /**
    * The route for a request, undefined when no route has the path. A segment
-   * that is not valid percent-encoding is a 400; one holding a NUL character
-   * names nothing (no name or id holds one, and PostgreSQL refuses it in a query).
+   * that is not percent-encoded UTF-8 text (a lone byte, an overlong encoding)
+   * throws a `bad_request`; one holding a NUL character throws a
+   * `route_not_found`, for it names nothing (no name or id holds one, and
+   * PostgreSQL refuses it in a query). Thrown, not returned, so that the
+   * route's family answers in its own shape, as it answers an unknown name.
    */
   find(method: string, path: string): RouteMatch<R> | MethodRefused<R> | undefined;
 }
@@ -48,16 +51,17 @@ interface PathRoutes<R> {
 
 const NO_PARAMS: Readonly<Record<string, string>> = Object.freeze({});
 
-function decodeParams(names: readonly string[], m: RegExpExecArray): Record<string, string> | null {
+/** The one place path segments are decoded, for every route of every table. */
+function decodeParams(names: readonly string[], m: RegExpExecArray): Record<string, string> {
   const params: Record<string, string> = {};
   for (let i = 0; i < names.length; i++) {
     let value: string;
     try {
       value = decodeURIComponent(m[i + 1] ?? '');
     } catch {
-      throw new HttpProblem('bad_request', `The path segment ${names[i]} is not valid percent-encoding`);
+      throw new HttpProblem('bad_request', `The path segment ${names[i]} is not valid percent-encoding of UTF-8 text`);
     }
-    if (value.includes('\u0000')) return null;
+    if (value.includes('\u0000')) throw new HttpProblem('route_not_found', `The path segment ${names[i]} holds a NUL character`);
     params[names[i]!] = value;
   }
   return params;
@@ -115,8 +119,7 @@ export function createRouteTable<R extends TableRoute>(routes: readonly R[]): Ro
           else refused = [entry];
           continue;
         }
-        const params = decodeParams(entry.names, m);
-        return params === null ? undefined : { route, params };
+        return { route, params: decodeParams(entry.names, m) };
       }
       return refused ? refusal(refused) : undefined;
     },

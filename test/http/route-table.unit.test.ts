@@ -17,6 +17,17 @@ const table = createRouteTable([
   route('GET', '/boards/:board/services/mine'),
 ]);
 
+/** The code of the HttpProblem `find` throws, if it throws one. */
+function problemOf(find: () => unknown): string | undefined {
+  try {
+    find();
+  } catch (error) {
+    if (error instanceof HttpProblem) return error.code;
+    throw error;
+  }
+  return undefined;
+}
+
 describe('a route table', () => {
   it('finds a route by method and path, with its parameters decoded', () => {
     expect(table.find('GET', '/incidents/42')).toEqual({ route: route('GET', '/incidents/:id'), params: { id: '42' } });
@@ -47,12 +58,17 @@ describe('a route table', () => {
     for (const path of ['/', '/incidents/', '/incidents/1/updates', '//incidents', '/services/x']) expect(table.find('GET', path), path).toBeUndefined();
   });
 
-  it('finds nothing where a segment holds a NUL character', () => {
-    expect(table.find('GET', '/incidents/1%00')).toBeUndefined();
+  it('is a route_not_found where a segment holds a NUL character', () => {
+    expect(problemOf(() => table.find('GET', '/incidents/1%00'))).toBe('route_not_found');
   });
 
-  it('is a 400 where a segment is not valid percent-encoding', () => {
-    expect(() => table.find('GET', '/incidents/%E0%A4%A')).toThrow(HttpProblem);
+  it('is a bad_request where a segment is not percent-encoded UTF-8 text', () => {
+    for (const bytes of ['%E0%A4%A', '%C3%28', '%FF', '%C0%80', '%C0%AF', '%E0%80%AF', '%ED%A0%80']) {
+      expect(
+        problemOf(() => table.find('GET', `/incidents/${bytes}`)),
+        bytes,
+      ).toBe('bad_request');
+    }
   });
 
   it('refuses two routes for one method and path', () => {

@@ -99,10 +99,10 @@ export function createPublicRouter(ctx: DomainContext, routes: readonly PublicRo
     }
     // Paths under /status/ and /assets/ mean the same on every host: no lookup of page hosts for them.
     const { path, base } = rawPath.startsWith('/status/') ? { path: rawPath, base: null } : await resolve(req, rawPath);
-    const hit = table.find(req.method ?? 'GET', path);
-    if (!hit) return false;
-    if (trace) trace.route = (hit.route ?? hit.declared).path;
     try {
+      const hit = table.find(req.method ?? 'GET', path);
+      if (!hit) return false;
+      if (trace) trace.route = (hit.route ?? hit.declared).path;
       if (hit.route === null) {
         send(req, res, prepare(errorReply(405, 'Method not allowed', `${req.method} is not allowed here; use ${hit.allow}.`, { Allow: hit.allow }), false));
         return true;
@@ -139,8 +139,11 @@ export function createPublicRouter(ctx: DomainContext, routes: readonly PublicRo
       }
       send(req, res, entry);
     } catch (error) {
-      if (error instanceof DomainError && error.code === 'not_found') {
+      // A path segment holding NUL names nothing, like an unknown name.
+      if ((error instanceof DomainError && error.code === 'not_found') || (error instanceof HttpProblem && error.code === 'route_not_found')) {
         send(req, res, prepare(errorReply(404, 'Not found', 'There is nothing at this address.'), false));
+      } else if (error instanceof HttpProblem && error.code === 'bad_request') {
+        send(req, res, prepare(errorReply(400, 'Bad request', `${error.message}.`), false));
       } else if (error instanceof HttpProblem && error.code === 'payload_too_large') {
         send(req, res, prepare(errorReply(413, 'Too large', error.message, error.headers), false));
       } else if (error instanceof DomainError && error.code === 'invalid_input') {
