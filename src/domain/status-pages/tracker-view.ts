@@ -33,12 +33,16 @@ export interface TrackedService {
   maintenances: VendorMaintenance[];
   /** Incidents of the last 30 days (and any still open), newest first; user reports are marked. */
   incidents: IncidentSummary[];
-  /** A company's own service: the status page that shows it (null: its status is not public). */
+  /** A company's own service: the status page that shows it (null for a catalog service). */
   page: LinkedPage | null;
   custom: boolean;
 }
 
-/** What `{public_url}/services/{urlname}` shows: a catalog service in full; a custom service only where a status page shows it. */
+/**
+ * What `{public_url}/services/{urlname}` shows: a catalog service in full; a
+ * custom service only where a status page shows it. Else not_found, exactly
+ * as for a name that does not exist: a company's private names stay unknown.
+ */
 export async function trackedService(ctx: DomainContext, urlname: string): Promise<TrackedService> {
   const service = await ctx.db
     .selectFrom('services')
@@ -50,19 +54,19 @@ export async function trackedService(ctx: DomainContext, urlname: string): Promi
   const now = ctx.clock.now().getTime();
   const custom = service.company_id !== null;
   const page = custom ? await pageShowing(ctx, service.id) : null;
-  const shown = !custom || page !== null;
-  const rows = shown
-    ? await incidentRow(ctx.db, now)
-        .where('incidents.service_id', '=', service.id)
-        .where((eb) => eb.or([eb('incidents.created_at', '>=', now - TRACKER_WINDOW_MS), eb('incidents.resolved', '=', 0)]))
-        .where('incidents.user_generated', 'in', custom ? [0] : [0, 1])
-        .orderBy('incidents.created_at', 'desc')
-        .orderBy('incidents.id', 'desc')
-        .execute()
-    : [];
-  const [status, knowledge, maintenances] = shown
-    ? await Promise.all([statusOf(ctx.db, service.id, now), knowledgeOf(ctx.db, [service.id], now), vendorMaintenancesOf(ctx.db, [service.id], now)])
-    : (['ok', new Map(), new Map()] as const);
+  if (custom && page === null) throw notFound('service');
+  const rows = await incidentRow(ctx.db, now)
+    .where('incidents.service_id', '=', service.id)
+    .where((eb) => eb.or([eb('incidents.created_at', '>=', now - TRACKER_WINDOW_MS), eb('incidents.resolved', '=', 0)]))
+    .where('incidents.user_generated', 'in', custom ? [0] : [0, 1])
+    .orderBy('incidents.created_at', 'desc')
+    .orderBy('incidents.id', 'desc')
+    .execute();
+  const [status, knowledge, maintenances] = await Promise.all([
+    statusOf(ctx.db, service.id, now),
+    knowledgeOf(ctx.db, [service.id], now),
+    vendorMaintenancesOf(ctx.db, [service.id], now),
+  ]);
   return {
     name: service.name,
     urlname: service.urlname,

@@ -7,14 +7,6 @@ import { IncidentHeading, IncidentLine, noDataText, spanText, Status, Timeline }
 export function ServicePage(props: { service: TrackedService; now: Date }) {
   const { service } = props;
   const now = props.now.getTime();
-  if (service.custom && !service.page) {
-    return (
-      <Layout title={service.name}>
-        <h1>{service.name}</h1>
-        <p>The status of this service is not public.</p>
-      </Layout>
-    );
-  }
   return (
     <Layout title={`${service.name} status`}>
       <h1>{service.name}</h1>
