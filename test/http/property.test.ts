@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_INPUT_DEPTH } from '../../src/domain/validation.js';
 import { ACME_BOARD, GLOBEX_BOARD, GLOBEX_KEY, startTestServer } from '../helpers/test-server.js';
 import type { TestServer } from '../helpers/test-server.js';
 
@@ -75,8 +76,18 @@ async function call(method: string, path: string, raw: string | undefined, conte
 /** Anything JSON.stringify turns into text (undefined sends no body). */
 const anyBody = fc.anything().map((v) => JSON.stringify(v) as string | undefined);
 
+/** Arrays or objects nested around the input depth limit (MAX_INPUT_DEPTH) and far beyond it. */
+const nestedValue: fc.Arbitrary<unknown> = fc
+  .tuple(fc.oneof(fc.integer({ min: MAX_INPUT_DEPTH - 3, max: MAX_INPUT_DEPTH + 3 }), fc.constant(2_000)), fc.boolean())
+  .map(([depth, arrays]) => {
+    let value: unknown = 'x';
+    for (let i = 0; i < depth; i++) value = arrays ? [value] : { a: value };
+    return value;
+  });
+
 /** Values of every JSON type, biased to the edges the schemas care about. */
 const anyValue: fc.Arbitrary<unknown> = fc.oneof(
+  nestedValue,
   fc.constantFrom(null, true, false, 0, -1, 1.5, 2 ** 53, -(2 ** 53), 1e308, '', ' ', '\u0000', '1001', [], {}),
   fc.integer(),
   fc.double({ noNaN: true, noDefaultInfinity: true }),
@@ -201,6 +212,8 @@ const segment = fc.oneof(
   fc.string({ unit: 'grapheme' }).map(encodeURIComponent),
   fc.stringMatching(/^[A-Za-z0-9%._~!$&'()*+,;=:@-]{0,24}$/),
   fc.constantFrom('%', '%zz', '%E0%A4%A', '%00', '%2F', '%2e%2e', '..', '.', '1e3', '-1', '0', '007', '9'.repeat(20), '18446744073709551616'),
+  // Bytes that are not UTF-8 text: broken, lone, overlong (NUL, '/'), a surrogate.
+  fc.constantFrom('%C3%28', '%FF', '%C0%80', '%C0%AF', '%E0%80%AF', '%ED%A0%80', 'a%00b'),
   fc.nat().map(String),
   fc.uuid(),
 );
