@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MAX_INPUT_DEPTH } from '../domain/validation.js';
 import { apiSchemas, errorDocuments } from './api-schemas.js';
 import type { ErrorStatus } from './api-schemas.js';
 import type { Route } from './routes.js';
@@ -111,7 +112,7 @@ function operation(route: Route, names: string[]): Json {
   if (doc.body || names.length > 0) {
     const causes = [
       ...(doc.body ? ['the body is not a JSON object sent as `application/json`'] : []),
-      ...(names.length > 0 ? ['a path segment is not valid percent-encoding'] : []),
+      ...(names.length > 0 ? ['a path segment is not percent-encoded UTF-8 text'] : []),
     ];
     errors.push([400, `${ERRORS[400].description}: ${causes.join('; or ')}`]);
   }
@@ -121,7 +122,8 @@ function operation(route: Route, names: string[]): Json {
   else if (names.length > 0) throw new Error(`${where}: a path with parameters answers 404; say when in doc.errors`);
   if (doc.body) errors.push([413, ERRORS[413].description]);
   if (doc.body || doc.query || doc.errors?.[422]) {
-    errors.push([422, [ERRORS[422].description, doc.errors?.[422]].filter(Boolean).join('; or ')]);
+    const tooDeep = doc.body ? `the body nests arrays and objects more than ${MAX_INPUT_DEPTH} levels deep` : undefined;
+    errors.push([422, [ERRORS[422].description, doc.errors?.[422], tooDeep].filter(Boolean).join('; or ')]);
   }
   errors.push([429, ERRORS[429].description], [503, ERRORS[503].description]);
   for (const [status, description] of errors) responses[status] = errorResponse(status, description);
