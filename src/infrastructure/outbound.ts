@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import type { Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import { Agent, buildConnector, interceptors } from 'undici';
 import type { Dispatcher } from 'undici';
@@ -93,22 +94,26 @@ function decoderFor(encoding: string | undefined): Transform | null {
 /**
  * Reads a whole body, decoded by its Content-Encoding, refusing (and dropping
  * the connection) once more than `maxBytes` have been decoded: a small
- * compressed body cannot expand into a large one unnoticed.
+ * compressed body cannot expand into a large one unnoticed. The body and its
+ * decoder are one pipeline, so the request's deadline or the stop, which end
+ * the body, end a read waiting inside the decoder too (`pipe` would leave the
+ * decoder waiting for bytes that never come).
  */
 export async function readLimited(body: Dispatcher.ResponseData['body'], maxBytes: number, encoding?: string): Promise<Buffer> {
   const decoder = decoderFor(encoding);
-  const source: AsyncIterable<Buffer> = decoder ? body.pipe(decoder) : (body as AsyncIterable<Buffer>);
   const chunks: Buffer[] = [];
   let size = 0;
-  try {
+  const collect = async (source: AsyncIterable<Buffer>) => {
     for await (const chunk of source) {
       size += chunk.length;
       if (size > maxBytes) throw new BodyTooLargeError(maxBytes);
       chunks.push(chunk);
     }
+  };
+  try {
+    await (decoder ? pipeline(body, decoder, collect) : pipeline(body, collect));
     return Buffer.concat(chunks);
   } finally {
-    decoder?.destroy();
     body.destroy();
   }
 }

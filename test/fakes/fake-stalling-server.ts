@@ -2,6 +2,7 @@ import { createServer } from 'node:http';
 import type { ServerResponse } from 'node:http';
 import { createServer as createTcpServer } from 'node:net';
 import type { AddressInfo, Socket } from 'node:net';
+import { createBrotliCompress, createDeflate, createGzip } from 'node:zlib';
 
 /** A peer that takes connections and then keeps statusbot waiting. */
 export interface FakeStallingServer {
@@ -53,6 +54,54 @@ export async function startTrickle(): Promise<FakeStallingServer> {
     res.write('{');
     open.add(res);
     res.on('close', () => open.delete(res));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    get received() {
+      return received;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        clearInterval(timer);
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+export type BodyEncoding = 'gzip' | 'deflate' | 'br';
+type Encoder = ReturnType<typeof createGzip> | ReturnType<typeof createDeflate> | ReturnType<typeof createBrotliCompress>;
+
+/**
+ * An HTTP server that answers every request with 200 and a body compressed in
+ * `encoding`, sends the start of a document and then stalls (or, with
+ * `trickle`, sends a compressed space every 100 ms, never ending): a feed whose
+ * read can only end by the reader's deadline, with a decoder in the way.
+ */
+export async function startEncodedStall(encoding: BodyEncoding, options: { trickle?: boolean } = {}): Promise<FakeStallingServer> {
+  const encoders = new Set<Encoder>();
+  let received = 0;
+  const timer = setInterval(() => {
+    if (!options.trickle) return;
+    for (const encoder of encoders) {
+      encoder.write(' ');
+      encoder.flush();
+    }
+  }, 100);
+  const server = createServer((req, res) => {
+    received++;
+    req.resume();
+    res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': encoding });
+    const encoder: Encoder = encoding === 'gzip' ? createGzip() : encoding === 'deflate' ? createDeflate() : createBrotliCompress();
+    encoder.pipe(res);
+    encoder.write('{"status": ');
+    encoder.flush();
+    encoders.add(encoder);
+    res.on('close', () => {
+      encoders.delete(encoder);
+      encoder.destroy();
+    });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {

@@ -1,0 +1,87 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { createProbeClient } from '../../src/jobs/http-probe.js';
+import { StoppingError, createOutboundDispatcher, describeNetworkError, pathOf, readLimited, requestSignal } from '../../src/infrastructure/outbound.js';
+import { startEncodedStall, startTrickle } from '../fakes/fake-stalling-server.js';
+import type { BodyEncoding, FakeStallingServer } from '../fakes/fake-stalling-server.js';
+
+const TIMEOUT_MS = 400;
+
+/** One read as the feed poller makes it: asks for compression, decodes, and tells why it failed. */
+async function readFeed(url: string, options: { timeoutMs?: number } = {}): Promise<{ reason: string; ms: number }> {
+  const timeoutMs = options.timeoutMs ?? TIMEOUT_MS;
+  const { dispatcher, close } = createOutboundDispatcher({ timeoutMs, blockPrivateTargets: false, followRedirects: true });
+  const started = Date.now();
+  const signal = requestSignal(timeoutMs, undefined);
+  try {
+    const response = await dispatcher.request({
+      origin: new URL(url).origin,
+      path: pathOf(url),
+      method: 'GET',
+      headers: { 'accept-encoding': 'gzip, deflate, br' },
+      signal,
+    });
+    const encoding = response.headers['content-encoding'];
+    await readLimited(response.body, 1024 * 1024, typeof encoding === 'string' ? encoding : undefined);
+    return { reason: 'read whole', ms: Date.now() - started };
+  } catch (error) {
+    return { reason: describeNetworkError(error, timeoutMs, signal), ms: Date.now() - started };
+  } finally {
+    await close();
+  }
+}
+
+describe('an outbound read whose body stalls', () => {
+  const servers: FakeStallingServer[] = [];
+  afterAll(async () => {
+    for (const server of servers) await server.close();
+  });
+
+  it.each<[string, () => Promise<FakeStallingServer>]>([
+    ['identity, trickling', () => startTrickle()],
+    ...(['gzip', 'deflate', 'br'] as BodyEncoding[]).flatMap((encoding): [string, () => Promise<FakeStallingServer>][] => [
+      [`${encoding}, stalled mid-body`, () => startEncodedStall(encoding)],
+      [`${encoding}, trickling`, () => startEncodedStall(encoding, { trickle: true })],
+    ]),
+  ])('ends by its deadline: %s', async (_what, start) => {
+    const server = await start();
+    servers.push(server);
+    const { reason, ms } = await readFeed(server.url);
+    expect(reason).toBe('timeout after 0.4 s');
+    // One deadline for headers and body together, not one per chunk.
+    expect(ms).toBeLessThan(TIMEOUT_MS + 1_000);
+  });
+
+  it('ends at once when statusbot stops during a stalled gzip read', async () => {
+    const server = await startEncodedStall('gzip');
+    servers.push(server);
+    const stop = new AbortController();
+    const { dispatcher, close } = createOutboundDispatcher({ timeoutMs: 30_000, blockPrivateTargets: false });
+    try {
+      const response = await dispatcher.request({ origin: server.url, path: '/', method: 'GET', signal: requestSignal(30_000, stop.signal) });
+      expect(response.headers['content-encoding']).toBe('gzip');
+      const read = readLimited(response.body, 1024 * 1024, 'gzip');
+      const stoppedAt = Date.now();
+      stop.abort(new StoppingError());
+      await expect(read).rejects.toThrow('dropped: statusbot is stopping');
+      expect(Date.now() - stoppedAt).toBeLessThan(1_000);
+    } finally {
+      await close();
+    }
+  });
+
+  it('a keyword probe of a gzip body that stalls is down by its timeout', async () => {
+    const server = await startEncodedStall('gzip');
+    servers.push(server);
+    const probes = createProbeClient({ timeoutMs: TIMEOUT_MS, blockPrivateTargets: false, userAgent: 'statusbot-test' });
+    try {
+      const started = Date.now();
+      expect(await probes.probe({ url: `${server.url}/`, probeType: 'keyword', keyword: 'Sign in' })).toEqual({
+        ok: false,
+        reason: 'timeout after 0.4 s',
+      });
+      expect(Date.now() - started).toBeLessThan(TIMEOUT_MS + 1_000);
+    } finally {
+      await probes.close();
+    }
+  });
+});
