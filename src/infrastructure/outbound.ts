@@ -106,16 +106,21 @@ export async function readLimited(body: Dispatcher.ResponseData['body'], maxByte
   const collect = async (source: AsyncIterable<Buffer>) => {
     for await (const chunk of source) {
       size += chunk.length;
-      if (size > maxBytes) throw new BodyTooLargeError(maxBytes);
+      if (size > maxBytes) break;
       chunks.push(chunk);
     }
   };
   try {
     await (decoder ? pipeline(body, decoder, collect) : pipeline(body, collect));
-    return Buffer.concat(chunks);
+  } catch (error) {
+    // Leaving the loop early ends the pipeline with an abort: the size is the reason then.
+    if (size > maxBytes) throw new BodyTooLargeError(maxBytes);
+    throw error;
   } finally {
     body.destroy();
   }
+  if (size > maxBytes) throw new BodyTooLargeError(maxBytes);
+  return Buffer.concat(chunks);
 }
 
 const NETWORK_CODES = /^(ECONNREFUSED|ECONNRESET|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|EPIPE|ECONNABORTED|UND_ERR_[A-Z_]+)$/;

@@ -12,6 +12,9 @@ import { ACME_TEAM, slackEnv } from '../helpers/slack.js';
 import { ACME_KEY, FAST_DELIVERY, T0, startTestServer } from '../helpers/test-server.js';
 import type { TestServer } from '../helpers/test-server.js';
 import { silentLogger } from '../../src/infrastructure/pino-logger.js';
+import { startEncodedStall } from '../fakes/fake-stalling-server.js';
+import type { FakeStallingServer } from '../fakes/fake-stalling-server.js';
+import { waitUntil } from '../helpers/wait-until.js';
 
 const CHANNEL = 'CVENDORS';
 /** The title of the captured critical incident, which the tests open again as a current one. */
@@ -316,5 +319,70 @@ describe('RSS and Google Cloud feeds', () => {
         .sort(),
     ).toEqual(['aws', 'github', 'google-cloud']);
     expect(feeds.find((f) => f.urlname === 'quiet-vendor')).toMatchObject({ watched: false, lastCheckedAt: null });
+  });
+});
+
+describe('feeds that stall', () => {
+  const stalls: FakeStallingServer[] = [];
+  afterEach(async () => {
+    for (const stall of stalls.splice(0)) await stall.close();
+  });
+
+  async function startWith(servicesAt: (pagesUrl: string) => string, ingestion: string) {
+    pages = await startFakeStatusPages();
+    slack = await startFakeSlack();
+    const docs = github(new Date());
+    pages.set('/github/api/v2/summary.json', { body: docs.summary });
+    pages.set('/github/api/v2/incidents.json', { body: docs.incidents });
+    const services = servicesAt(pages.url);
+    const s = await startTestServer({
+      config: `
+public_url: http://status.test
+ingestion: ${ingestion}
+services:
+  - urlname: github
+    name: GitHub
+    feed: { kind: statuspage, url: ${pages.url}/github }
+${services}
+companies:
+  - name: Acme
+    plan: business
+    api_keys: ["${ACME_KEY}"]
+    monitored_services: [github, ${[...services.matchAll(/urlname: ([\w-]+)/g)].map((m) => m[1]).join(', ')}]
+`,
+      env: slackEnv(slack),
+    });
+    servers.push(s);
+    return s;
+  }
+
+  it('three gzip feeds that stall hold no reading slot past their timeout: a healthy feed is read', async () => {
+    // Three vendors, three hosts.
+    for (let i = 0; i < 3; i++) stalls.push(await startEncodedStall('gzip'));
+    const stalled = ['stall-1', 'stall-2', 'stall-3'];
+    const s = await startWith(
+      () => stalled.map((u, i) => `  - { urlname: ${u}, name: ${u}, feed: { kind: rss, url: "${stalls[i]!.url}/${u}.rss" } }`).join('\n'),
+      '{ interval_seconds: 60, timeout_seconds: 0.5, concurrency: 3 }',
+    );
+    // GitHub is due a moment after the three stalled feeds, which take every slot first.
+    const github = await s.ctx.db.selectFrom('services').select('id').where('urlname', '=', 'github').executeTakeFirstOrThrow();
+    await s.ctx.db
+      .updateTable('vendor_feeds')
+      .set({ next_poll_at: s.clock.now().getTime() + 1_000 })
+      .where('service_id', '=', github.id)
+      .execute();
+    await s.feeds.tick();
+    await waitUntil(() => stalls.every((stall) => stall.received === 1), { what: 'the three stalled feeds to be asked' });
+    s.clock.advance(1_000);
+    await waitUntil(
+      async () => {
+        await s.feeds.tick();
+        return (await service(s)).last_checked_at !== null;
+      },
+      { what: 'the healthy feed to be read' },
+    );
+    expect(await service(s)).toMatchObject({ status: 'ok', feed_error: null });
+    await s.feeds.idle();
+    for (const urlname of stalled) expect((await service(s, urlname)).feed_error, urlname).toMatch(/timeout after 0\.5 s$/);
   });
 });
