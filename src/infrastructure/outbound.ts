@@ -14,7 +14,7 @@ export interface OutboundSettings {
   blockPrivateTargets: boolean;
   /** Connections to one origin at once (the rest wait); unlimited when absent. */
   connectionsPerOrigin?: number;
-  /** Follow redirects (up to 5). */
+  /** Follow redirects, up to 5: a sixth, a loop or a redirect without Location fails the request. */
   followRedirects?: boolean;
 }
 
@@ -40,22 +40,58 @@ export function createOutboundDispatcher(settings: OutboundSettings): { dispatch
       connect(options, callback);
     },
   });
-  const dispatcher: Dispatcher = settings.followRedirects === false ? agent : agent.compose(interceptors.redirect({ maxRedirections: MAX_REDIRECTS }));
+  const dispatcher: Dispatcher =
+    settings.followRedirects === false ? agent : agent.compose(interceptors.redirect({ maxRedirections: MAX_REDIRECTS }), refuseUnfollowedRedirects);
   return { dispatcher, close: () => agent.close() };
 }
 
-/** What went wrong reaching a target, in a few words (a timeout, a refused or blocked address, too many redirects). */
+/** Statuses that send the client elsewhere and so must name where (RFC 9110 §15.4). */
+const MOVED = new Set([301, 302, 303, 307, 308]);
+/** Statuses undici's redirect interceptor follows when they carry a Location. */
+const FOLLOWED = new Set([300, ...MOVED]);
+
+/** A redirect that could not be followed: one too many, one back to an address already visited, or one to nowhere. */
+export class RedirectError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'RedirectError';
+  }
+}
+
+/**
+ * Placed outside undici's redirect interceptor, which hands on the last
+ * redirect as the answer once it has followed MAX_REDIRECTS: such an answer
+ * (or a redirect without a Location) is a failure to reach the target, never
+ * a 3xx to count as up.
+ */
+const refuseUnfollowedRedirects: Dispatcher.DispatcherComposeInterceptor = (dispatch) => (options, handler) =>
+  dispatch(options, {
+    onRequestStart: (controller, context) => handler.onRequestStart?.(controller, context),
+    onRequestUpgrade: (controller, statusCode, headers, socket) => handler.onRequestUpgrade?.(controller, statusCode, headers, socket),
+    onResponseStart(controller, statusCode, headers, statusMessage) {
+      // A throw here ends the request with this error (undici aborts it).
+      if (FOLLOWED.has(statusCode) && headers.location) throw new RedirectError(`too many redirects (more than ${MAX_REDIRECTS})`);
+      if (MOVED.has(statusCode)) throw new RedirectError(`HTTP ${statusCode} without Location`);
+      handler.onResponseStart?.(controller, statusCode, headers, statusMessage);
+    },
+    onResponseData: (controller, chunk) => handler.onResponseData?.(controller, chunk),
+    onResponseEnd: (controller, trailers) => handler.onResponseEnd?.(controller, trailers),
+    onResponseError: (controller, error) => handler.onResponseError?.(controller, error),
+  });
+
+/** What went wrong reaching a target, in a few words (a timeout, a refused or blocked address, too many redirects, a redirect loop). */
 export function describeNetworkError(error: unknown, timeoutMs: number, signal?: AbortSignal): string {
   if (signal?.aborted) return `timeout after ${timeoutMs / 1000} s`;
   let e = error as { code?: string; message?: string; cause?: unknown } | undefined;
   // undici wraps the connector's error; the cause says what happened.
   while (e?.cause && typeof e.cause === 'object' && !(e instanceof BlockedTargetError)) e = e.cause as typeof e;
-  if (e instanceof BlockedTargetError) return e.message;
+  if (e instanceof BlockedTargetError || e instanceof RedirectError) return e.message;
   const code = e?.code;
   if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') {
     return `timeout after ${timeoutMs / 1000} s`;
   }
-  if (code === 'UND_ERR_REDIRECTION_LIMIT' || /redirect/i.test(e?.message ?? '')) return `more than ${MAX_REDIRECTS} redirects`;
+  // undici refuses a redirect back to an address already visited before the limit is reached.
+  if (code === 'UND_ERR_INVALID_ARG' && /redirect loop/i.test(e?.message ?? '')) return 'redirect loop';
   return code ? `${code}${e?.message && !e.message.includes(code) ? ` (${e.message})` : ''}` : (e?.message ?? 'network error');
 }
 
@@ -134,7 +170,7 @@ export function isNetworkError(error: unknown): boolean {
   let e: unknown = error;
   for (let depth = 0; e !== null && typeof e === 'object' && depth < 5; depth++) {
     const code = (e as { code?: unknown }).code;
-    if (e instanceof BlockedTargetError || (typeof code === 'string' && NETWORK_CODES.test(code))) return true;
+    if (e instanceof BlockedTargetError || e instanceof RedirectError || (typeof code === 'string' && NETWORK_CODES.test(code))) return true;
     e = (e as { cause?: unknown }).cause;
   }
   return false;

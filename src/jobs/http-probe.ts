@@ -26,7 +26,9 @@ export interface ProbeClient {
 
 /**
  * HTTP probes over one shared connection pool: GET, redirects followed up to 5,
- * 2xx/3xx is up; a keyword probe also needs the keyword in the first MiB of the body.
+ * 2xx is up, and a 3xx that sends nowhere else (304, a 300 without Location); a
+ * sixth redirect, a loop or a redirect without Location is down. A keyword probe
+ * also needs the keyword in the first MiB of the body.
  */
 export function createProbeClient(settings: ProbeSettings): ProbeClient {
   const { dispatcher, close } = createOutboundDispatcher({ ...settings, followRedirects: true });

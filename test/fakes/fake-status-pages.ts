@@ -25,7 +25,8 @@ export function movedTo(text: string, newest: Date): string {
 /** What the fake answers at a path: a document (with an ETag, 304 when it still matches), or a failure. */
 export type Answer =
   | { body: string; contentType?: string; delayMs?: number; etag?: boolean }
-  | { status: number; body?: string; contentType?: string }
+  /** `location` makes it a redirect (relative to this host). */
+  | { status: number; body?: string; contentType?: string; location?: string }
   /** The connection is held open and never answered. */
   | { hang: true };
 
@@ -72,7 +73,7 @@ export async function startFakeStatusPages(): Promise<FakeStatusPages> {
     }
     if ('status' in answer) {
       record(answer.status);
-      res.writeHead(answer.status, { 'content-type': answer.contentType ?? 'text/html' });
+      res.writeHead(answer.status, { 'content-type': answer.contentType ?? 'text/html', ...(answer.location ? { location: answer.location } : {}) });
       res.end(answer.body ?? '');
       return;
     }

@@ -4,7 +4,10 @@ import type { AddressInfo } from 'node:net';
 
 export type TargetMode = 'ok' | 'fail' | 'slow' | 'wrong-body';
 
-/** An HTTP target for probes on 127.0.0.1, switchable between healthy, 503, slow and a body without the keyword. */
+/**
+ * An HTTP target for probes on 127.0.0.1, switchable between healthy, 503, slow and a body without the keyword;
+ * `/redirect/N` redirects N times to `/health`, `/loop` to itself, `/moved-nowhere` is a 302 without Location.
+ */
 export interface FakeTarget {
   url: string;
   mode: TargetMode;
@@ -22,6 +25,16 @@ export async function startFakeTarget(options: { slowMs?: number } = {}): Promis
     if (redirect) {
       const left = Number(redirect[1]);
       res.writeHead(302, { location: left > 1 ? `/redirect/${left - 1}` : '/health' });
+      res.end();
+      return;
+    }
+    if (path === '/loop') {
+      res.writeHead(302, { location: '/loop' });
+      res.end();
+      return;
+    }
+    if (path === '/moved-nowhere') {
+      res.writeHead(302);
       res.end();
       return;
     }

@@ -49,11 +49,14 @@ describe('HTTP probes', () => {
     });
   });
 
-  it('follows up to 5 redirects', async () => {
+  it('follows up to 5 redirects; more, a loop or a redirect to nowhere is down with the reason', async () => {
     probes = client();
+    const ping = (path: string) => probes.probe({ url: `${target.url}${path}`, probeType: 'ping', keyword: null });
+    expect(await ping('/redirect/5')).toEqual({ ok: true });
     expect(await probes.probe({ url: `${target.url}/redirect/5`, probeType: 'keyword', keyword: 'Sign in' })).toEqual({ ok: true });
-    const tooMany = await probes.probe({ url: `${target.url}/redirect/7`, probeType: 'keyword', keyword: 'Sign in' });
-    expect(tooMany.ok).toBe(false);
+    expect(await ping('/redirect/6')).toEqual({ ok: false, reason: 'too many redirects (more than 5)' });
+    expect(await ping('/loop')).toEqual({ ok: false, reason: 'redirect loop' });
+    expect(await ping('/moved-nowhere')).toEqual({ ok: false, reason: 'HTTP 302 without Location' });
   });
 
   it('times out', async () => {
@@ -148,6 +151,29 @@ companies:
       });
       // The keyword monitor went down too (503), but nobody follows it.
       expect((await s.api('GET', '/api/v2/custom_monitors/502/incidents')).body.data[0].attributes.description).toBe('Down in eu-west: HTTP 503');
+    } finally {
+      await probes.close();
+    }
+  });
+
+  it('go down on more than 5 redirects, saying so', async () => {
+    s = await startTestServer({
+      config: `
+companies:
+  - name: Acme
+    api_keys: ["${ACME_KEY}"]
+    custom_monitors:
+      - { id: 1, name: Far, url: "${target.url}/redirect/9", probe_type: ping, interval_seconds: 60 }
+`,
+    });
+    const probes = client();
+    const prober = createMonitorProber({ ctx: s.ctx, client: probes, region: 'eu-west', logger: silentLogger });
+    try {
+      await prober.probeAll();
+      await prober.probeAll();
+      const monitor = (await s.api('GET', '/api/v2/custom_monitors')).body.data[0].attributes;
+      expect(monitor.status).toBe('down');
+      expect(monitor.ongoing_incidents.data[0].attributes.description).toBe('Down in eu-west: too many redirects (more than 5)');
     } finally {
       await probes.close();
     }

@@ -322,7 +322,7 @@ describe('RSS and Google Cloud feeds', () => {
   });
 });
 
-describe('feeds that stall', () => {
+describe('feeds that stall or redirect', () => {
   const stalls: FakeStallingServer[] = [];
   afterEach(async () => {
     for (const stall of stalls.splice(0)) await stall.close();
@@ -384,5 +384,26 @@ companies:
     expect(await service(s)).toMatchObject({ status: 'ok', feed_error: null });
     await s.feeds.idle();
     for (const urlname of stalled) expect((await service(s, urlname)).feed_error, urlname).toMatch(/timeout after 0\.5 s$/);
+  });
+
+  it('a redirect loop or more than 5 redirects is a failure of the feed, named in feed_error; 5 are followed', async () => {
+    const s = await startWith(
+      (url) => `  - { urlname: looping, name: Looping, feed: { kind: rss, url: "${url}/loop.rss" } }
+  - { urlname: far, name: Far, feed: { kind: rss, url: "${url}/far/0.rss" } }
+  - { urlname: too-far, name: Too Far, feed: { kind: rss, url: "${url}/too-far/0.rss" } }`,
+      '{ interval_seconds: 60, timeout_seconds: 1, concurrency: 10 }',
+    );
+    const rss = { body: movedTo(fixture('aws-status.rss'), s.clock.now()), contentType: 'application/rss+xml' };
+    pages.set('/loop.rss', { status: 302, location: '/loop.rss' });
+    for (let i = 0; i < 5; i++) pages.set(`/far/${i}.rss`, { status: 302, location: `/far/${i + 1}.rss` });
+    pages.set('/far/5.rss', rss);
+    for (let i = 0; i < 6; i++) pages.set(`/too-far/${i}.rss`, { status: 301, location: `/too-far/${i + 1}.rss` });
+    pages.set('/too-far/6.rss', rss);
+    await s.feeds.pollDue();
+    expect(await service(s, 'looping')).toMatchObject({ feed_error: `${pages.url}/loop.rss: redirect loop` });
+    expect(await service(s, 'too-far')).toMatchObject({ feed_error: `${pages.url}/too-far/0.rss: too many redirects (more than 5)` });
+    expect((await service(s, 'far')).feed_error).toBeNull();
+    expect((await incidentsOf(s, 'far')).length).toBeGreaterThan(0);
+    expect(pages.hits('/too-far/6.rss')).toEqual([]);
   });
 });
