@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
 import type { ExpressionBuilder, Kysely, Selectable } from 'kysely';
 import { dialectOf } from '../db/dialect.js';
 import type { ChatPlatform, Database, OutboxTable } from '../db/schema.js';
@@ -59,6 +60,31 @@ const toEntry = (r: Row): OutboxEntry => ({
   progress: r.progress ? (JSON.parse(r.progress) as Record<string, string>) : {},
 });
 
+/** What `claimDue` reads: the first pending row of each stream whose turn has come, in id order. */
+export function dueHeads(db: Kysely<Database>, options: { now: number; limit: number; streamPrefixes: readonly string[] }) {
+  const { now } = options;
+  return (
+    db
+      // Each stream's head is read from the partial index alone; `state` is written as a literal so that a generic plan (PostgreSQL's prepared statements) can still use that index.
+      .selectFrom((eb) =>
+        eb
+          .selectFrom('outbox')
+          .select((e) => e.fn.min<number>('id').as('id'))
+          .where('state', '=', sql.lit('pending'))
+          // Only streams a publisher of this process delivers: rows for a destination it has no credentials for must not crowd out the rest.
+          .where((e) => e.or(options.streamPrefixes.map((prefix) => e(e.fn<string>('substr', ['stream', e.val(1), e.val(prefix.length)]), '=', prefix))))
+          .groupBy('stream')
+          .as('h'),
+      )
+      .innerJoin('outbox as o', 'o.id', 'h.id')
+      .select(columns.map((c) => `o.${c}` as const))
+      .where('o.next_attempt_at', '<=', now)
+      .where((eb) => eb.or([eb('o.lease_until', 'is', null), eb('o.lease_until', '<', now)]))
+      .orderBy('o.id')
+      .limit(options.limit)
+  );
+}
+
 /**
  * Takes the first pending row of up to `limit` streams whose turn has come,
  * skipping `busy` streams, and holds them for `leaseMs` so that no other
@@ -70,40 +96,27 @@ export async function claimDue(
   options: { limit: number; leaseMs: number; busy: ReadonlySet<string>; streamPrefixes: readonly string[] },
 ): Promise<ClaimedEntry[]> {
   const now = ctx.clock.now().getTime();
-  const heads = (db: Kysely<Database>) =>
-    db
-      .selectFrom('outbox as o')
-      .select(columns.map((c) => `o.${c}` as const))
-      .where('o.state', '=', 'pending')
-      .where('o.next_attempt_at', '<=', now)
-      .where((eb) => eb.or([eb('o.lease_until', 'is', null), eb('o.lease_until', '<', now)]))
-      // Only streams a publisher of this process delivers: rows for a destination it has no credentials for must not crowd out the rest.
-      .where((eb) => eb.or(options.streamPrefixes.map((prefix) => eb(eb.fn<string>('substr', ['o.stream', eb.val(1), eb.val(prefix.length)]), '=', prefix))))
-      .where('o.id', '=', (eb) =>
-        eb
-          .selectFrom('outbox as i')
-          .select((e) => e.fn.min('i.id').as('id'))
-          .whereRef('i.stream', '=', 'o.stream')
-          .where('i.state', '=', 'pending'),
-      )
-      .orderBy('o.id')
-      .limit(options.limit + options.busy.size);
+  const heads = (db: Kysely<Database>) => dueHeads(db, { now, limit: options.limit + options.busy.size, streamPrefixes: options.streamPrefixes });
   const pick = (rows: Awaited<ReturnType<ReturnType<typeof heads>['execute']>>) => rows.filter((row) => !options.busy.has(row.stream)).slice(0, options.limit);
   const take = async (trx: Kysely<Database>, candidates: ReturnType<typeof pick>) => {
-    const claimed: ClaimedEntry[] = [];
-    for (const row of candidates) {
-      const lease = randomUUID();
-      // Another process may have taken it since: the lease is taken only where it is free.
-      const result = await trx
-        .updateTable('outbox')
-        .set({ lease_until: now + options.leaseMs, lease_token: lease })
-        .where('id', '=', row.id)
-        .where('state', '=', 'pending')
-        .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
-        .executeTakeFirst();
-      if (Number(result.numUpdatedRows) === 1) claimed.push({ ...toEntry(row), lease });
-    }
-    return claimed;
+    if (candidates.length === 0) return [];
+    // One statement for the batch, under one token: the rows are this claim's. Another process may have
+    // taken a row since: the lease is taken only where it is free.
+    const lease = randomUUID();
+    const taken = await trx
+      .updateTable('outbox')
+      .set({ lease_until: now + options.leaseMs, lease_token: lease })
+      .where(
+        'id',
+        'in',
+        candidates.map((row) => row.id),
+      )
+      .where('state', '=', sql.lit('pending'))
+      .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
+      .returning('id')
+      .execute();
+    const ids = new Set(taken.map((r) => r.id));
+    return candidates.filter((row) => ids.has(row.id)).map((row): ClaimedEntry => ({ ...toEntry(row), lease }));
   };
   const candidates = pick(await heads(ctx.db).execute());
   // Nothing to take: no write, so that looking costs no commit.
@@ -258,7 +271,7 @@ export async function settleRowsOfPlatformsOff(ctx: DomainContext): Promise<{ wa
         const marked = await trx
           .updateTable('outbox')
           .set({ last_error: `waiting: ${name} is off (${missing})` })
-          .where('state', '=', 'pending')
+          .where('state', '=', sql.lit('pending'))
           .where('attempts', '=', 0)
           .where('last_error', 'is', null)
           .where(ofPlatform)
@@ -268,7 +281,7 @@ export async function settleRowsOfPlatformsOff(ctx: DomainContext): Promise<{ wa
       const dead = await trx
         .updateTable('outbox')
         .set({ state: 'dead', last_error: `expired: ${name} was off for a day`, lease_until: null, lease_token: null })
-        .where('state', '=', 'pending')
+        .where('state', '=', sql.lit('pending'))
         .where('attempts', '=', 0)
         .where('last_error', 'like', `waiting: ${name} is off%`)
         .where('created_at', '<', now - WAIT_FOR_PLATFORM_MS)

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { platformOfStream } from '../domain/chat/chat.js';
 import type { ChatPlatform } from '../domain/chat/chat.js';
 import type { DomainContext } from '../domain/context.js';
@@ -271,7 +272,13 @@ export function createOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
   /** Streams with a row due now that some publisher takes. */
   async function dueStreams(): Promise<Set<string>> {
     const now = ctx.clock.now().getTime();
-    const rows = await ctx.db.selectFrom('outbox').select('stream').distinct().where('state', '=', 'pending').where('next_attempt_at', '<=', now).execute();
+    const rows = await ctx.db
+      .selectFrom('outbox')
+      .select('stream')
+      .distinct()
+      .where('state', '=', sql.lit('pending'))
+      .where('next_attempt_at', '<=', now)
+      .execute();
     return new Set(rows.map((r) => r.stream).filter((stream) => publisherFor(stream) !== undefined));
   }
 }
