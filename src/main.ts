@@ -138,6 +138,7 @@ export function createJobDeps(ctx: DomainContext, config: Config, logger: Logger
     prober,
     feeds,
     retentionDays: config.retentionDays,
+    outboxRetentionDays: config.outbox.retentionDays,
     async close() {
       await prober.idle();
       await prober.flush();

@@ -188,6 +188,8 @@ export const configFileSchema = z
     /** The probing region of this process, named in monitor incidents. */
     region: z.string().trim().min(1).max(64).default('local'),
     retention_days: z.int().min(1).max(36_500).default(90),
+    /** Sent notifications are deleted this long after their delivery; dead letters stay until retried. */
+    outbox: z.strictObject({ retention_days: z.int().min(1).max(36_500).default(7) }).default({ retention_days: 7 }),
     probes: z
       .strictObject({
         block_private_targets: z.boolean().default(false),

@@ -25,6 +25,8 @@ export interface Config {
   setup: Setup;
   region: string;
   retentionDays: number;
+  /** Days a sent notification stays in the outbox. */
+  outbox: { retentionDays: number };
   probes: { blockPrivateTargets: boolean; timeoutMs: number; concurrency: number };
   /** PostgreSQL's connection pool of this process. */
   database: { poolSize: number };
@@ -64,6 +66,7 @@ export const emptyConfig = (): Config => ({
   setup: { services: withCatalog([]), companies: [], demo: true },
   region: 'local',
   retentionDays: 90,
+  outbox: { retentionDays: 7 },
   probes: { blockPrivateTargets: false, timeoutMs: 10_000, concurrency: 1_000 },
   database: { poolSize: 10 },
   metrics: {},
@@ -118,6 +121,7 @@ export function parseConfig(file: string, text: string): LoadedConfig {
       setup: { services: withCatalog(parsed.services), companies: parsed.companies, demo: parsed.demo },
       region: parsed.region,
       retentionDays: parsed.retention_days,
+      outbox: { retentionDays: parsed.outbox.retention_days },
       probes: {
         blockPrivateTargets: parsed.probes.block_private_targets,
         timeoutMs: Math.round(parsed.probes.timeout_seconds * 1000),

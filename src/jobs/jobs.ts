@@ -3,6 +3,7 @@ import type { DomainContext } from '../domain/context.js';
 import { syncDemoServices } from '../domain/demo/demo-services.js';
 import { pruneLeases } from '../domain/jobs/leases.js';
 import { removeExpiredIncidents } from '../domain/retention.js';
+import { purgeSentOutbox } from '../delivery/outbox-purge.js';
 import { resolveQuietUserReports } from '../domain/vendors/user-reports.js';
 import type { Logger } from '../infrastructure/logger.js';
 import type { FeedPoller } from './feed-poller.js';
@@ -16,6 +17,7 @@ export interface JobDeps {
   prober: MonitorProber;
   feeds: FeedPoller;
   retentionDays: number;
+  outboxRetentionDays: number;
 }
 
 export interface Job {
@@ -72,6 +74,11 @@ export const JOBS: readonly Job[] = [
       const leases = await pruneLeases(ctx);
       return `removed ${plural(removed.incidents, 'incident')}, ${plural(removed.monitorIncidents, 'monitor incident')}, ${plural(removed.probeHours, 'probe hour')}, ${plural(leases, 'lease')}`;
     },
+  },
+  {
+    name: 'outbox-purge',
+    schedule: '0 45 * * * *',
+    run: async ({ ctx, outboxRetentionDays }) => `removed ${plural(await purgeSentOutbox(ctx, { retentionDays: outboxRetentionDays }), 'sent notification')}`,
   },
 ];
 

@@ -80,6 +80,7 @@ describe('parseConfig: the README example', () => {
       },
       region: 'local',
       retentionDays: 90,
+      outbox: { retentionDays: 7 },
       probes: { blockPrivateTargets: false, timeoutMs: 10_000, concurrency: 1_000 },
       database: { poolSize: 10 },
       ingestion: { intervalMs: 60_000, timeoutMs: 10_000, concurrency: 50 },
@@ -493,6 +494,16 @@ jobs: { digests: { enabled: false } }
     expect(wrong).toContain('test.yml:5:');
     expect(wrong).toContain('http.trust_proxy[1] must be an IP address or a CIDR range');
     expect(failure(`${base}http: { trust_proxy: [10.0.0.0/33] }\n`)).toContain('http.trust_proxy[0]');
+  });
+
+  it('reads outbox.retention_days (7 by default) and names a value that is not a whole number of days from 1', () => {
+    expect(parseConfig('test.yml', base).config.outbox).toEqual({ retentionDays: 7 });
+    expect(parseConfig('test.yml', `${base}outbox: { retention_days: 30 }\n`).config.outbox).toEqual({ retentionDays: 30 });
+    const zero = failure(`${base}outbox:\n  retention_days: 0\n`);
+    expect(zero).toContain('test.yml:5:');
+    expect(zero).toContain('outbox.retention_days');
+    expect(failure(`${base}outbox: { retention_days: 1.5 }\n`)).toContain('outbox.retention_days');
+    expect(failure(`${base}outbox: { retention: 7 }\n`)).toContain('outbox');
   });
 
   it('reads chat.rate_limit, each key defaulting on its own, and refuses a limit below 1', () => {
