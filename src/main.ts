@@ -228,6 +228,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
         ...fronts.map((f) => f.publisher),
       ],
       onDelivered: metrics.delivered,
+      stop: stop.signal,
       ...options.delivery,
     });
 

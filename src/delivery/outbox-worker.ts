@@ -40,6 +40,12 @@ export interface OutboxWorkerOptions {
   random?: () => number;
   /** Called once per delivery attempt, with the publisher's name (metrics). */
   onDelivered?: (platform: string, result: DeliveryResult) => void;
+  /**
+   * The process's stop: a delivery still under way when it fires is given up
+   * (not an attempt) and its row given back at once, for the next start or
+   * another replica, rather than held until its lease runs out.
+   */
+  stop?: AbortSignal;
 }
 
 /** How an attempt ended: `rate_limited` does not count as an attempt, `dead` is the last failed one. */
@@ -98,7 +104,7 @@ export function createOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
       return platform;
     };
     const lost = new AbortController();
-    const signal = AbortSignal.any([lost.signal, AbortSignal.timeout(deadlineMs)]);
+    const signal = AbortSignal.any([lost.signal, AbortSignal.timeout(deadlineMs), ...(options.stop ? [options.stop] : [])]);
     const recorder: DeliveryRecorder = {
       step: async (name, value) => {
         progress[name] = value;
@@ -136,7 +142,7 @@ export function createOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
         stream: entry.stream,
       });
     try {
-      await untilAborted(publisher.deliver(delivery, recorder), signal, deadlineMs);
+      await untilAborted(publisher.deliver(delivery, recorder), signal, deadlineMs, options.stop);
       if (await markSent(ctx, entry.id, entry.lease)) options.onDelivered?.(publisher.name, 'sent');
       else heldElsewhere();
     } catch (error) {
@@ -144,7 +150,7 @@ export function createOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
         heldElsewhere();
         return;
       }
-      if (error instanceof StoppingError) {
+      if (error instanceof StoppingError || options.stop?.aborted) {
         // Not an attempt: the row stays queued, for the next start (or another replica) at once.
         await releaseClaim(ctx, entry.id, entry.lease);
         return;
@@ -302,13 +308,17 @@ export const idempotencyKeyOf = (entry: { id: number; createdAt: Date }): string
  * A delivery's work, or its end when `signal` fires first: a publisher that
  * does not heed the signal (a client without one) is no longer waited for.
  */
-async function untilAborted<T>(work: Promise<T>, signal: AbortSignal, deadlineMs: number): Promise<T> {
+async function untilAborted<T>(work: Promise<T>, signal: AbortSignal, deadlineMs: number, stop: AbortSignal | undefined): Promise<T> {
   work.catch(() => undefined);
   let onAbort = () => {};
   const aborted = new Promise<never>((_, reject) => {
     onAbort = () =>
       reject(
-        signal.reason instanceof LeaseLost ? signal.reason : new DeliveryFailure(`no confirmation within ${deadlineMs / 1000} s (the deadline of a delivery)`),
+        signal.reason instanceof LeaseLost
+          ? signal.reason
+          : stop?.aborted
+            ? new StoppingError()
+            : new DeliveryFailure(`no confirmation within ${deadlineMs / 1000} s (the deadline of a delivery)`),
       );
     if (signal.aborted) onAbort();
     else signal.addEventListener('abort', onAbort, { once: true });
