@@ -7,7 +7,7 @@ import { CONFIRM_TTL_MS, UNSUBSCRIBE_TTL_MS, signPageToken } from '../domain/sta
 import { mailLink } from '../domain/status-pages/subscriptions.js';
 import { renderConfirmationMail, renderIncidentMail } from './mail-render.js';
 import type { RenderedMail } from './mail-render.js';
-import { DeliveryFailure } from './publisher.js';
+import { DESTINATION_CONCURRENCY, DeliveryFailure } from './publisher.js';
 import type { Delivery, Publisher } from './publisher.js';
 
 export interface MailPublisherOptions {
@@ -108,6 +108,7 @@ export function createMailPublisher(options: MailPublisherOptions): MailPublishe
     name: 'email',
     streamPrefix: EMAIL_STREAM_PREFIX,
     minIntervalMs: () => 0,
+    streamWidth: DESTINATION_CONCURRENCY,
     async deliver(delivery: Delivery) {
       const id = emailSubscriberOfStream(delivery.stream);
       const subscriber =

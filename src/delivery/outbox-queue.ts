@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
-import type { ExpressionBuilder, Kysely, Selectable } from 'kysely';
+import type { ExpressionBuilder, Kysely, Selectable, SqlBool } from 'kysely';
 import { dialectOf } from '../db/dialect.js';
 import type { ChatPlatform, Database, OutboxTable } from '../db/schema.js';
 import type { DomainContext } from '../domain/context.js';
@@ -60,24 +60,35 @@ const toEntry = (r: Row): OutboxEntry => ({
   progress: r.progress ? (JSON.parse(r.progress) as Record<string, string>) : {},
 });
 
-/** What `claimDue` reads: the first pending row of each stream whose turn has come, in id order. */
-export function dueHeads(db: Kysely<Database>, options: { now: number; limit: number; streamPrefixes: readonly string[] }) {
+/** Rows of one stream delivered at once, by the start of its name; a stream not named goes one row at a time, in order. */
+export type StreamWidths = Readonly<Record<string, number>>;
+
+/**
+ * What `claimDue` reads: the first pending rows of each stream whose turn has
+ * come, in id order — the head alone of an ordered stream, up to its width of
+ * a stream whose rows may go side by side. A row under way or waiting for its
+ * retry keeps its place among the first: however many replicas claim, a
+ * stream never has more than its width under way.
+ */
+export function dueHeads(db: Kysely<Database>, options: { now: number; limit: number; streamPrefixes: readonly string[]; widths?: StreamWidths }) {
   const { now } = options;
+  const wide = Object.entries(options.widths ?? {}).filter(([prefix, width]) => width > 1 && options.streamPrefixes.includes(prefix));
+  const startsWith = (column: 'stream' | 'o.stream', prefix: string) => sql<SqlBool>`substr(${sql.ref(column)}, 1, ${prefix.length}) = ${prefix}`;
   return (
     db
-      // Each stream's head is read from the partial index alone; `state` is written as a literal so that a generic plan (PostgreSQL's prepared statements) can still use that index.
+      // Each stream's first rows are read from the partial index alone; `state` is written as a literal so that a generic plan (PostgreSQL's prepared statements) can still use that index.
       .selectFrom((eb) =>
         eb
           .selectFrom('outbox')
-          .select((e) => e.fn.min<number>('id').as('id'))
+          .select(['id', sql<number>`row_number() over (partition by stream order by id)`.as('n')])
           .where('state', '=', sql.lit('pending'))
           // Only streams a publisher of this process delivers: rows for a destination it has no credentials for must not crowd out the rest.
-          .where((e) => e.or(options.streamPrefixes.map((prefix) => e(e.fn<string>('substr', ['stream', e.val(1), e.val(prefix.length)]), '=', prefix))))
-          .groupBy('stream')
+          .where((e) => e.or(options.streamPrefixes.map((prefix) => startsWith('stream', prefix))))
           .as('h'),
       )
       .innerJoin('outbox as o', 'o.id', 'h.id')
       .select(columns.map((c) => `o.${c}` as const))
+      .where((e) => e.or([e('h.n', '=', 1), ...wide.map(([prefix, width]) => e.and([startsWith('o.stream', prefix), e('h.n', '<=', width)]))]))
       .where('o.next_attempt_at', '<=', now)
       .where((eb) => eb.or([eb('o.lease_until', 'is', null), eb('o.lease_until', '<', now)]))
       .orderBy('o.id')
@@ -86,17 +97,25 @@ export function dueHeads(db: Kysely<Database>, options: { now: number; limit: nu
 }
 
 /**
- * Takes the first pending row of up to `limit` streams whose turn has come,
+ * Takes the first pending rows of streams whose turn has come, up to `limit`,
  * skipping `busy` streams, and holds them for `leaseMs` so that no other
- * process delivers them meanwhile. Rows of one stream go out in id order: a
- * stream's later rows wait until its first one is sent or dead.
+ * process delivers them meanwhile. Rows of an ordered stream go out in id
+ * order: its later rows wait until its first one is sent or dead; a stream
+ * given a width in `widths` has up to that many of its first rows under way.
  */
 export async function claimDue(
   ctx: DomainContext,
-  options: { limit: number; leaseMs: number; busy: ReadonlySet<string>; streamPrefixes: readonly string[] },
+  options: { limit: number; leaseMs: number; busy: ReadonlySet<string>; streamPrefixes: readonly string[]; widths?: StreamWidths },
 ): Promise<ClaimedEntry[]> {
   const now = ctx.clock.now().getTime();
-  const heads = (db: Kysely<Database>) => dueHeads(db, { now, limit: options.limit + options.busy.size, streamPrefixes: options.streamPrefixes });
+  const widest = Math.max(1, ...Object.values(options.widths ?? {}));
+  const heads = (db: Kysely<Database>) =>
+    dueHeads(db, {
+      now,
+      limit: options.limit + options.busy.size * widest,
+      streamPrefixes: options.streamPrefixes,
+      ...(options.widths ? { widths: options.widths } : {}),
+    });
   const pick = (rows: Awaited<ReturnType<ReturnType<typeof heads>['execute']>>) => rows.filter((row) => !options.busy.has(row.stream)).slice(0, options.limit);
   const take = async (trx: Kysely<Database>, candidates: ReturnType<typeof pick>) => {
     if (candidates.length === 0) return [];
@@ -151,12 +170,30 @@ export async function renewLease(ctx: DomainContext, id: number, lease: string, 
 }
 
 export async function markSent(ctx: DomainContext, id: number, lease: string): Promise<boolean> {
+  return (await markSentBatch(ctx, [{ id, lease }])).has(id);
+}
+
+/**
+ * Marks confirmed rows sent in one transaction: those whose claim still holds
+ * them. Returns their ids; a row whose lease another process has taken over
+ * is left to it. When the transaction fails, none is marked: each stays
+ * claimed until its lease runs out and is delivered again, with the same
+ * Idempotency-Key.
+ */
+export async function markSentBatch(ctx: DomainContext, claims: readonly { id: number; lease: string }[]): Promise<Set<number>> {
   const now = ctx.clock.now().getTime();
-  return changed(
-    await ctx.write((trx) =>
-      holding(trx, id, lease).set({ state: 'sent', sent_at: now, lease_until: null, lease_token: null, last_error: null }).executeTakeFirst(),
-    ),
-  );
+  const marked = new Set<number>();
+  if (claims.length === 0) return marked;
+  await ctx.write(async (trx) => {
+    marked.clear();
+    for (const { id, lease } of claims) {
+      const result = await holding(trx, id, lease)
+        .set({ state: 'sent', sent_at: now, lease_until: null, lease_token: null, last_error: null })
+        .executeTakeFirst();
+      if (changed(result)) marked.add(id);
+    }
+  });
+  return marked;
 }
 
 /** Schedules the next attempt, or dead-letters the row when `dead`. */

@@ -9,7 +9,7 @@ import {
   chatMessageOf,
   claimDue,
   markFailed,
-  markSent,
+  markSentBatch,
   releaseClaim,
   rememberChatMessage,
   renewLease,
@@ -33,7 +33,7 @@ export interface OutboxWorkerOptions {
   leaseMs?: number;
   /** How long one delivery may take, all its steps and a body that trickles in included. */
   deadlineMs?: number;
-  /** Streams delivered at once. */
+  /** Deliveries under way at once, all streams together; a stream takes at most its publisher's `streamWidth` of them. */
   concurrency?: number;
   /** How often to look for due rows when nothing wakes the worker. */
   pollMs?: number;
@@ -62,8 +62,10 @@ export interface OutboxWorker {
 }
 
 /**
- * Delivers outbox rows: per stream in order, streams side by side, each row
- * marked sent only once its publisher confirmed it. Failures retry with
+ * Delivers outbox rows: streams side by side, a chat stream's rows in order,
+ * a webhook's or mail address's up to its publisher's width at once; each row
+ * marked sent only once its publisher confirmed it (confirmations that arrive
+ * together are marked in one transaction). Failures retry with
  * exponential backoff and jitter (a Retry-After is honoured) and, after
  * `maxAttempts`, the row is dead-lettered. Rows left pending by a crash are
  * simply due again after the next start.
@@ -77,11 +79,15 @@ export function createOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
   const maxDelayMs = options.maxDelayMs ?? 15 * 60_000;
   const leaseMs = options.leaseMs ?? 60_000;
   const deadlineMs = options.deadlineMs ?? 60_000;
-  const concurrency = options.concurrency ?? 8;
+  const concurrency = options.concurrency ?? 64;
   const pollMs = options.pollMs ?? 1_000;
   const random = options.random ?? Math.random;
 
-  const inFlight = new Map<string, Promise<void>>();
+  /** Deliveries under way, by row id. */
+  const inFlight = new Map<number, { stream: string; work: Promise<void> }>();
+  const widths = Object.fromEntries(publishers.map((p) => [p.streamPrefix, p.streamWidth ?? 1]));
+  const confirmations: { id: number; lease: string; settle: (marked: boolean) => void; fail: (error: unknown) => void }[] = [];
+  let flushing: Promise<void> | null = null;
   const readyAt = new Map<string, number>();
   let running = false;
   let timer: NodeJS.Timeout | undefined;
@@ -90,6 +96,27 @@ export function createOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
   let settledAt = Number.NEGATIVE_INFINITY;
 
   const publisherFor = (stream: string) => publishers.find((p) => stream.startsWith(p.streamPrefix));
+
+  /** Marks a confirmed row sent along with the others confirmed meanwhile: one transaction, not one per row. */
+  function confirm(entry: ClaimedEntry): Promise<boolean> {
+    return new Promise((settle, fail) => {
+      confirmations.push({ id: entry.id, lease: entry.lease, settle, fail });
+      if (flushing) return;
+      flushing = (async () => {
+        while (confirmations.length > 0) {
+          const batch = confirmations.splice(0, 500);
+          try {
+            const marked = await markSentBatch(ctx, batch);
+            for (const c of batch) c.settle(marked.has(c.id));
+          } catch (error) {
+            for (const c of batch) c.fail(error);
+          }
+        }
+      })().finally(() => {
+        flushing = null;
+      });
+    });
+  }
 
   function backoff(attempt: number): number {
     const ceiling = Math.min(maxDelayMs, baseDelayMs * 2 ** Math.max(0, attempt - 1));
@@ -141,11 +168,23 @@ export function createOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
         outboxId: entry.id,
         stream: entry.stream,
       });
+    let pacedMs = publisher.minIntervalMs(entry.stream);
     try {
-      await untilAborted(publisher.deliver(delivery, recorder), signal, deadlineMs, options.stop);
-      if (await markSent(ctx, entry.id, entry.lease)) options.onDelivered?.(publisher.name, 'sent');
+      try {
+        await untilAborted(publisher.deliver(delivery, recorder), signal, deadlineMs, options.stop);
+      } catch (error) {
+        await failed(error);
+        return;
+      }
+      // A failure to record it leaves the row claimed: it is delivered again, with the same key, once the lease runs out.
+      if (await confirm(entry)) options.onDelivered?.(publisher.name, 'sent');
       else heldElsewhere();
-    } catch (error) {
+    } finally {
+      clearInterval(renewal);
+      readyAt.set(entry.stream, Date.now() + pacedMs);
+    }
+
+    async function failed(error: unknown): Promise<void> {
       if (lost.signal.aborted) {
         heldElsewhere();
         return;
@@ -162,6 +201,8 @@ export function createOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
       const attempts = entry.attempts + (countsAsAttempt ? 1 : 0);
       const dead = countsAsAttempt && attempts >= maxAttempts;
       const delay = failure?.retryAfterMs ?? backoff(attempts);
+      // Told to slow down: the destination's other rows wait as long (its rate limit), in this process.
+      if (failure?.rateLimited) pacedMs = Math.max(pacedMs, delay);
       const message = error instanceof Error ? error.message : String(error);
       if (!(await markFailed(ctx, entry.id, entry.lease, { error: message, countsAsAttempt, retryAt: now + delay, dead }))) {
         heldElsewhere();
@@ -171,9 +212,6 @@ export function createOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
       const fields = { outboxId: entry.id, stream: entry.stream, event: entry.event, attempts, retryInMs: dead ? null : delay, reason: message };
       if (dead) logger.error(`outbox row ${entry.id} (${entry.event} to ${entry.stream}) dead after ${attempts} attempts: ${message}`, undefined, fields);
       else logger.warn(`delivery of outbox row ${entry.id} failed; tried again later`, fields);
-    } finally {
-      clearInterval(renewal);
-      readyAt.set(entry.stream, Date.now() + publisher.minIntervalMs(entry.stream));
     }
   }
 
@@ -192,7 +230,8 @@ export function createOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
     const free = concurrency - inFlight.size;
     if (free <= 0) return;
     const now = Date.now();
-    const busy = new Set(inFlight.keys());
+    // An ordered stream under way is busy; a wide one is held to its width by the claim itself.
+    const busy = new Set([...inFlight.values()].filter((d) => (widths[publisherFor(d.stream)?.streamPrefix ?? ''] ?? 1) <= 1).map((d) => d.stream));
     for (const [stream, at] of readyAt) {
       if (at > now) busy.add(stream);
       else readyAt.delete(stream);
@@ -202,16 +241,17 @@ export function createOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
       leaseMs,
       busy,
       streamPrefixes: publishers.map((p) => p.streamPrefix),
+      widths,
     });
     for (const entry of claimed) {
       const publisher = publisherFor(entry.stream)!;
       const work = deliverOne(entry, publisher)
         .catch((error: unknown) => logger.error(`outbox row ${entry.id} could not be recorded`, error))
         .finally(() => {
-          inFlight.delete(entry.stream);
+          inFlight.delete(entry.id);
           if (running) wake();
         });
-      inFlight.set(entry.stream, work);
+      inFlight.set(entry.id, { stream: entry.stream, work });
     }
   }
 
@@ -255,14 +295,14 @@ export function createOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
       running = false;
       clearTimeout(timer);
       await pass;
-      await Promise.all(inFlight.values());
+      await Promise.all([...inFlight.values()].map((d) => d.work));
     },
     wake,
     async drain() {
       for (;;) {
         await runPass();
         if (inFlight.size > 0) {
-          await Promise.race(inFlight.values());
+          await Promise.race([...inFlight.values()].map((d) => d.work));
           continue;
         }
         // Nothing could start: finished, unless due rows wait only for their stream's pacing.

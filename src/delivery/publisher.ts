@@ -33,9 +33,19 @@ export interface Publisher {
   readonly streamPrefix: string;
   /** Least time between two deliveries to one stream (Slack: about one message per second per channel). */
   minIntervalMs(stream: string): number;
+  /**
+   * Rows of one stream (one destination) delivered at once. Absent or 1: one
+   * after the other, in order (chat channels, where order and edit-in-place
+   * matter). Webhooks and mail carry their event time and idempotency key, so
+   * their rows may go side by side.
+   */
+  readonly streamWidth?: number;
   /** Resolves once the platform confirmed every step; throws DeliveryFailure (or any error) otherwise. */
   deliver(delivery: Delivery, recorder: DeliveryRecorder): Promise<void>;
 }
+
+/** Deliveries under way at once to one webhook URL or one mail address. */
+export const DESTINATION_CONCURRENCY = 8;
 
 /** A failed delivery; `retryAfterMs` when the platform said when to come back (HTTP 429 Retry-After). */
 export class DeliveryFailure extends Error {

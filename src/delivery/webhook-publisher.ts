@@ -3,7 +3,7 @@ import { request } from 'undici';
 import type { Dispatcher } from 'undici';
 import { describeNetworkError, requestSignal, throwIfStopping } from '../infrastructure/outbound.js';
 import type { DomainContext } from '../domain/context.js';
-import { DeliveryFailure, retryAfterMs } from './publisher.js';
+import { DESTINATION_CONCURRENCY, DeliveryFailure, retryAfterMs } from './publisher.js';
 import type { Delivery, Publisher } from './publisher.js';
 
 export const SIGNATURE_HEADER = 'x-statusbot-signature';
@@ -31,6 +31,7 @@ export function createWebhookPublisher(options: WebhookPublisherOptions): Publis
     name: 'webhook',
     streamPrefix: 'subscriber:',
     minIntervalMs: () => 0,
+    streamWidth: DESTINATION_CONCURRENCY,
     async deliver(delivery: Delivery) {
       const subscriber =
         delivery.subscriberId === null
