@@ -63,32 +63,51 @@ const toEntry = (r: Row): OutboxEntry => ({
 /** Rows of one stream delivered at once, by the start of its name; a stream not named goes one row at a time, in order. */
 export type StreamWidths = Readonly<Record<string, number>>;
 
+/** Past any row id: the bound of a stream with fewer pending rows than its width. */
+const NO_BOUND = 2 ** 53 - 1;
+
 /**
  * What `claimDue` reads: the first pending rows of each stream whose turn has
  * come, in id order — the head alone of an ordered stream, up to its width of
  * a stream whose rows may go side by side. A row under way or waiting for its
  * retry keeps its place among the first: however many replicas claim, a
  * stream never has more than its width under way.
+ *
+ * The streams with pending rows are found by skipping through the pending
+ * index, one probe each, and each one's first rows by a range of it: the cost
+ * follows the number of streams, not of the rows waiting in them.
  */
 export function dueHeads(db: Kysely<Database>, options: { now: number; limit: number; streamPrefixes: readonly string[]; widths?: StreamWidths }) {
   const { now } = options;
   const wide = Object.entries(options.widths ?? {}).filter(([prefix, width]) => width > 1 && options.streamPrefixes.includes(prefix));
-  const startsWith = (column: 'stream' | 'o.stream', prefix: string) => sql<SqlBool>`substr(${sql.ref(column)}, 1, ${prefix.length}) = ${prefix}`;
+  const startsWith = (prefix: string) => sql<SqlBool>`substr(s.stream, 1, ${prefix.length}) = ${prefix}`;
+  // `state` is written as a literal so that a generic plan (PostgreSQL's prepared statements) can still use the partial index.
+  const pending = sql.lit('pending' as const);
+  const nth = (n: number) =>
+    sql<number>`coalesce((select i.id from outbox i where i.state = ${pending} and i.stream = s.stream order by i.id limit 1 offset ${sql.lit(n - 1)}), ${sql.lit(NO_BOUND)})`;
+  const head = sql<number>`(select min(i.id) from outbox i where i.state = ${pending} and i.stream = s.stream)`;
+  const bound =
+    wide.length === 0
+      ? head
+      : sql<number>`case ${sql.join(
+          wide.map(([prefix, width]) => sql`when ${startsWith(prefix)} then ${nth(width)}`),
+          sql` `,
+        )} else ${head} end`;
   return (
     db
-      // Each stream's first rows are read from the partial index alone; `state` is written as a literal so that a generic plan (PostgreSQL's prepared statements) can still use that index.
-      .selectFrom((eb) =>
-        eb
-          .selectFrom('outbox')
-          .select(['id', sql<number>`row_number() over (partition by stream order by id)`.as('n')])
-          .where('state', '=', sql.lit('pending'))
-          // Only streams a publisher of this process delivers: rows for a destination it has no credentials for must not crowd out the rest.
-          .where((e) => e.or(options.streamPrefixes.map((prefix) => startsWith('stream', prefix))))
-          .as('h'),
+      .withRecursive(
+        'streams(stream)',
+        () =>
+          sql`(select min(stream) from outbox where state = ${pending} union all select (select min(n.stream) from outbox n where n.state = ${pending} and n.stream > streams.stream) from streams where streams.stream is not null)` as never,
       )
-      .innerJoin('outbox as o', 'o.id', 'h.id')
+      .selectFrom('streams as s' as never as 'outbox as s')
+      .innerJoin('outbox as o', 'o.stream', 's.stream')
       .select(columns.map((c) => `o.${c}` as const))
-      .where((e) => e.or([e('h.n', '=', 1), ...wide.map(([prefix, width]) => e.and([startsWith('o.stream', prefix), e('h.n', '<=', width)]))]))
+      .where(sql<SqlBool>`s.stream is not null`)
+      // Only streams a publisher of this process delivers: rows for a destination it has no credentials for must not crowd out the rest.
+      .where((e) => e.or(options.streamPrefixes.map((prefix) => startsWith(prefix))))
+      .where('o.state', '=', pending)
+      .where('o.id', '<=', bound)
       .where('o.next_attempt_at', '<=', now)
       .where((eb) => eb.or([eb('o.lease_until', 'is', null), eb('o.lease_until', '<', now)]))
       .orderBy('o.id')

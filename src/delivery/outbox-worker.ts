@@ -71,6 +71,12 @@ export interface OutboxWorker {
  * simply due again after the next start.
  */
 const SETTLE_MS = 60_000;
+/**
+ * How long confirmations and freed slots gather before one write marks them
+ * and one claim refills them: on SQLite every write transaction takes the
+ * file's one write lock, which the replicas and the API share.
+ */
+const GATHER_MS = 50;
 
 export function createOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
   const { ctx, publishers, logger } = options;
@@ -103,6 +109,7 @@ export function createOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
       confirmations.push({ id: entry.id, lease: entry.lease, settle, fail });
       if (flushing) return;
       flushing = (async () => {
+        await new Promise((r) => setTimeout(r, GATHER_MS));
         while (confirmations.length > 0) {
           const batch = confirmations.splice(0, 500);
           try {
@@ -249,10 +256,19 @@ export function createOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
         .catch((error: unknown) => logger.error(`outbox row ${entry.id} could not be recorded`, error))
         .finally(() => {
           inFlight.delete(entry.id);
-          if (running) wake();
+          if (running) wakeSoon();
         });
       inFlight.set(entry.id, { stream: entry.stream, work });
     }
+  }
+
+  let soon: NodeJS.Timeout | undefined;
+  /** A pass shortly, for the slots freed meanwhile together. */
+  function wakeSoon(): void {
+    soon ??= setTimeout(() => {
+      soon = undefined;
+      wake();
+    }, GATHER_MS);
   }
 
   function wake(): void {
@@ -294,6 +310,7 @@ export function createOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
     async stop() {
       running = false;
       clearTimeout(timer);
+      clearTimeout(soon);
       await pass;
       await Promise.all([...inFlight.values()].map((d) => d.work));
     },
