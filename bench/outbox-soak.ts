@@ -1,0 +1,344 @@
+/**
+ * `npm run bench`: the outbox under load. BENCH_SOAK_ROWS (default 20,000)
+ * webhook deliveries are queued through the API — incidents created on a
+ * status page with BENCH_SOAK_SUBSCRIBERS (default 20) webhook subscribers,
+ * by a server whose delivery is off — then two replica processes on the same
+ * database deliver them to a local receiver, while GET /api/v2/incidents/:id
+ * is timed against them. Printed per engine: every row delivered, none twice
+ * at once (the same Idempotency-Key overlapping in time), the drain rate and
+ * the API's p99 meanwhile.
+ *   BENCH_ENGINES       `sqlite,postgres` (default)
+ *   BENCH_POSTGRES_URL  where the PostgreSQL run creates its database (default postgres://postgres@127.0.0.1:5432/test)
+ */
+import { fork } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import BetterSqlite3 from 'better-sqlite3';
+import pg from 'pg';
+import { loadConfig } from '../src/config/load-config.js';
+import { silentLogger } from '../src/infrastructure/pino-logger.js';
+import { startServer } from '../src/main.js';
+
+const ROWS = Number(process.env.BENCH_SOAK_ROWS ?? 20_000);
+const SUBSCRIBERS = Number(process.env.BENCH_SOAK_SUBSCRIBERS ?? 20);
+const ENGINES = (process.env.BENCH_ENGINES ?? 'sqlite,postgres').split(',');
+const POSTGRES_URL = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const KEY = 'soak-key-1';
+const TARGETS: Record<string, { rate: number }> = { SQLite: { rate: 500 }, PostgreSQL: { rate: 300 } };
+const API_P99_MS = 10;
+const DRAIN_TIMEOUT_MS = 10 * 60_000;
+
+const config = (hook: string) => `
+public_url: http://status.test
+rate_limit: { per_minute: 10000000 }
+companies:
+  - name: Soak
+    plan: business
+    api_keys: ["${KEY}"]
+    custom_services:
+      - { id: 1001, name: Soak API, urlname: soak-api }
+    status_pages:
+      - name: Soak status
+        url: https://status.soak.example
+        services: [soak-api]
+        subscribers:
+${Array.from({ length: SUBSCRIBERS }, (_, i) => `          - { webhook: "${hook}/hooks/${i}", secret: "whsec-0123456789abcdef" }`).join('\n')}
+`;
+
+// ---------------------------------------------------------------- receiver
+
+interface Receiver {
+  url: string;
+  /** Deliveries received, by Idempotency-Key. */
+  byKey: Map<string, number>;
+  rowIds: Set<string>;
+  /** Keys seen under way twice at the same time. */
+  overlapping: Set<string>;
+  mostAtOnce: number;
+  first: number;
+  last: number;
+  close(): Promise<void>;
+}
+
+async function startReceiver(): Promise<Receiver> {
+  const open = new Map<string, number>();
+  let atOnce = 0;
+  const r: Omit<Receiver, 'url' | 'close'> = { byKey: new Map(), rowIds: new Set(), overlapping: new Set(), mostAtOnce: 0, first: 0, last: 0 };
+  const server = createServer((req, res) => {
+    const key = String(req.headers['idempotency-key']);
+    const now = (open.get(key) ?? 0) + 1;
+    open.set(key, now);
+    if (now > 1) r.overlapping.add(key);
+    atOnce++;
+    r.mostAtOnce = Math.max(r.mostAtOnce, atOnce);
+    req.resume();
+    req.on('end', () => {
+      r.byKey.set(key, (r.byKey.get(key) ?? 0) + 1);
+      r.rowIds.add(String(req.headers['x-statusbot-delivery']));
+      r.first ||= performance.now();
+      r.last = performance.now();
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('{"ok":true}');
+    });
+    res.on('close', () => {
+      atOnce--;
+      const left = (open.get(key) ?? 1) - 1;
+      if (left === 0) open.delete(key);
+      else open.set(key, left);
+    });
+  });
+  server.keepAliveTimeout = 60_000;
+  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
+  return Object.assign(r, {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () =>
+      new Promise<void>((ok) => {
+        server.close(() => ok());
+        server.closeAllConnections();
+      }),
+  }) as Receiver;
+}
+
+// ---------------------------------------------------------------- run
+
+function startReplica(dbPath: string, configPath: string): Promise<{ proc: ChildProcess; port: number }> {
+  const proc = fork(fileURLToPath(import.meta.url), ['replica', dbPath, configPath], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  return new Promise((ok, fail) => {
+    proc.once('exit', (code) => fail(new Error(`a replica exited before it was ready (${code})`)));
+    proc.on('message', (m: { type: string; port: number }) => m.type === 'ready' && ok({ proc, port: m.port }));
+  });
+}
+
+async function stopReplica(proc: ChildProcess): Promise<void> {
+  if (proc.exitCode !== null) return;
+  const exited = new Promise((ok) => proc.once('exit', ok));
+  proc.send({ type: 'stop' });
+  const timer = setTimeout(() => proc.kill('SIGKILL'), 10_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+const api = (port: number, method: string, path: string, body?: unknown) =>
+  fetch(`http://127.0.0.1:${port}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+
+/** Queues ROWS webhook deliveries the way users do: incidents created over the API, one row per subscriber each. */
+async function queue(dbPath: string, configPath: string): Promise<string> {
+  const server = await startServer({
+    dbPath,
+    port: 0,
+    host: '127.0.0.1',
+    config: loadConfig(configPath).config,
+    logger: silentLogger,
+    env: {},
+    jobs: false,
+    delivery: { enabled: false },
+    notice: () => undefined,
+  });
+  try {
+    const incidents = Math.ceil(ROWS / SUBSCRIBERS);
+    let next = 0;
+    let firstId = '';
+    await Promise.all(
+      Array.from({ length: 8 }, async () => {
+        while (next < incidents) {
+          const n = next++;
+          const response = await api(server.port, 'POST', '/api/v2/incidents', { service_id: 1001, title: `Soak ${n}` });
+          if (response.status !== 201) throw new Error(`POST /api/v2/incidents: HTTP ${response.status} ${await response.text()}`);
+          const { data } = (await response.json()) as { data: { id: string } };
+          firstId ||= data.id;
+        }
+      }),
+    );
+    return firstId;
+  } finally {
+    await server.close();
+  }
+}
+
+async function outboxStates(dbPath: string): Promise<Record<string, number>> {
+  const sqlText = 'select state, count(*) as n from outbox group by state';
+  let rows: { state: string; n: number | string }[];
+  if (dbPath.startsWith('postgres')) {
+    const client = new pg.Client({ connectionString: dbPath });
+    await client.connect();
+    rows = (await client.query(sqlText).finally(() => client.end())).rows;
+  } else {
+    const db = new BetterSqlite3(dbPath, { readonly: true });
+    rows = db.prepare(sqlText).all() as typeof rows;
+    db.close();
+  }
+  return Object.fromEntries(rows.map((r) => [r.state, Number(r.n)]));
+}
+
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN;
+
+interface Result {
+  engine: string;
+  queued: number;
+  delivered: number;
+  twiceAtOnce: number;
+  repeated: number;
+  seconds: number;
+  rate: number;
+  p50: number;
+  p99: number;
+  states: Record<string, number>;
+}
+
+async function soak(engine: string, dbPath: string, dir: string): Promise<Result> {
+  const receiver = await startReceiver();
+  const configPath = join(dir, `${engine}.yml`);
+  writeFileSync(configPath, config(receiver.url));
+  const replicas: ChildProcess[] = [];
+  try {
+    const incidentId = await queue(dbPath, configPath);
+    const queued = (await outboxStates(dbPath)).pending ?? 0;
+    const started = await Promise.all([startReplica(dbPath, configPath), startReplica(dbPath, configPath)]);
+    replicas.push(...started.map((s) => s.proc));
+    const latencies: number[] = [];
+    const deadline = performance.now() + DRAIN_TIMEOUT_MS;
+    let turn = 0;
+    while (receiver.byKey.size < queued && performance.now() < deadline) {
+      const port = started[turn++ % 2]!.port;
+      const t = performance.now();
+      const response = await api(port, 'GET', `/api/v2/incidents/${incidentId}`);
+      await response.arrayBuffer();
+      latencies.push(performance.now() - t);
+      if (response.status !== 200) throw new Error(`GET /api/v2/incidents/:id: HTTP ${response.status}`);
+      // A client every 10 ms: the drain, not the probe, keeps the CPUs busy.
+      await new Promise((ok) => setTimeout(ok, 10));
+    }
+    // The last confirmations are marked after the receiver answered.
+    await new Promise((ok) => setTimeout(ok, 1_000));
+    const states = await outboxStates(dbPath);
+    latencies.sort((a, b) => a - b);
+    const seconds = (receiver.last - receiver.first) / 1_000;
+    return {
+      engine,
+      queued,
+      delivered: receiver.byKey.size,
+      twiceAtOnce: receiver.overlapping.size,
+      repeated: [...receiver.byKey.values()].filter((n) => n > 1).length,
+      seconds,
+      rate: receiver.byKey.size / Math.max(seconds, 0.001),
+      p50: percentile(latencies, 50),
+      p99: percentile(latencies, 99),
+      states,
+    };
+  } finally {
+    await Promise.all(replicas.map(stopReplica));
+    await receiver.close();
+  }
+}
+
+async function postgresDatabase(): Promise<{ url: string; drop(): Promise<void> } | null> {
+  const name = `statusbot_soak_${Date.now().toString(36)}`;
+  const admin = new pg.Client({ connectionString: POSTGRES_URL, connectionTimeoutMillis: 3_000 });
+  try {
+    await admin.connect();
+    await admin.query(`create database ${name}`);
+  } catch (error) {
+    console.log(`PostgreSQL run skipped: ${POSTGRES_URL} cannot be used (${(error as Error).message})`);
+    return null;
+  } finally {
+    await admin.end().catch(() => undefined);
+  }
+  const url = new URL(POSTGRES_URL);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      const client = new pg.Client({ connectionString: POSTGRES_URL });
+      await client.connect();
+      await client.query(`drop database if exists ${name} with (force)`).finally(() => client.end());
+    },
+  };
+}
+
+async function main(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'statusbot-bench-soak-'));
+  const results: Result[] = [];
+  try {
+    if (ENGINES.includes('sqlite')) results.push(await soak('SQLite', join(dir, 'soak.db'), dir));
+    if (ENGINES.includes('postgres')) {
+      const database = await postgresDatabase();
+      if (database) {
+        try {
+          results.push(await soak('PostgreSQL', database.url, dir));
+        } finally {
+          await database.drop();
+        }
+      }
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  console.log(`outbox soak: ${ROWS.toLocaleString('en')} webhook deliveries to ${SUBSCRIBERS} subscribers, two replicas`);
+  const header = [
+    'engine',
+    'queued',
+    'delivered',
+    'twice at once',
+    'sent again',
+    'left pending',
+    'drain s',
+    'rows/s',
+    'target rows/s',
+    'API p50 ms',
+    'API p99 ms',
+  ];
+  const lines = results.map((r) => [
+    r.engine,
+    String(r.queued),
+    String(r.delivered),
+    String(r.twiceAtOnce),
+    String(r.repeated),
+    String(r.states.pending ?? 0),
+    r.seconds.toFixed(1),
+    r.rate.toFixed(0),
+    `≥ ${TARGETS[r.engine]?.rate ?? '?'}`,
+    r.p50.toFixed(2),
+    r.p99.toFixed(2),
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i]!.length)));
+  for (const line of [header, ...lines]) console.log(line.map((c, i) => c.padEnd(widths[i]!)).join('  '));
+  for (const r of results) {
+    const met = r.delivered === r.queued && r.twiceAtOnce === 0 && r.rate >= (TARGETS[r.engine]?.rate ?? 0) && r.p99 < API_P99_MS;
+    console.log(`${r.engine}: ${met ? 'target met' : 'target NOT met'} (all delivered, none twice at once, rate, API p99 < ${API_P99_MS} ms)`);
+  }
+}
+
+// ---------------------------------------------------------------- replica child
+
+async function replica(): Promise<void> {
+  const [dbPath, configPath] = process.argv.slice(3) as [string, string];
+  const server = await startServer({
+    dbPath,
+    port: 0,
+    host: '127.0.0.1',
+    config: loadConfig(configPath).config,
+    logger: silentLogger,
+    env: {},
+    jobs: false,
+    delivery: { enabled: true, ...(process.env.BENCH_SOAK_CONCURRENCY ? { concurrency: Number(process.env.BENCH_SOAK_CONCURRENCY) } : {}) },
+    notice: () => undefined,
+  });
+  process.on('message', (m: { type: string }) => {
+    if (m.type === 'stop') void server.close().then(() => process.exit(0));
+  });
+  process.on('disconnect', () => process.exit(0));
+  process.send?.({ type: 'ready', port: server.port });
+}
+
+// Forked with `replica`: one of the two servers; otherwise the run itself.
+if (process.argv[2] === 'replica') await replica();
+else await main();
