@@ -1,0 +1,207 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Kysely } from 'kysely';
+import type { Database } from '../../src/db/schema.js';
+import type { DomainContext } from '../../src/domain/context.js';
+import { claimDue, markSentBatch } from '../../src/delivery/outbox-queue.js';
+import { createOutboxWorker } from '../../src/delivery/outbox-worker.js';
+import type { OutboxWorker } from '../../src/delivery/outbox-worker.js';
+import { DESTINATION_CONCURRENCY } from '../../src/delivery/publisher.js';
+import type { Delivery, Publisher } from '../../src/delivery/publisher.js';
+import { silentLogger } from '../../src/infrastructure/pino-logger.js';
+import { startFakeWebhook } from '../fakes/fake-webhook.js';
+import type { FakeWebhook } from '../fakes/fake-webhook.js';
+import { ACME_KEY, startTestServer } from '../helpers/test-server.js';
+import type { TestServer } from '../helpers/test-server.js';
+import { waitUntil } from '../helpers/wait-until.js';
+
+const FAST = { enabled: true, baseDelayMs: 10, maxDelayMs: 40, pollMs: 10 } as const;
+
+const config = (hooks: string[]) => `
+public_url: http://status.test
+rate_limit: { per_minute: 100000 }
+companies:
+  - name: Acme
+    plan: business
+    api_keys: ["${ACME_KEY}"]
+    custom_services:
+      - { id: 1001, name: Acme API, urlname: acme-api }
+    status_pages:
+      - name: Acme status
+        url: https://status.acme.example
+        services: [acme-api]
+        subscribers:
+${hooks.map((hook) => `          - { webhook: "${hook}", secret: "whsec-0123456789abcdef" }`).join('\n')}
+`;
+
+const servers: TestServer[] = [];
+const hooks: FakeWebhook[] = [];
+const workers: OutboxWorker[] = [];
+afterEach(async () => {
+  for (const w of workers.splice(0)) await w.stop();
+  for (const s of servers.splice(0)) await s.stop();
+  for (const h of hooks.splice(0)) await h.close();
+});
+
+async function hook(): Promise<FakeWebhook> {
+  const h = await startFakeWebhook();
+  hooks.push(h);
+  return h;
+}
+
+async function server(options: Parameters<typeof startTestServer>[0] = {}): Promise<TestServer> {
+  const s = await startTestServer(options);
+  servers.push(s);
+  return s;
+}
+
+async function openIncidents(s: TestServer, count: number): Promise<void> {
+  for (let i = 0; i < count; i++) {
+    const response = await s.api('POST', '/api/v2/incidents', { body: { service_id: 1001, title: `Incident ${i}` } });
+    expect(response.status).toBe(201);
+  }
+}
+
+const sentCount = async (s: TestServer) =>
+  Number(
+    (
+      await s.ctx.db
+        .selectFrom('outbox')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .where('state', '=', 'sent')
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
+
+async function queueRows(s: TestServer, streams: string[]): Promise<void> {
+  const { id: companyId } = await s.ctx.db.selectFrom('companies').select('id').orderBy('id').limit(1).executeTakeFirstOrThrow();
+  const now = s.clock.now().getTime();
+  await s.ctx.db
+    .insertInto('outbox')
+    .values(
+      streams.map((stream, i) => ({
+        company_id: companyId,
+        stream,
+        event: 'incident.updated',
+        payload: JSON.stringify({ n: i }),
+        state: 'pending' as const,
+        next_attempt_at: now - 1_000,
+        created_at: now - 1_000,
+      })),
+    )
+    .execute();
+}
+
+describe('deliveries to one destination at once', () => {
+  it(`sends at most ${DESTINATION_CONCURRENCY} webhooks at once to one URL, from two servers together, and each once`, async () => {
+    const h = await hook();
+    h.trickle(300);
+    const a = await server({ config: config([`${h.url}/hooks/a`]), delivery: FAST });
+    // A second server on the same database: the bound holds for both together.
+    await server({ config: config([`${h.url}/hooks/a`]), dbPath: a.dbPath, delivery: FAST });
+    await openIncidents(a, 24);
+    await waitUntil(async () => (await sentCount(a)) === 24, { what: 'all 24 webhooks sent', timeoutMs: 20_000 });
+    expect(h.mostAtOnce).toBeGreaterThan(1);
+    expect(h.mostAtOnce).toBeLessThanOrEqual(DESTINATION_CONCURRENCY);
+    const keys = h.received.map((r) => r.headers['idempotency-key']);
+    expect(new Set(keys).size).toBe(24);
+    expect(keys).toHaveLength(24);
+  });
+
+  it('a receiver that never answers holds back no other: the other subscriber gets all of its webhooks', async () => {
+    const slow = await hook();
+    slow.trickle(Number.POSITIVE_INFINITY);
+    const fast = await hook();
+    const s = await server({ config: config([`${slow.url}/hooks/slow`, `${fast.url}/hooks/fast`]), delivery: FAST });
+    await openIncidents(s, 20);
+    // Confirmed and marked sent, while the other receiver still holds its first webhooks.
+    await waitUntil(async () => fast.received.length === 20 && (await sentCount(s)) === 20, {
+      what: 'the 20 webhooks of the answering receiver sent',
+      timeoutMs: 20_000,
+    });
+    expect(slow.received.length).toBeLessThanOrEqual(DESTINATION_CONCURRENCY);
+    expect(slow.mostAtOnce).toBeLessThanOrEqual(DESTINATION_CONCURRENCY);
+  });
+});
+
+/** A chat platform that records what reached each channel, in order, and how many were under way at once. */
+function fakeChat(): Publisher & { posted: string[]; mostAtOnce: number } {
+  let open = 0;
+  const fake = {
+    name: 'slack',
+    streamPrefix: 'slack:',
+    minIntervalMs: () => 0,
+    posted: [] as string[],
+    mostAtOnce: 0,
+    async deliver(delivery: Delivery) {
+      open++;
+      fake.mostAtOnce = Math.max(fake.mostAtOnce, open);
+      await new Promise((r) => setTimeout(r, 5));
+      fake.posted.push(`${delivery.stream} ${(delivery.payload as { n: number }).n}`);
+      open--;
+    },
+  };
+  return fake;
+}
+
+describe('chat streams', () => {
+  it("keep each channel's messages in the order they were queued, one at a time", async () => {
+    const s = await server();
+    const chat = fakeChat();
+    await queueRows(
+      s,
+      Array.from({ length: 30 }, (_, i) => `slack:C${i % 2}`),
+    );
+    const worker = createOutboxWorker({ ctx: s.ctx, publishers: [chat], logger: silentLogger, pollMs: 10 });
+    workers.push(worker);
+    await worker.drain();
+    const channel = (c: string) => chat.posted.filter((p) => p.startsWith(`slack:${c} `)).map((p) => Number(p.split(' ')[1]));
+    expect(channel('C0')).toEqual(Array.from({ length: 15 }, (_, i) => i * 2));
+    expect(channel('C1')).toEqual(Array.from({ length: 15 }, (_, i) => i * 2 + 1));
+    // The two channels side by side, never two messages of one channel.
+    expect(chat.mostAtOnce).toBeLessThanOrEqual(2);
+  });
+});
+
+describe('marking confirmations sent in a batch', () => {
+  async function claimedBatch(s: TestServer) {
+    await queueRows(s, ['subscriber:1', 'subscriber:1', 'subscriber:1']);
+    const claimed = await claimDue(s.ctx, {
+      limit: 10,
+      leaseMs: 60_000,
+      busy: new Set(),
+      streamPrefixes: ['subscriber:'],
+      widths: { 'subscriber:': DESTINATION_CONCURRENCY },
+    });
+    expect(claimed).toHaveLength(3);
+    return claimed;
+  }
+  const states = (s: TestServer) => s.ctx.db.selectFrom('outbox').select(['id', 'state', 'lease_token']).orderBy('id').execute();
+
+  it('marks the rows its claims still hold, and leaves one taken over meanwhile to its new holder', async () => {
+    const s = await server();
+    const [first, second, third] = await claimedBatch(s);
+    await s.ctx.write((trx) => trx.updateTable('outbox').set({ lease_token: 'other-process' }).where('id', '=', second!.id).execute());
+    const marked = await markSentBatch(s.ctx, [first!, second!, third!]);
+    expect([...marked].sort((x, y) => x - y)).toEqual([first!.id, third!.id]);
+    expect((await states(s)).map((r) => [r.state, r.lease_token])).toEqual([
+      ['sent', null],
+      ['pending', 'other-process'],
+      ['sent', null],
+    ]);
+  });
+
+  it('marks none when the transaction fails part-way: every row stays claimed, to be delivered again', async () => {
+    const s = await server();
+    const claimed = await claimedBatch(s);
+    const failing: DomainContext = {
+      ...s.ctx,
+      write: <T>(unit: (trx: Kysely<Database>) => Promise<T>) =>
+        s.ctx.write(async (trx) => {
+          await unit(trx);
+          throw new Error('disk I/O error');
+        }),
+    };
+    await expect(markSentBatch(failing, claimed)).rejects.toThrow('disk I/O error');
+    expect((await states(s)).map((r) => [r.state, r.lease_token])).toEqual(claimed.map((c) => ['pending', c.lease]));
+  });
+});
