@@ -23,11 +23,11 @@ import pg from 'pg';
 import { loadConfig } from '../src/config/load-config.js';
 import { silentLogger } from '../src/infrastructure/pino-logger.js';
 import { startServer } from '../src/main.js';
+import { postgresDatabase } from './postgres-database.js';
 
 const ROWS = Number(process.env.BENCH_SOAK_ROWS ?? 20_000);
 const SUBSCRIBERS = Number(process.env.BENCH_SOAK_SUBSCRIBERS ?? 20);
 const ENGINES = (process.env.BENCH_ENGINES ?? 'sqlite,postgres').split(',');
-const POSTGRES_URL = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const KEY = 'soak-key-1';
 const TARGETS: Record<string, { rate: number }> = { SQLite: { rate: 500 }, PostgreSQL: { rate: 300 } };
 const API_P99_MS = 10;
@@ -240,37 +240,13 @@ async function soak(engine: string, dbPath: string, dir: string): Promise<Result
   }
 }
 
-async function postgresDatabase(): Promise<{ url: string; drop(): Promise<void> } | null> {
-  const name = `statusbot_soak_${Date.now().toString(36)}`;
-  const admin = new pg.Client({ connectionString: POSTGRES_URL, connectionTimeoutMillis: 3_000 });
-  try {
-    await admin.connect();
-    await admin.query(`create database ${name}`);
-  } catch (error) {
-    console.log(`PostgreSQL run skipped: ${POSTGRES_URL} cannot be used (${(error as Error).message})`);
-    return null;
-  } finally {
-    await admin.end().catch(() => undefined);
-  }
-  const url = new URL(POSTGRES_URL);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    async drop() {
-      const client = new pg.Client({ connectionString: POSTGRES_URL });
-      await client.connect();
-      await client.query(`drop database if exists ${name} with (force)`).finally(() => client.end());
-    },
-  };
-}
-
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'statusbot-bench-soak-'));
   const results: Result[] = [];
   try {
     if (ENGINES.includes('sqlite')) results.push(await soak('SQLite', join(dir, 'soak.db'), dir));
     if (ENGINES.includes('postgres')) {
-      const database = await postgresDatabase();
+      const database = await postgresDatabase('statusbot_soak');
       if (database) {
         try {
           results.push(await soak('PostgreSQL', database.url, dir));

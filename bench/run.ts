@@ -43,9 +43,9 @@ import { cpus, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import pg from 'pg';
 import { RESULTS_FILE, recordResult } from './results.js';
 import type { ChildReply, ParentMessage } from './ipc.js';
+import { postgresDatabase } from './postgres-database.js';
 
 const SECONDS = positive('BENCH_SECONDS', 10);
 const WARMUP_SECONDS = positive('BENCH_WARMUP_SECONDS', 2, true);
@@ -86,7 +86,6 @@ const PAGE_SLUG = 'bench-status';
 const PAGE_SERVICES = 6;
 /** `sqlite`, or `sqlite,postgres` (the default): PostgreSQL with one replica and with two, load split across both. */
 const ENGINES = (process.env.BENCH_ENGINES ?? 'sqlite,postgres').split(',');
-const POSTGRES_URL = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 
@@ -537,31 +536,6 @@ function table(rows: string[][]): string {
 
 // ---------------------------------------------------------------- main
 
-/** A fresh PostgreSQL database for one engine run, and how to drop it. */
-async function postgresDatabase(): Promise<{ url: string; drop(): Promise<void> } | null> {
-  const name = `statusbot_bench_${Date.now().toString(36)}${Math.floor(Math.random() * 1e6).toString(36)}`;
-  const admin = new pg.Client({ connectionString: POSTGRES_URL, connectionTimeoutMillis: 3_000 });
-  try {
-    await admin.connect();
-    await admin.query(`create database ${name}`);
-  } catch (error) {
-    console.log(`PostgreSQL runs skipped: ${POSTGRES_URL} cannot be used (${(error as Error).message})`);
-    return null;
-  } finally {
-    await admin.end().catch(() => undefined);
-  }
-  const url = new URL(POSTGRES_URL);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    async drop() {
-      const client = new pg.Client({ connectionString: POSTGRES_URL });
-      await client.connect();
-      await client.query(`drop database if exists ${name} with (force)`).finally(() => client.end());
-    },
-  };
-}
-
 interface EngineRun {
   label: string;
   /** The database the replicas share: a SQLite file or a PostgreSQL URL. */
@@ -596,7 +570,7 @@ async function main(): Promise<number> {
     }
     if (ENGINES.includes('postgres')) {
       for (const replicas of [1, 2]) {
-        const database = await postgresDatabase();
+        const database = await postgresDatabase('statusbot_bench');
         if (!database) break;
         engines.push({
           label: replicas === 1 ? 'PostgreSQL' : `PostgreSQL, ${replicas} replicas`,
