@@ -1,5 +1,5 @@
 import { createServer } from 'node:http';
-import type { ServerResponse } from 'node:http';
+import type { Server, ServerResponse } from 'node:http';
 import { createServer as createTcpServer } from 'node:net';
 import type { AddressInfo, Socket } from 'node:net';
 import { createBrotliCompress, createDeflate, createGzip } from 'node:zlib';
@@ -55,19 +55,7 @@ export async function startTrickle(): Promise<FakeStallingServer> {
     open.add(res);
     res.on('close', () => open.delete(res));
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    get received() {
-      return received;
-    },
-    close: () =>
-      new Promise<void>((resolve) => {
-        clearInterval(timer);
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  return listening(server, timer, () => received);
 }
 
 export type BodyEncoding = 'gzip' | 'deflate' | 'br';
@@ -103,11 +91,16 @@ export async function startEncodedStall(encoding: BodyEncoding, options: { trick
       encoder.destroy();
     });
   });
+  return listening(server, timer, () => received);
+}
+
+/** An HTTP server of these fakes, listening on a free port; closing it stops its timer and cuts what it holds open. */
+async function listening(server: Server, timer: NodeJS.Timeout, received: () => number): Promise<FakeStallingServer> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     get received() {
-      return received;
+      return received();
     },
     close: () =>
       new Promise<void>((resolve) => {
