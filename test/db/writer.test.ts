@@ -203,9 +203,14 @@ describe.skipIf(TEST_ENGINE !== 'postgres')('createWriter on PostgreSQL', () => 
     const heldB = new Promise<void>((resolve) => (unitHoldsB = resolve));
     let otherWaitsForB!: () => void;
     const otherWaits = new Promise<void>((resolve) => (otherWaitsForB = resolve));
+    let otherHoldsB!: () => void;
+    const otherHasB = new Promise<void>((resolve) => (otherHoldsB = resolve));
     const unit = writer.run(async (trx) => {
       attempts++;
       await sql`set local deadlock_timeout = '10ms'`.execute(trx);
+      // The second attempt comes once `other` has B (granted when the first was undone), so it waits for
+      // `other` to commit instead of taking B first and making the same cycle again.
+      if (attempts === 2) await otherHasB;
       await lock(trx, 'B');
       if (attempts === 1) {
         unitHoldsB();
@@ -225,6 +230,7 @@ describe.skipIf(TEST_ENGINE !== 'postgres')('createWriter on PostgreSQL', () => 
     );
     otherWaitsForB();
     await otherGetsB;
+    otherHoldsB();
     await other.commit().execute();
     expect(await unit).toBe(2);
     expect(await companyNames()).toEqual(['A', 'B', 'C']);
