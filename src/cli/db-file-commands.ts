@@ -80,8 +80,8 @@ export const dbRestoreCommand: Command = {
       if (sqliteInUse(target)) {
         throw new CommandError(`${target} is in use (a running statusbot, or another command): stop the server first, then restore`);
       }
-      const { kept } = await restoreSqlite(file, target, new Date());
-      input.out(`restored ${file} (migration ${migration}) to ${target}${kept ? `; the database it replaced is kept as ${kept}` : ''}`);
+      const { previous } = await restoreSqlite(file, target, new Date());
+      input.out(`restored ${file} (migration ${migration}) to ${target}${previous ? `; the database it replaced is kept as ${previous}` : ''}`);
     } catch (error) {
       throw databaseProblem(error, target) ?? error;
     }

@@ -121,8 +121,8 @@ export function describeStatusbotFile(path: string): { migration: string } {
  * never half-written. The database it replaces stays beside it, as
  * `TARGET.before-restore-<time>`, unless there was none.
  */
-export async function restoreSqlite(file: string, target: string, now: Date): Promise<{ kept: string | null }> {
-  const kept = existsSync(target) ? `${target}.before-restore-${now.toISOString().replace(/[:.]/g, '-')}` : null;
+export async function restoreSqlite(file: string, target: string, now: Date): Promise<{ previous: string | null }> {
+  const previous = existsSync(target) ? `${target}.before-restore-${now.toISOString().replace(/[:.]/g, '-')}` : null;
   await viaSibling(target, async (partial) => {
     const source = new BetterSqlite3(file, { readonly: true, fileMustExist: true });
     try {
@@ -138,7 +138,7 @@ export async function restoreSqlite(file: string, target: string, now: Date): Pr
       copy.close();
     }
     // A second name for the old database: the rename then swaps the target whole, and the old one is not lost.
-    if (kept) linkSync(target, kept);
+    if (previous) linkSync(target, previous);
   });
-  return { kept };
+  return { previous };
 }

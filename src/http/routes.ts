@@ -113,8 +113,8 @@ const serviceIncidentsQuery = z.object({
 });
 /** The address of the next page of `GET /incidents`: the same filters and limit, from `cursor` on. */
 function nextPage(query: URLSearchParams, cursor: string): string {
-  const kept = Object.keys(incidentListInput.shape).filter((name) => name !== 'cursor' && query.has(name));
-  const next = new URLSearchParams(kept.map((name) => [name, query.get(name)!]));
+  const filters = Object.keys(incidentListInput.shape).filter((name) => name !== 'cursor' && query.has(name));
+  const next = new URLSearchParams(filters.map((name) => [name, query.get(name)!]));
   next.set('cursor', cursor);
   return `/api/v2/incidents?${next}`;
 }

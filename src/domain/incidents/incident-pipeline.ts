@@ -485,8 +485,8 @@ export async function applyIncidentChanges(
       }
       const channels = own ? scope.recipients.incidentChannels : scope.recipients.serviceChannels;
       const label = source === 'users' ? 'users' : own ? 'company' : 'vendor';
-      const announced = { event: change.event, incident: change.incident, update: change.posted, publicUrl: ctx.publicUrl, now };
-      for (const row of incidentAnnouncementRows(channels, announced, label)) {
+      const announcement = { event: change.event, incident: change.incident, update: change.posted, publicUrl: ctx.publicUrl, now };
+      for (const row of incidentAnnouncementRows(channels, announcement, label)) {
         rows.push({ row, guarded: false });
       }
     }

@@ -124,8 +124,8 @@ async function proposedChanges(
       resolved_at: incident.resolved ? (incident.resolvedAt ?? incident.updatedAt).getTime() : null,
     };
     if (!known) {
-      const told = !incident.resolved || values.resolved_at! >= options.announceEndedSince;
-      changes.push({ before: null, after: values, posted: updatesOf(incident, 0), quiet: !told });
+      const worthAnnouncing = !incident.resolved || values.resolved_at! >= options.announceEndedSince;
+      changes.push({ before: null, after: values, posted: updatesOf(incident, 0), quiet: !worthAnnouncing });
       continue;
     }
     const newUpdates = incident.updates.length > known.updates;
