@@ -213,6 +213,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       ? createMailPublisher({
           ctx,
           smtp: config.smtp,
+          limits: config.outbox.perDestination,
           unreachableDelay: { firstMs: options.delivery?.baseDelayMs ?? 1_000, maxMs: options.delivery?.maxDelayMs ?? 15 * 60_000 },
         })
       : null;
@@ -223,12 +224,19 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       ctx,
       logger,
       publishers: [
-        createWebhookPublisher({ ctx, dispatcher: webhooks.dispatcher, timeoutMs: config.probes.timeoutMs, stop: stop.signal }),
+        createWebhookPublisher({
+          ctx,
+          dispatcher: webhooks.dispatcher,
+          timeoutMs: config.probes.timeoutMs,
+          stop: stop.signal,
+          limits: config.outbox.perDestination,
+        }),
         ...(mail ? [mail] : []),
         ...fronts.map((f) => f.publisher),
       ],
       onDelivered: metrics.delivered,
       stop: stop.signal,
+      concurrency: config.outbox.concurrency,
       ...options.delivery,
     });
 

@@ -189,7 +189,20 @@ export const configFileSchema = z
     region: z.string().trim().min(1).max(64).default('local'),
     retention_days: z.int().min(1).max(36_500).default(90),
     /** Sent notifications are deleted this long after their delivery; dead letters stay until retried. */
-    outbox: z.strictObject({ retention_days: z.int().min(1).max(36_500).default(7) }).default({ retention_days: 7 }),
+    outbox: z
+      .strictObject({
+        retention_days: z.int().min(1).max(36_500).default(7),
+        /** Deliveries under way at once in this process, every destination together. */
+        concurrency: z.int().min(1).max(10_000).default(64),
+        /** One webhook URL or mail address: deliveries under way at once, and started per second (absent: no limit). */
+        per_destination: z
+          .strictObject({
+            concurrency: z.int().min(1).max(1_000).default(8),
+            per_second: z.number().positive().max(100_000).nullable().default(null),
+          })
+          .default({ concurrency: 8, per_second: null }),
+      })
+      .default({ retention_days: 7, concurrency: 64, per_destination: { concurrency: 8, per_second: null } }),
     probes: z
       .strictObject({
         block_private_targets: z.boolean().default(false),

@@ -17,6 +17,8 @@ import type { UserReportSettings } from '../domain/vendors/user-report-settings.
 import type { CatalogServiceSpec } from '../domain/setup/setup.js';
 import { VENDOR_CATALOG, VENDOR_IDS } from '../ingest/vendor-catalog.js';
 import { DEMO_JOB } from '../jobs/jobs.js';
+import { DEFAULT_DESTINATION_LIMITS } from '../delivery/publisher.js';
+import type { DestinationLimits } from '../delivery/publisher.js';
 
 export interface Config {
   /** Base of tracker_url values; when absent, http://localhost:{port}. */
@@ -25,8 +27,12 @@ export interface Config {
   setup: Setup;
   region: string;
   retentionDays: number;
-  /** Days a sent notification stays in the outbox. */
-  outbox: { retentionDays: number };
+  /**
+   * Days a sent notification stays in the outbox; deliveries under way at once
+   * in this process; and, per webhook URL or mail address, deliveries under way
+   * at once and started per second (null: no limit).
+   */
+  outbox: { retentionDays: number; concurrency: number; perDestination: DestinationLimits };
   probes: { blockPrivateTargets: boolean; timeoutMs: number; concurrency: number };
   /** PostgreSQL's connection pool of this process. */
   database: { poolSize: number };
@@ -66,7 +72,7 @@ export const emptyConfig = (): Config => ({
   setup: { services: withCatalog([]), companies: [], demo: true },
   region: 'local',
   retentionDays: 90,
-  outbox: { retentionDays: 7 },
+  outbox: { retentionDays: 7, concurrency: 64, perDestination: DEFAULT_DESTINATION_LIMITS },
   probes: { blockPrivateTargets: false, timeoutMs: 10_000, concurrency: 1_000 },
   database: { poolSize: 10 },
   metrics: {},
@@ -121,7 +127,11 @@ export function parseConfig(file: string, text: string): LoadedConfig {
       setup: { services: withCatalog(parsed.services), companies: parsed.companies, demo: parsed.demo },
       region: parsed.region,
       retentionDays: parsed.retention_days,
-      outbox: { retentionDays: parsed.outbox.retention_days },
+      outbox: {
+        retentionDays: parsed.outbox.retention_days,
+        concurrency: parsed.outbox.concurrency,
+        perDestination: { concurrency: parsed.outbox.per_destination.concurrency, perSecond: parsed.outbox.per_destination.per_second },
+      },
       probes: {
         blockPrivateTargets: parsed.probes.block_private_targets,
         timeoutMs: Math.round(parsed.probes.timeout_seconds * 1000),

@@ -7,7 +7,8 @@ import { CONFIRM_TTL_MS, UNSUBSCRIBE_TTL_MS, signPageToken } from '../domain/sta
 import { mailLink } from '../domain/status-pages/subscriptions.js';
 import { renderConfirmationMail, renderIncidentMail } from './mail-render.js';
 import type { RenderedMail } from './mail-render.js';
-import { DESTINATION_CONCURRENCY, DeliveryFailure } from './publisher.js';
+import { DEFAULT_DESTINATION_LIMITS, DeliveryFailure } from './publisher.js';
+import type { DestinationLimits } from './publisher.js';
 import type { Delivery, Publisher } from './publisher.js';
 
 export interface MailPublisherOptions {
@@ -21,6 +22,8 @@ export interface MailPublisherOptions {
   /** Connecting, the greeting, and silence on the line, each; well under the worker's lease of a row. */
   timeoutMs?: number;
   random?: () => number;
+  /** How hard one mail address is driven. */
+  limits?: DestinationLimits;
 }
 
 export interface MailPublisher extends Publisher {
@@ -52,6 +55,7 @@ export function createMailPublisher(options: MailPublisherOptions): MailPublishe
   const timeoutMs = options.timeoutMs ?? 15_000;
   const delay = options.unreachableDelay ?? { firstMs: 1_000, maxMs: 15 * 60_000 };
   const random = options.random ?? Math.random;
+  const limits = options.limits ?? DEFAULT_DESTINATION_LIMITS;
   const server = serverOf(smtp.url);
   const transport = nodemailer.createTransport({
     url: smtp.url,
@@ -108,7 +112,8 @@ export function createMailPublisher(options: MailPublisherOptions): MailPublishe
     name: 'email',
     streamPrefix: EMAIL_STREAM_PREFIX,
     minIntervalMs: () => 0,
-    streamWidth: DESTINATION_CONCURRENCY,
+    streamWidth: limits.concurrency,
+    ...(limits.perSecond === null ? {} : { streamRate: limits.perSecond }),
     async deliver(delivery: Delivery) {
       const id = emailSubscriberOfStream(delivery.stream);
       const subscriber =

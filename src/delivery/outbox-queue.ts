@@ -124,7 +124,15 @@ export function dueHeads(db: Kysely<Database>, options: { now: number; limit: nu
  */
 export async function claimDue(
   ctx: DomainContext,
-  options: { limit: number; leaseMs: number; busy: ReadonlySet<string>; streamPrefixes: readonly string[]; widths?: StreamWidths },
+  options: {
+    limit: number;
+    leaseMs: number;
+    busy: ReadonlySet<string>;
+    streamPrefixes: readonly string[];
+    widths?: StreamWidths;
+    /** Rows a stream may start now, below its width (its rate limit). */
+    allowance?: (stream: string) => number;
+  },
 ): Promise<ClaimedEntry[]> {
   const now = ctx.clock.now().getTime();
   const widest = Math.max(1, ...Object.values(options.widths ?? {}));
@@ -135,7 +143,17 @@ export async function claimDue(
       streamPrefixes: options.streamPrefixes,
       ...(options.widths ? { widths: options.widths } : {}),
     });
-  const pick = (rows: Awaited<ReturnType<ReturnType<typeof heads>['execute']>>) => rows.filter((row) => !options.busy.has(row.stream)).slice(0, options.limit);
+  const pick = (rows: Awaited<ReturnType<ReturnType<typeof heads>['execute']>>) => {
+    const taken = new Map<string, number>();
+    return rows
+      .filter((row) => {
+        if (options.busy.has(row.stream)) return false;
+        const n = (taken.get(row.stream) ?? 0) + 1;
+        taken.set(row.stream, n);
+        return options.allowance === undefined || n <= options.allowance(row.stream);
+      })
+      .slice(0, options.limit);
+  };
   const take = async (trx: Kysely<Database>, candidates: ReturnType<typeof pick>) => {
     if (candidates.length === 0) return [];
     // One statement for the batch, under one token: the rows are this claim's. Another process may have

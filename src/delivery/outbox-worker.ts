@@ -92,6 +92,8 @@ export function createOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
   /** Deliveries under way, by row id. */
   const inFlight = new Map<number, { stream: string; work: Promise<void> }>();
   const widths = Object.fromEntries(publishers.map((p) => [p.streamPrefix, p.streamWidth ?? 1]));
+  /** The latest starts of each rate-limited stream, oldest first: no more than its rate in any window (a second, or 1/rate when slower). */
+  const starts = new Map<string, number[]>();
   const confirmations: { id: number; lease: string; settle: (marked: boolean) => void; fail: (error: unknown) => void }[] = [];
   let flushing: Promise<void> | null = null;
   const readyAt = new Map<string, number>();
@@ -102,6 +104,33 @@ export function createOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
   let settledAt = Number.NEGATIVE_INFINITY;
 
   const publisherFor = (stream: string) => publishers.find((p) => stream.startsWith(p.streamPrefix));
+
+  /** A stream's rate limit as starts per window: `rate` a second, or one per 1/rate seconds when slower. */
+  function limitOf(stream: string): { count: number; windowMs: number } | null {
+    const rate = publisherFor(stream)?.streamRate;
+    if (rate === undefined) return null;
+    const count = Math.max(1, Math.floor(rate));
+    return { count, windowMs: (count * 1000) / rate };
+  }
+
+  /** Deliveries the stream's rate limit lets start now; Infinity without one. */
+  function allowance(stream: string, now: number): number {
+    const limit = limitOf(stream);
+    if (!limit) return Number.POSITIVE_INFINITY;
+    const recent = (starts.get(stream) ?? []).filter((at) => at > now - limit.windowMs);
+    return limit.count - recent.length;
+  }
+
+  /** Records a start; a stream whose window is full is held back until its oldest start leaves the window. */
+  function recordStart(stream: string, now: number): void {
+    const limit = limitOf(stream);
+    if (!limit) return;
+    const recent = [...(starts.get(stream) ?? []).filter((at) => at > now - limit.windowMs), now];
+    starts.set(stream, recent);
+    if (recent.length >= limit.count) holdUntil(stream, recent[recent.length - limit.count]! + limit.windowMs);
+  }
+
+  const holdUntil = (stream: string, at: number) => readyAt.set(stream, Math.max(at, readyAt.get(stream) ?? 0));
 
   /** Marks a confirmed row sent along with the others confirmed meanwhile: one transaction, not one per row. */
   function confirm(entry: ClaimedEntry): Promise<boolean> {
@@ -188,7 +217,7 @@ export function createOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
       else heldElsewhere();
     } finally {
       clearInterval(renewal);
-      readyAt.set(entry.stream, Date.now() + pacedMs);
+      holdUntil(entry.stream, Date.now() + pacedMs);
     }
 
     async function failed(error: unknown): Promise<void> {
@@ -243,14 +272,21 @@ export function createOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
       if (at > now) busy.add(stream);
       else readyAt.delete(stream);
     }
+    for (const [stream, times] of starts) {
+      if (times.at(-1)! <= now - (limitOf(stream)?.windowMs ?? 0)) starts.delete(stream);
+    }
     const claimed = await claimDue(ctx, {
       limit: free,
       leaseMs,
       busy,
       streamPrefixes: publishers.map((p) => p.streamPrefix),
       widths,
+      allowance: (stream) => Math.floor(allowance(stream, now)),
     });
+    // A start counts from when its request can leave, not from when the pass began.
+    const startedAt = Date.now();
     for (const entry of claimed) {
+      recordStart(entry.stream, startedAt);
       const publisher = publisherFor(entry.stream)!;
       const work = deliverOne(entry, publisher)
         .catch((error: unknown) => logger.error(`outbox row ${entry.id} could not be recorded`, error))

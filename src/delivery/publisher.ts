@@ -40,12 +40,19 @@ export interface Publisher {
    * their rows may go side by side.
    */
   readonly streamWidth?: number;
+  /** Deliveries started per second to one stream, at most (absent: no limit): the destination's rate limit, in this process. */
+  readonly streamRate?: number;
   /** Resolves once the platform confirmed every step; throws DeliveryFailure (or any error) otherwise. */
   deliver(delivery: Delivery, recorder: DeliveryRecorder): Promise<void>;
 }
 
-/** Deliveries under way at once to one webhook URL or one mail address. */
-export const DESTINATION_CONCURRENCY = 8;
+/** How hard one webhook URL or one mail address is driven: deliveries under way at once, and started per second (null: no limit). */
+export interface DestinationLimits {
+  concurrency: number;
+  perSecond: number | null;
+}
+
+export const DEFAULT_DESTINATION_LIMITS: DestinationLimits = { concurrency: 8, perSecond: null };
 
 /** A failed delivery; `retryAfterMs` when the platform said when to come back (HTTP 429 Retry-After). */
 export class DeliveryFailure extends Error {

@@ -3,7 +3,8 @@ import { request } from 'undici';
 import type { Dispatcher } from 'undici';
 import { describeNetworkError, requestSignal, throwIfStopping } from '../infrastructure/outbound.js';
 import type { DomainContext } from '../domain/context.js';
-import { DESTINATION_CONCURRENCY, DeliveryFailure, retryAfterMs } from './publisher.js';
+import { DEFAULT_DESTINATION_LIMITS, DeliveryFailure, retryAfterMs } from './publisher.js';
+import type { DestinationLimits } from './publisher.js';
 import type { Delivery, Publisher } from './publisher.js';
 
 export const SIGNATURE_HEADER = 'x-statusbot-signature';
@@ -18,6 +19,8 @@ export interface WebhookPublisherOptions {
   userAgent?: string;
   /** Fired when the process stops: a POST under way ends with StoppingError and its row is delivered after the next start. */
   stop?: AbortSignal;
+  /** How hard one webhook URL is driven. */
+  limits?: DestinationLimits;
 }
 
 /**
@@ -27,11 +30,13 @@ export interface WebhookPublisherOptions {
  */
 export function createWebhookPublisher(options: WebhookPublisherOptions): Publisher {
   const timeoutMs = options.timeoutMs ?? 10_000;
+  const limits = options.limits ?? DEFAULT_DESTINATION_LIMITS;
   return {
     name: 'webhook',
     streamPrefix: 'subscriber:',
     minIntervalMs: () => 0,
-    streamWidth: DESTINATION_CONCURRENCY,
+    streamWidth: limits.concurrency,
+    ...(limits.perSecond === null ? {} : { streamRate: limits.perSecond }),
     async deliver(delivery: Delivery) {
       const subscriber =
         delivery.subscriberId === null

@@ -80,7 +80,7 @@ describe('parseConfig: the README example', () => {
       },
       region: 'local',
       retentionDays: 90,
-      outbox: { retentionDays: 7 },
+      outbox: { retentionDays: 7, concurrency: 64, perDestination: { concurrency: 8, perSecond: null } },
       probes: { blockPrivateTargets: false, timeoutMs: 10_000, concurrency: 1_000 },
       database: { poolSize: 10 },
       ingestion: { intervalMs: 60_000, timeoutMs: 10_000, concurrency: 50 },
@@ -497,13 +497,31 @@ jobs: { digests: { enabled: false } }
   });
 
   it('reads outbox.retention_days (7 by default) and names a value that is not a whole number of days from 1', () => {
-    expect(parseConfig('test.yml', base).config.outbox).toEqual({ retentionDays: 7 });
-    expect(parseConfig('test.yml', `${base}outbox: { retention_days: 30 }\n`).config.outbox).toEqual({ retentionDays: 30 });
+    const defaults = { retentionDays: 7, concurrency: 64, perDestination: { concurrency: 8, perSecond: null } };
+    expect(parseConfig('test.yml', base).config.outbox).toEqual(defaults);
+    expect(parseConfig('test.yml', `${base}outbox: { retention_days: 30 }\n`).config.outbox).toEqual({ ...defaults, retentionDays: 30 });
     const zero = failure(`${base}outbox:\n  retention_days: 0\n`);
     expect(zero).toContain('test.yml:5:');
     expect(zero).toContain('outbox.retention_days');
     expect(failure(`${base}outbox: { retention_days: 1.5 }\n`)).toContain('outbox.retention_days');
     expect(failure(`${base}outbox: { retention: 7 }\n`)).toContain('outbox');
+  });
+
+  it('reads outbox.concurrency and outbox.per_destination, each key defaulting on its own, and refuses limits below 1', () => {
+    const outbox = (yaml: string) => parseConfig('test.yml', `${base}${yaml}`).config.outbox;
+    expect(outbox('outbox: { concurrency: 16, per_destination: { per_second: 2.5 } }\n')).toEqual({
+      retentionDays: 7,
+      concurrency: 16,
+      perDestination: { concurrency: 8, perSecond: 2.5 },
+    });
+    expect(outbox('outbox: { per_destination: { concurrency: 2 } }\n').perDestination).toEqual({ concurrency: 2, perSecond: null });
+    const zeroRate = failure(`${base}outbox:\n  per_destination:\n    per_second: 0\n`);
+    expect(zeroRate).toContain('test.yml:6:');
+    expect(zeroRate).toContain('outbox.per_destination.per_second');
+    expect(failure(`${base}outbox: { per_destination: { concurrency: 0 } }\n`)).toContain('outbox.per_destination.concurrency');
+    expect(failure(`${base}outbox: { per_destination: { concurrency: 1.5 } }\n`)).toContain('outbox.per_destination.concurrency');
+    expect(failure(`${base}outbox: { concurrency: 0 }\n`)).toContain('outbox.concurrency');
+    expect(failure(`${base}outbox: { per_destination: { rate: 5 } }\n`)).toContain('outbox.per_destination');
   });
 
   it('reads chat.rate_limit, each key defaulting on its own, and refuses a limit below 1', () => {

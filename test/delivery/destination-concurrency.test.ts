@@ -5,7 +5,7 @@ import type { DomainContext } from '../../src/domain/context.js';
 import { claimDue, markSentBatch } from '../../src/delivery/outbox-queue.js';
 import { createOutboxWorker } from '../../src/delivery/outbox-worker.js';
 import type { OutboxWorker } from '../../src/delivery/outbox-worker.js';
-import { DESTINATION_CONCURRENCY } from '../../src/delivery/publisher.js';
+import { DEFAULT_DESTINATION_LIMITS } from '../../src/delivery/publisher.js';
 import type { Delivery, Publisher } from '../../src/delivery/publisher.js';
 import { silentLogger } from '../../src/infrastructure/pino-logger.js';
 import { startFakeWebhook } from '../fakes/fake-webhook.js';
@@ -16,9 +16,10 @@ import { waitUntil } from '../helpers/wait-until.js';
 
 const FAST = { enabled: true, baseDelayMs: 10, maxDelayMs: 40, pollMs: 10 } as const;
 
-const config = (hooks: string[]) => `
+const config = (hooks: string[], outbox = '') => `
 public_url: http://status.test
 rate_limit: { per_minute: 100000 }
+${outbox}
 companies:
   - name: Acme
     plan: business
@@ -92,7 +93,7 @@ async function queueRows(s: TestServer, streams: string[]): Promise<void> {
 }
 
 describe('deliveries to one destination at once', () => {
-  it(`sends at most ${DESTINATION_CONCURRENCY} webhooks at once to one URL, from two servers together, and each once`, async () => {
+  it(`sends at most ${DEFAULT_DESTINATION_LIMITS.concurrency} webhooks at once to one URL, from two servers together, and each once`, async () => {
     const h = await hook();
     h.trickle(300);
     const a = await server({ config: config([`${h.url}/hooks/a`]), delivery: FAST });
@@ -101,7 +102,7 @@ describe('deliveries to one destination at once', () => {
     await openIncidents(a, 24);
     await waitUntil(async () => (await sentCount(a)) === 24, { what: 'all 24 webhooks sent', timeoutMs: 20_000 });
     expect(h.mostAtOnce).toBeGreaterThan(1);
-    expect(h.mostAtOnce).toBeLessThanOrEqual(DESTINATION_CONCURRENCY);
+    expect(h.mostAtOnce).toBeLessThanOrEqual(DEFAULT_DESTINATION_LIMITS.concurrency);
     const keys = h.received.map((r) => r.headers['idempotency-key']);
     expect(new Set(keys).size).toBe(24);
     expect(keys).toHaveLength(24);
@@ -118,8 +119,39 @@ describe('deliveries to one destination at once', () => {
       what: 'the 20 webhooks of the answering receiver sent',
       timeoutMs: 20_000,
     });
-    expect(slow.received.length).toBeLessThanOrEqual(DESTINATION_CONCURRENCY);
-    expect(slow.mostAtOnce).toBeLessThanOrEqual(DESTINATION_CONCURRENCY);
+    expect(slow.received.length).toBeLessThanOrEqual(DEFAULT_DESTINATION_LIMITS.concurrency);
+    expect(slow.mostAtOnce).toBeLessThanOrEqual(DEFAULT_DESTINATION_LIMITS.concurrency);
+  });
+});
+
+describe("a destination's limits from the config", () => {
+  it('outbox.per_destination.concurrency bounds the webhooks under way at once to one URL', async () => {
+    const h = await hook();
+    h.trickle(300);
+    const s = await server({ config: config([`${h.url}/hooks/a`], 'outbox: { per_destination: { concurrency: 2 } }'), delivery: FAST });
+    await openIncidents(s, 10);
+    await waitUntil(async () => (await sentCount(s)) === 10, { what: 'all 10 webhooks sent', timeoutMs: 20_000 });
+    expect(h.mostAtOnce).toBe(2);
+  });
+
+  it('outbox.per_destination.per_second spaces the starts to each URL, and one limited URL holds back no other', async () => {
+    const a = await hook();
+    const b = await hook();
+    const s = await server({
+      config: config([`${a.url}/hooks/a`, `${b.url}/hooks/b`], 'outbox: { per_destination: { per_second: 4 } }'),
+      delivery: FAST,
+    });
+    await openIncidents(s, 12);
+    await waitUntil(async () => (await sentCount(s)) === 24, { what: 'all 24 webhooks sent', timeoutMs: 20_000 });
+    for (const h of [a, b]) {
+      const times = h.received.map((r) => r.at);
+      // Never more than four in a second: the 12th two seconds after the first at the soonest.
+      for (let i = 4; i < times.length; i++) expect(times[i]! - times[i - 4]!).toBeGreaterThanOrEqual(800);
+      expect(times.at(-1)! - times[0]!).toBeGreaterThanOrEqual(1_800);
+    }
+    // Side by side: each URL got its first webhooks before the other got its last.
+    expect(b.received[0]!.at).toBeLessThan(a.received.at(-1)!.at);
+    expect(a.received[0]!.at).toBeLessThan(b.received.at(-1)!.at);
   });
 });
 
@@ -170,7 +202,7 @@ describe('marking confirmations sent in a batch', () => {
       leaseMs: 60_000,
       busy: new Set(),
       streamPrefixes: ['subscriber:'],
-      widths: { 'subscriber:': DESTINATION_CONCURRENCY },
+      widths: { 'subscriber:': DEFAULT_DESTINATION_LIMITS.concurrency },
     });
     expect(claimed).toHaveLength(3);
     return claimed;

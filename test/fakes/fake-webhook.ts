@@ -6,6 +6,8 @@ export interface ReceivedHook {
   path: string;
   headers: IncomingHttpHeaders;
   body: string;
+  /** When it arrived (performance.now()). */
+  at: number;
 }
 
 /** A webhook receiver on 127.0.0.1 that records what reached it and can be told to fail for a while. */
@@ -37,14 +39,14 @@ export async function startFakeWebhook(): Promise<FakeWebhook> {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      requests.push({ path: req.url ?? '/', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
+      requests.push({ path: req.url ?? '/', headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), at: performance.now() });
       const failure = failures.shift();
       if (failure) {
         res.writeHead(failure.status, failure.retryAfter !== undefined ? { 'retry-after': String(failure.retryAfter) } : {});
         res.end('{"error":"unavailable"}');
         return;
       }
-      received.push({ path: req.url ?? '/', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
+      received.push({ path: req.url ?? '/', headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), at: performance.now() });
       res.writeHead(200, { 'content-type': 'application/json' });
       if (trickleMs === null) {
         res.end('{"ok":true}');
