@@ -391,7 +391,8 @@ companies:
       (url) => `  - { urlname: looping, name: Looping, feed: { kind: rss, url: "${url}/loop.rss" } }
   - { urlname: far, name: Far, feed: { kind: rss, url: "${url}/far/0.rss" } }
   - { urlname: too-far, name: Too Far, feed: { kind: rss, url: "${url}/too-far/0.rss" } }`,
-      '{ interval_seconds: 60, timeout_seconds: 1, concurrency: 10 }',
+      // Time enough for seven requests on a busy machine: the failure must be the redirects', not the clock's.
+      '{ interval_seconds: 60, timeout_seconds: 10, concurrency: 10 }',
     );
     const rss = { body: movedTo(fixture('aws-status.rss'), s.clock.now()), contentType: 'application/rss+xml' };
     pages.set('/loop.rss', { status: 302, location: '/loop.rss' });
