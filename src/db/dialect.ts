@@ -101,3 +101,16 @@ export const keysMarker = (db: Kysely<Database>): string | Promise<string> => ke
 
 export { serviceLockingRead, lockService } from './locks.js';
 export type { ServiceLockingRead } from './locks.js';
+
+/**
+ * `ids` for an `in (…)` list of a length that is a power of two, the last id
+ * repeated: a statement's text then takes one of a few shapes, and engines
+ * that prepare each text once (PostgreSQL, per connection) keep a few plans
+ * rather than one per length.
+ */
+export function paddedIds<T extends number | string>(ids: readonly T[]): T[] {
+  if (ids.length === 0) return [];
+  let length = 1;
+  while (length < ids.length) length *= 2;
+  return [...ids, ...Array<T>(length - ids.length).fill(ids.at(-1)!)];
+}

@@ -1,6 +1,8 @@
 import { createHmac } from 'node:crypto';
 import { request } from 'undici';
 import type { Dispatcher } from 'undici';
+import { paddedIds } from '../db/dialect.js';
+import { batchedLookup } from '../infrastructure/batched-lookup.js';
 import { describeNetworkError, requestSignal, throwIfStopping } from '../infrastructure/outbound.js';
 import type { DomainContext } from '../domain/context.js';
 import { DEFAULT_DESTINATION_LIMITS, DeliveryFailure, retryAfterMs } from './publisher.js';
@@ -31,6 +33,11 @@ export interface WebhookPublisherOptions {
 export function createWebhookPublisher(options: WebhookPublisherOptions): Publisher {
   const timeoutMs = options.timeoutMs ?? 10_000;
   const limits = options.limits ?? DEFAULT_DESTINATION_LIMITS;
+  // Deliveries start in batches (one claim): their subscribers are read together.
+  const subscriberOf = batchedLookup(async (ids: readonly number[]) => {
+    const rows = await options.ctx.db.selectFrom('subscribers').select(['id', 'target', 'secret']).where('id', 'in', paddedIds(ids)).execute();
+    return new Map(rows.map((row) => [row.id, row]));
+  });
   return {
     name: 'webhook',
     streamPrefix: 'subscriber:',
@@ -38,10 +45,7 @@ export function createWebhookPublisher(options: WebhookPublisherOptions): Publis
     streamWidth: limits.concurrency,
     ...(limits.perSecond === null ? {} : { streamRate: limits.perSecond }),
     async deliver(delivery: Delivery) {
-      const subscriber =
-        delivery.subscriberId === null
-          ? undefined
-          : await options.ctx.db.selectFrom('subscribers').select(['target', 'secret']).where('id', '=', delivery.subscriberId).executeTakeFirst();
+      const subscriber = delivery.subscriberId === null ? undefined : await subscriberOf(delivery.subscriberId);
       if (!subscriber?.secret) throw new DeliveryFailure('the subscriber no longer exists');
       let response: Dispatcher.ResponseData;
       throwIfStopping(options.stop);

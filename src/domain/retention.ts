@@ -1,3 +1,4 @@
+import { paddedIds } from '../db/dialect.js';
 import type { DomainContext } from './context.js';
 import { removeExpiredProbeHours } from './monitors/probe-hours.js';
 import { recordAudit } from './audit/audit-trail.js';
@@ -34,7 +35,7 @@ async function removeInBatches(ctx: DomainContext, table: 'incidents' | 'monitor
     ).map((r) => r.id);
     if (ids.length === 0) return removed;
     await ctx.write(async (trx) => {
-      await trx.deleteFrom(table).where('id', 'in', ids).execute();
+      await trx.deleteFrom(table).where('id', 'in', paddedIds(ids)).execute();
       await recordAudit(ctx, trx, {
         companyId: null,
         action: `${table === 'incidents' ? 'incident' : 'monitor_incident'}.expire`,
