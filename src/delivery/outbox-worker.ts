@@ -18,6 +18,8 @@ import {
 } from './outbox-queue.js';
 import type { ClaimedEntry } from './outbox-queue.js';
 import { DeliveryFailure } from './publisher.js';
+import { followEventLoop } from './yield-to-requests.js';
+import type { DeliveryCeiling } from './yield-to-requests.js';
 import type { Delivery, DeliveryRecorder, Publisher } from './publisher.js';
 
 export interface OutboxWorkerOptions {
@@ -37,6 +39,8 @@ export interface OutboxWorkerOptions {
   concurrency?: number;
   /** How often to look for due rows when nothing wakes the worker. */
   pollMs?: number;
+  /** Deliveries that may start while the process is busy (default: it follows the event loop, see yield-to-requests). */
+  ceiling?: DeliveryCeiling;
   random?: () => number;
   /** Called once per delivery attempt, with the publisher's name (metrics). */
   onDelivered?: (platform: string, result: DeliveryResult) => void;
@@ -77,6 +81,8 @@ const SETTLE_MS = 60_000;
  * file's one write lock, which the replicas and the API share.
  */
 const GATHER_MS = 50;
+/** A delivery younger than this counts against the ceiling; an older one is waiting on its receiver. */
+const WORKING_MS = 1_000;
 
 export function createOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
   const { ctx, publishers, logger } = options;
@@ -89,8 +95,10 @@ export function createOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
   const pollMs = options.pollMs ?? 1_000;
   const random = options.random ?? Math.random;
 
+  // A started worker follows its event loop; one that only drains (the CLI) runs at its concurrency.
+  let ceiling: DeliveryCeiling = options.ceiling ?? { current: () => concurrency, stop: () => undefined };
   /** Deliveries under way, by row id. */
-  const inFlight = new Map<number, { stream: string; work: Promise<void> }>();
+  const inFlight = new Map<number, { stream: string; work: Promise<void>; startedAt: number }>();
   const widths = Object.fromEntries(publishers.map((p) => [p.streamPrefix, p.streamWidth ?? 1]));
   /** The latest starts of each rate-limited stream, oldest first: no more than its rate in any window (a second, or 1/rate when slower). */
   const starts = new Map<string, number[]>();
@@ -260,12 +268,17 @@ export function createOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
     if (expired > 0) logger.warn(`${plural(expired, 'chat notification')} expired: the platform was off for a day`, { expired });
   }
 
-  /** One look for due rows; starts deliveries up to the concurrency. */
+  /**
+   * One look for due rows; starts deliveries up to the concurrency, and up to
+   * the ceiling among those that started in the last second: a delivery that
+   * waits on a slow receiver costs the process nothing, and is not counted.
+   */
   async function runPass(): Promise<void> {
     await settle();
-    const free = concurrency - inFlight.size;
-    if (free <= 0) return;
     const now = Date.now();
+    const working = [...inFlight.values()].filter((d) => now - d.startedAt < WORKING_MS).length;
+    const free = Math.min(concurrency - inFlight.size, ceiling.current() - working);
+    if (free <= 0) return;
     // An ordered stream under way is busy; a wide one is held to its width by the claim itself.
     const busy = new Set([...inFlight.values()].filter((d) => (widths[publisherFor(d.stream)?.streamPrefix ?? ''] ?? 1) <= 1).map((d) => d.stream));
     for (const [stream, at] of readyAt) {
@@ -294,7 +307,7 @@ export function createOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
           inFlight.delete(entry.id);
           if (running) wakeSoon();
         });
-      inFlight.set(entry.id, { stream: entry.stream, work });
+      inFlight.set(entry.id, { stream: entry.stream, work, startedAt });
     }
   }
 
@@ -340,6 +353,7 @@ export function createOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
     start() {
       if (running) return;
       running = true;
+      if (!options.ceiling) ceiling = followEventLoop({ max: concurrency, min: Math.min(concurrency, 4), lateMs: 4 });
       wake();
       schedule();
     },
@@ -347,6 +361,7 @@ export function createOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
       running = false;
       clearTimeout(timer);
       clearTimeout(soon);
+      ceiling.stop();
       await pass;
       await Promise.all([...inFlight.values()].map((d) => d.work));
     },

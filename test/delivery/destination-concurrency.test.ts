@@ -194,6 +194,54 @@ describe('chat streams', () => {
   });
 });
 
+describe('a busy process', () => {
+  /** Webhook-like streams (side by side), each delivery held as long as its row's `holdMs`. */
+  function heldDeliveries(): Publisher & { open: Set<number>; done: number[]; mostAtOnce: number } {
+    const fake = {
+      name: 'webhook',
+      streamPrefix: 'subscriber:',
+      streamWidth: 8,
+      minIntervalMs: () => 0,
+      open: new Set<number>(),
+      done: [] as number[],
+      mostAtOnce: 0,
+      async deliver(delivery: Delivery) {
+        const { n } = delivery.payload as { n: number };
+        fake.open.add(n);
+        fake.mostAtOnce = Math.max(fake.mostAtOnce, fake.open.size);
+        await new Promise((r) => setTimeout(r, n === 0 ? 3_000 : 100));
+        fake.open.delete(n);
+        fake.done.push(n);
+      },
+    };
+    return fake;
+  }
+
+  it('starts no more deliveries than its ceiling, and one waiting on a slow receiver for over a second no longer counts', async () => {
+    const s = await server();
+    const publisher = heldDeliveries();
+    await queueRows(
+      s,
+      Array.from({ length: 6 }, (_, i) => `subscriber:${i}`),
+    );
+    const worker = createOutboxWorker({
+      ctx: s.ctx,
+      publishers: [publisher],
+      logger: silentLogger,
+      pollMs: 10,
+      ceiling: { current: () => 1, stop: () => undefined },
+    });
+    workers.push(worker);
+    worker.start();
+    await waitUntil(() => publisher.done.length === 5, { what: 'the five quick deliveries done', timeoutMs: 20_000 });
+    // One at a time under the ceiling of 1, and the slow one (row 0) is still under way: after its
+    // first second the others no longer waited for it.
+    expect(publisher.open.has(0)).toBe(true);
+    expect(publisher.mostAtOnce).toBe(2);
+    await waitUntil(async () => (await sentCount(s)) === 6, { what: 'all six marked sent', timeoutMs: 20_000 });
+  });
+});
+
 describe('marking confirmations sent in a batch', () => {
   async function claimedBatch(s: TestServer) {
     await queueRows(s, ['subscriber:1', 'subscriber:1', 'subscriber:1']);
