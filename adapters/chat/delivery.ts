@@ -20,10 +20,15 @@ export interface ChatPort<M> {
   readonly platform: ChatPlatform;
   /** Least time between two deliveries to one channel. */
   readonly minIntervalMs: number;
-  post(channelId: string, message: M, key: string): Promise<string>;
+  /**
+   * Each call is given the delivery's signal: a client that takes one ends its
+   * request when the delivery's deadline passes or the process stops (one
+   * that does not is no longer waited for, see the outbox worker).
+   */
+  post(channelId: string, message: M, key: string, signal?: AbortSignal): Promise<string>;
   /** False when the message no longer exists (deleted, or too old to edit): a new one takes its place. */
-  edit(channelId: string, messageId: string, message: M): Promise<boolean>;
-  reply(channelId: string, parentId: string, message: M, key: string): Promise<string>;
+  edit(channelId: string, messageId: string, message: M, signal?: AbortSignal): Promise<boolean>;
+  reply(channelId: string, parentId: string, message: M, key: string, signal?: AbortSignal): Promise<string>;
 }
 
 /** How a platform shows each announcement. */
@@ -61,24 +66,24 @@ export function createChatPublisher<M>(port: ChatPort<M>, render: ChatRenderer<M
       const subject = incidentSubject(a.incident.id);
       const message = render.incident(a);
       const shown = await recorder.messageOf(channel, subject);
-      if (shown && (await port.edit(channel, shown, message))) {
+      if (shown && (await port.edit(channel, shown, message, delivery.signal))) {
         shownAt = shown;
       } else {
         if (a.event === 'deleted') return;
-        shownAt = await port.post(channel, message, `sb${delivery.id}m`);
+        shownAt = await port.post(channel, message, `sb${delivery.id}m`, delivery.signal);
         await recorder.rememberMessage(channel, subject, shownAt);
       }
       await recorder.step(STEP.message, shownAt);
     }
     if (a.update && !delivery.progress[STEP.reply]) {
-      await recorder.step(STEP.reply, await port.reply(channel, shownAt, render.update(a, a.update), `sb${delivery.id}r`));
+      await recorder.step(STEP.reply, await port.reply(channel, shownAt, render.update(a, a.update), `sb${delivery.id}r`, delivery.signal));
     }
   }
 
   /** A message posted once and never edited: a status change, a monitor alert. */
   async function deliverOnce(channel: string, message: M, delivery: Delivery, recorder: DeliveryRecorder): Promise<void> {
     if (delivery.progress[STEP.message]) return;
-    await recorder.step(STEP.message, await port.post(channel, message, `sb${delivery.id}m`));
+    await recorder.step(STEP.message, await port.post(channel, message, `sb${delivery.id}m`, delivery.signal));
   }
 
   /**
@@ -92,11 +97,11 @@ export function createChatPublisher<M>(port: ChatPort<M>, render: ChatRenderer<M
     const subject = digestSubject(a.subscriptionId);
     const message = render.digest(a);
     const shown = a.editInPlace ? await recorder.messageOf(channel, subject) : null;
-    if (shown && (await port.edit(channel, shown, message))) {
+    if (shown && (await port.edit(channel, shown, message, delivery.signal))) {
       await recorder.step(STEP.message, shown);
       return;
     }
-    const posted = await port.post(channel, message, `sb${delivery.id}m`);
+    const posted = await port.post(channel, message, `sb${delivery.id}m`, delivery.signal);
     await recorder.rememberMessage(channel, subject, posted);
     await recorder.step(STEP.message, posted);
   }

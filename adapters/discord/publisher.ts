@@ -31,9 +31,9 @@ const isUnknownMessage = (error: unknown): boolean => error instanceof DiscordAP
  * reference to the incident's message.
  */
 export function discordPort(rest: REST): ChatPort<RESTPostAPIChannelMessageJSONBody> {
-  async function post(channelId: string, body: RESTPostAPIChannelMessageJSONBody, nonce: string): Promise<string> {
+  async function post(channelId: string, body: RESTPostAPIChannelMessageJSONBody, nonce: string, signal?: AbortSignal): Promise<string> {
     try {
-      const message = (await rest.post(Routes.channelMessages(channelId), { body: { ...body, nonce, enforce_nonce: true } })) as APIMessage;
+      const message = (await rest.post(Routes.channelMessages(channelId), { body: { ...body, nonce, enforce_nonce: true }, signal })) as APIMessage;
       return message.id;
     } catch (error) {
       throw asDeliveryFailure(`POST message to channel ${channelId}`, error);
@@ -44,11 +44,11 @@ export function discordPort(rest: REST): ChatPort<RESTPostAPIChannelMessageJSONB
     // The REST client paces by Discord's rate-limit headers; nothing to add per channel.
     minIntervalMs: 0,
     post,
-    reply: (channelId, parentId, body, nonce) =>
-      post(channelId, { ...body, message_reference: { message_id: parentId, channel_id: channelId, fail_if_not_exists: false } }, nonce),
-    async edit(channelId, messageId, body) {
+    reply: (channelId, parentId, body, nonce, signal) =>
+      post(channelId, { ...body, message_reference: { message_id: parentId, channel_id: channelId, fail_if_not_exists: false } }, nonce, signal),
+    async edit(channelId, messageId, body, signal) {
       try {
-        await rest.patch(Routes.channelMessage(channelId, messageId), { body });
+        await rest.patch(Routes.channelMessage(channelId, messageId), { body, signal });
         return true;
       } catch (error) {
         if (isUnknownMessage(error)) return false;

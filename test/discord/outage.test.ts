@@ -98,6 +98,17 @@ describe('delivery through a Discord outage', () => {
     expect(rows.reduce((n, r) => n + r.attempts, 0)).toBeLessThanOrEqual(7);
   });
 
+  it('a call Discord never answers is given up at the delivery deadline, and the message posted once on the retry', async () => {
+    const s = await start({ ...FAST_DELIVERY, deadlineMs: 1_000 });
+    fake.failNext(1, { status: 'silent' }, (call) => call.method === 'POST');
+    const { body } = await s.api('POST', '/api/v2/incidents', { body: { service_id: 1001, title: 'Silent', description: 'first' } });
+    // The request itself is ended (its connection closed) at the 1 s deadline, long before the REST
+    // client's own 15 s timeout: not only no longer waited for.
+    await fake.waitFor(() => fake.abandoned === 1, 8_000);
+    await settle(s, 20_000);
+    for (const channel of [A, B]) expect(timeline(channel)).toEqual([{ title: expect.stringContaining(`#${body.data.id} Silent`), replies: ['first'] }]);
+  });
+
   it('a lost response (posted, but answered 500) does not post twice: the nonce brings the same message back', async () => {
     const s = await start();
     fake.failNext(1, { status: 500, afterApplying: true }, (c) => c.method === 'POST' && c.path === `/channels/${A}/messages`);

@@ -36,7 +36,9 @@ export type FakeFailure =
   | { status: 500 }
   /** `afterApplying`: the request takes effect, but the answer is lost (the client sees a 500). */
   | { status: 500; afterApplying: true }
-  | { status: 429; retryAfterSeconds: number; global?: boolean };
+  | { status: 429; retryAfterSeconds: number; global?: boolean }
+  /** The request is read and never answered, until the client gives up on it. */
+  | { status: 'silent' };
 
 /**
  * A local Discord REST API on 127.0.0.1 (channel messages, interaction
@@ -61,6 +63,8 @@ export interface FakeDiscord {
   ok(match?: RegExp): DiscordCall[];
   failNext(count: number, failure: FakeFailure, when?: (call: { method: string; path: string }) => boolean): void;
   heal(): void;
+  /** Requests the client gave up on (closed) while they went unanswered. */
+  abandoned: number;
   /** As if a user deleted the message in Discord. */
   deleteMessage(id: string): void;
   /** What GET /gateway/bot answers. */
@@ -178,6 +182,12 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
       );
       return { status, retryAfterSeconds: failure.retryAfterSeconds };
     }
+    if (failure?.status === 'silent') {
+      res.on('close', () => {
+        if (!res.writableEnded) fake.abandoned++;
+      });
+      return { status: 0 };
+    }
     if (failure?.status === 500) {
       if ('afterApplying' in failure) apply(method, path, body);
       return { status: json(res, 500, { message: 'Internal Server Error', code: 0 }) };
@@ -214,6 +224,7 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
     calls,
     messages,
     gatewayUrl: null,
+    abandoned: 0,
     channel: (channelId) => [...messages.values()].filter((m) => m.channelId === channelId && !m.deleted),
     ok: (match) => calls.filter((c) => c.status < 300 && (!match || match.test(`${c.method} ${c.path}`))),
     failNext(count, failure, when) {
