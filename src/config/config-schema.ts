@@ -93,6 +93,8 @@ const statusPage = z.strictObject({
   /** Custom monitors of the company, by id, shown with uptime and response time. */
   monitors: z.array(id).default([]),
   subscribers: z.array(subscriber).default([]),
+  /** Headings that gather some of the page's services (Statuspage's component groups), in the order shown. */
+  groups: z.array(z.strictObject({ name, services: z.array(urlname).min(1) })).default([]),
 });
 
 /** Where mail to status page subscribers is sent from. */
@@ -287,6 +289,25 @@ export const configFileSchema = z
         c.status_pages.map((p, j) => ({ value: p.slug ?? slugOf(p.name), path: ['companies', i, 'status_pages', j, p.slug ? 'slug' : 'name'] })),
       ),
     );
+    config.companies.forEach((c, i) => {
+      c.status_pages.forEach((p, j) => {
+        const at = ['companies', i, 'status_pages', j, 'groups'];
+        const groupOf = new Map<string, string>();
+        const names = new Set<string>();
+        p.groups.forEach((g, k) => {
+          if (names.has(g.name)) ctx.addIssue({ code: 'custom', path: [...at, k, 'name'], message: `declares the group ${g.name} again` });
+          names.add(g.name);
+          g.services.forEach((service, l) => {
+            const earlier = groupOf.get(service);
+            if (!p.services.includes(service)) {
+              ctx.addIssue({ code: 'custom', path: [...at, k, 'services', l], message: `${service} is not among the services of this page` });
+            } else if (earlier !== undefined) {
+              ctx.addIssue({ code: 'custom', path: [...at, k, 'services', l], message: `${service} is already in the group ${earlier}` });
+            } else groupOf.set(service, g.name);
+          });
+        });
+      });
+    });
     seen(
       'API key',
       config.companies.flatMap((c, i) => c.api_keys.map((k, j) => ({ value: k, path: ['companies', i, 'api_keys', j] }))),

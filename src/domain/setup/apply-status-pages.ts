@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { writePageLayout } from '../status-pages/page-layout.js';
 import { slugOf } from '../status-pages/page-slug.js';
 import type { Database } from '../../db/schema.js';
 import { invalidInput } from '../errors.js';
@@ -94,6 +95,11 @@ export async function applyStatusPages(
     let unlink = trx.deleteFrom('status_page_services').where('status_page_id', '=', pageId);
     if (serviceIds.length > 0) unlink = unlink.where('service_id', 'not in', serviceIds);
     await unlink.execute();
+    const idOf = new Map(p.services.map((urlname, j) => [urlname, serviceIds[j]!]));
+    await writePageLayout(trx, pageId, {
+      order: serviceIds,
+      groups: p.groups.map((g) => ({ name: g.name, serviceIds: g.services.map((urlname) => idOf.get(urlname)!) })),
+    });
 
     await applySubscribers(trx, pageId, p.subscribers, now);
   }

@@ -57,6 +57,7 @@ export async function seedDemoCompany(ctx: DomainContext): Promise<DemoSeed> {
             third_party: [...DEMO_SERVICES.map((s) => s.urlname), DEMO_VENDOR],
             monitors: [DEMO_MONITOR_ID],
             subscribers: [],
+            groups: [],
           },
         ],
         channels: [],

@@ -66,4 +66,6 @@ export interface StatusPageSpec {
   third_party: string[];
   monitors: number[];
   subscribers: ({ webhook: string; secret: string } | { email: string })[];
+  /** Headings over some of `services` (urlnames), each service in one group at most. */
+  groups: { name: string; services: string[] }[];
 }
