@@ -230,7 +230,11 @@ export function createHttpServer(options: HttpServerOptions): Server {
     sendJson(res, 200, payload);
   }
 
-  /** The server's own routes first, then the API (which authenticates before it routes), then the public pages. */
+  /**
+   * The server's own routes first, then the API (which authenticates before it
+   * routes; on a page's own host, after that page's Statuspage documents),
+   * then the public pages.
+   */
   async function handle(req: IncomingMessage, res: ServerResponse, trace: RequestTrace): Promise<void> {
     const target = req.url ?? '/';
     const q = target.indexOf('?');
@@ -248,6 +252,8 @@ export function createHttpServer(options: HttpServerOptions): Server {
         return;
       }
       if (path === API_PREFIX || path.startsWith(UNDER_API)) {
+        // At the root of a status page's own host, its Statuspage documents (public, all named *.json, which no API path is) come first.
+        if (path.endsWith('.json') && (await publicPages(req, res, path, new URLSearchParams(q === -1 ? '' : target.slice(q + 1)), trace))) return;
         await handleApi(req, path, new URLSearchParams(q === -1 ? '' : target.slice(q + 1)), res, trace);
         return;
       }

@@ -137,7 +137,8 @@ describe("a page's own status counts its monitors, and never states what was not
     expect(created.status).toBe(201);
     expect(await pageText('/status/acme')).toContain('Major outage Major outage Down: Acme API health');
     expect(await badge('acme')).toBe('major outage');
-    expect((await summary('acme')).status).toEqual({ indicator: 'major', description: 'Major Service Outage' });
+    // Statuspage's words for its `major` indicator; "Major Service Outage" is its `critical`.
+    expect((await summary('acme')).status).toEqual({ indicator: 'major', description: 'Partial System Outage' });
 
     // Back up: operational again.
     await prober.probeAll();

@@ -37,7 +37,7 @@ async function monitorRows(ctx: DomainContext, page: PublicPage) {
   if (page.monitors.length === 0) return [];
   const rows = await ctx.db
     .selectFrom('custom_monitors')
-    .select(['id', 'name', 'status', 'consecutive_failures'])
+    .select(['id', 'name', 'status', 'consecutive_failures', 'created_at'])
     .where('id', 'in', page.monitors)
     .where('company_id', '=', page.companyId)
     .execute();
@@ -61,9 +61,21 @@ export async function monitorPanels(ctx: DomainContext, page: PublicPage): Promi
 }
 
 /** The page's monitors with only their state: what the page's status is made of, without their history. */
-export async function monitorStates(ctx: DomainContext, page: PublicPage): Promise<{ id: number; name: string; status: ShownMonitorStatus }[]> {
+export async function monitorStates(
+  ctx: DomainContext,
+  page: PublicPage,
+): Promise<{ id: number; name: string; status: ShownMonitorStatus; createdAt: Date; statusChangedAt: Date }[]> {
   const rows = await monitorRows(ctx, page);
   if (rows.length === 0) return [];
+  const ids = rows.map((r) => r.id);
+  // Its incidents open and resolve as it goes down and up: the row's own updated_at moves at every apply of the config too.
+  const changes = await ctx.db
+    .selectFrom('monitor_incidents')
+    .select((eb) => ['monitor_id', eb.fn.max('created_at').as('opened'), eb.fn.max('resolved_at').as('resolved')])
+    .where('monitor_id', 'in', ids)
+    .groupBy('monitor_id')
+    .execute();
+  const changedAt = new Map(changes.map((c) => [c.monitor_id, Math.max(Number(c.opened), Number(c.resolved ?? 0))]));
   const probed = new Set(
     (
       await ctx.db
@@ -78,7 +90,13 @@ export async function monitorStates(ctx: DomainContext, page: PublicPage): Promi
         .execute()
     ).map((r) => r.monitor_id),
   );
-  return rows.map((row) => ({ id: row.id, name: row.name, status: shownMonitorStatus(row, probed.has(row.id)) }));
+  return rows.map((row) => ({
+    id: row.id,
+    name: row.name,
+    status: shownMonitorStatus(row, probed.has(row.id)),
+    createdAt: new Date(row.created_at),
+    statusChangedAt: new Date(Math.max(row.created_at, changedAt.get(row.id) ?? 0)),
+  }));
 }
 
 /** One monitor the page at `slug` lists; not_found for any other. */

@@ -29,6 +29,9 @@ export interface MonitorState {
   id: number;
   name: string;
   status: ShownMonitorStatus;
+  createdAt: Date;
+  /** When it last went down or came back up, else when it was made. */
+  statusChangedAt: Date;
 }
 
 const RANK: Record<PageStatus, number> = { empty: 0, unknown: 0, ok: 1, maintenance: 2, minor: 3, partial: 4, major: 5 };

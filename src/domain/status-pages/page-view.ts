@@ -5,6 +5,10 @@ import { findIncidentRow, incidentRow, loadIncident, toSummary } from '../incide
 import type { ServiceStatus } from '../services/service.js';
 import { statusesOf } from '../services/service-status.js';
 import { findPage } from './page-directory.js';
+import type { PageLayout } from './page-layout.js';
+import { readPageLayout } from './page-layout.js';
+import type { PageMaintenance } from './page-maintenances.js';
+import { pageMaintenances } from './page-maintenances.js';
 import type { PublicPage } from './page-directory.js';
 import type { PageHealth } from './page-status.js';
 import { pageHealth } from './page-status.js';
@@ -33,6 +37,10 @@ export interface PageServiceView {
   name: string;
   urlname: string;
   status: ServiceStatus;
+  /** When the service was made: it has been known since. */
+  createdAt: Date;
+  /** When its status last changed (an incident opened or resolved, a maintenance began or ended), else when it was made. */
+  statusChangedAt: Date;
   days: DayView[];
   /** Over the days with data; null without any. */
   uptime: number | null;
@@ -46,6 +54,11 @@ export interface MaintenanceView {
   active: boolean;
 }
 
+export interface PageGroupView {
+  name: string;
+  serviceIds: number[];
+}
+
 export interface PageView {
   page: PublicPage;
   /** The page's own status (its services and monitors), with the monitors that are down or not probed yet. */
@@ -56,6 +69,10 @@ export interface PageView {
   /** Resolved incidents of the last 7 days, newest first. */
   recent: IncidentSummary[];
   maintenance: MaintenanceView[];
+  /** Maintenance of the page's services over the days shown: completed, in progress and scheduled, by start. */
+  maintenances: PageMaintenance[];
+  /** Headings over some of `services`, in the config's order, each with its services in its own order. */
+  groups: PageGroupView[];
   /** Shown beside the page's status, never counted in it. */
   vendors: VendorView[];
   /** When anything shown last changed. */
@@ -68,6 +85,7 @@ const worstOf = <S extends ServiceStatus | 'none'>(statuses: readonly S[], fallb
 
 const dayStartOf = (ms: number): number => Math.floor(ms / DAY_MS) * DAY_MS;
 
+/** The page's services, by name; see inLayoutOrder. */
 async function pageServices(ctx: DomainContext, pageId: number) {
   return ctx.db
     .selectFrom('status_page_services')
@@ -77,6 +95,30 @@ async function pageServices(ctx: DomainContext, pageId: number) {
     .orderBy('services.name')
     .orderBy('services.id')
     .execute();
+}
+
+/** The services in the layout's order; those it does not name (a layout not written yet) after them, as they come. */
+function inLayoutOrder<S extends { id: number }>(services: readonly S[], layout: PageLayout): S[] {
+  const position = new Map(layout.order.map((id, i) => [id, i]));
+  return [...services].sort((a, b) => (position.get(a.id) ?? Number.MAX_SAFE_INTEGER) - (position.get(b.id) ?? Number.MAX_SAFE_INTEGER));
+}
+
+/** Per service, the last time an incident opened or resolved (a status change), up to now; user reports change no status shown. */
+async function lastIncidentChanges(ctx: DomainContext, serviceIds: number[], now: number): Promise<Map<number, number>> {
+  if (serviceIds.length === 0) return new Map();
+  const rows = await ctx.db
+    .selectFrom('incidents')
+    .select((eb) => [
+      'service_id',
+      eb.fn.max('created_at').as('opened'),
+      eb.fn.max(eb.case().when('resolved_at', '<=', now).then(eb.ref('resolved_at')).end()).as('resolved'),
+    ])
+    .where('service_id', 'in', serviceIds)
+    .where('user_generated', '=', 0)
+    .where('created_at', '<=', now)
+    .groupBy('service_id')
+    .execute();
+  return new Map(rows.map((r) => [r.service_id, Math.max(Number(r.opened), Number(r.resolved ?? 0))]));
 }
 
 /** Incidents of the services touching [since, now], as they read now; user reports are not shown. */
@@ -148,37 +190,37 @@ function mergedLength(intervals: readonly (readonly [number, number])[]): number
 export async function pageView(ctx: DomainContext, slug: string): Promise<PageView> {
   const page = await findPage(ctx, slug);
   const now = ctx.clock.now().getTime();
-  const services = await pageServices(ctx, page.id);
+  const layout = await readPageLayout(ctx.db, page.id);
+  const services = inLayoutOrder(await pageServices(ctx, page.id), layout);
   const ids = services.map((s) => s.id);
   const since = dayStartOf(now) - (BAR_DAYS - 1) * DAY_MS;
-  const [statuses, incidents, windows, vendors] = await Promise.all([
+  const [statuses, incidents, maintenances, incidentChanges, vendors] = await Promise.all([
     statusesOf(ctx.db, ids, now),
     incidentsSince(ctx, ids, since, now),
-    ids.length === 0
-      ? Promise.resolve([])
-      : ctx.db
-          .selectFrom('maintenance_windows')
-          .innerJoin('services', 'services.id', 'maintenance_windows.service_id')
-          .select(['maintenance_windows.service_id', 'maintenance_windows.starts_at', 'maintenance_windows.ends_at', 'services.name'])
-          .where('maintenance_windows.service_id', 'in', ids)
-          .where('maintenance_windows.ends_at', '>', since)
-          .orderBy('maintenance_windows.starts_at')
-          .execute(),
+    pageMaintenances(ctx, ids, since, now),
+    lastIncidentChanges(ctx, ids, now),
     vendorsOf(ctx, page.thirdParty, now),
   ]);
+  const windows = maintenances.flatMap((m) =>
+    m.services.map((s) => ({ service_id: s.id, name: s.name, starts_at: m.startsAt.getTime(), ends_at: m.endsAt.getTime() })),
+  );
   const views: PageServiceView[] = services.map((s) => {
+    const own = windows.filter((w) => w.service_id === s.id);
     const days = daysOf(
       s,
       incidents.filter((i) => i.serviceId === s.id),
-      windows.filter((w) => w.service_id === s.id),
+      own,
       now,
     );
     const measured = days.filter((d) => d.uptime !== null);
+    const maintenanceChanges = own.flatMap((w) => [w.starts_at, w.ends_at]).filter((at) => at <= now);
     return {
       id: s.id,
       name: s.name,
       urlname: s.urlname,
       status: statuses.get(s.id) ?? 'ok',
+      createdAt: new Date(s.created_at),
+      statusChangedAt: new Date(Math.max(s.created_at, incidentChanges.get(s.id) ?? 0, ...maintenanceChanges)),
       days,
       uptime: measured.length === 0 ? null : measured.reduce((sum, d) => sum + d.uptime!, 0) / measured.length,
     };
@@ -209,6 +251,8 @@ export async function pageView(ctx: DomainContext, slug: string): Promise<PageVi
     maintenance: windows
       .filter((w) => w.ends_at > now)
       .map((w) => ({ serviceName: w.name, startsAt: new Date(w.starts_at), endsAt: new Date(w.ends_at), active: w.starts_at <= now })),
+    maintenances,
+    groups: layout.groups.map((g) => ({ name: g.name, serviceIds: g.serviceIds.filter((id) => ids.includes(id)) })).filter((g) => g.serviceIds.length > 0),
     vendors,
     updatedAt: new Date(Math.max(0, ...changes)),
   };

@@ -3,7 +3,9 @@ import type { Incident, IncidentSummary, IncidentUpdate } from '../../domain/inc
 import type { ServiceStatus } from '../../domain/services/service.js';
 import type { PublicPage } from '../../domain/status-pages/page-directory.js';
 import type { PageStatus } from '../../domain/status-pages/page-status.js';
+import type { MaintenanceStage, PageMaintenance } from '../../domain/status-pages/page-maintenances.js';
 import type { FeedEntry, PageView } from '../../domain/status-pages/page-view.js';
+import { FEED_INCIDENTS } from '../../domain/status-pages/page-view.js';
 
 /*
  * A status page in the documents of Atlassian Statuspage's public API
@@ -28,7 +30,8 @@ const INDICATOR: Record<PageStatus, { indicator: string; description: string }> 
   ok: { indicator: 'none', description: 'All Systems Operational' },
   minor: { indicator: 'minor', description: 'Minor Service Outage' },
   partial: { indicator: 'major', description: 'Partial System Outage' },
-  major: { indicator: 'major', description: 'Major Service Outage' },
+  // Statuspage keeps "Major Service Outage" for its `critical` indicator, which no statusbot status reaches.
+  major: { indicator: 'major', description: 'Partial System Outage' },
   maintenance: { indicator: 'maintenance', description: 'Service Under Maintenance' },
   unknown: { indicator: 'none', description: 'No Data Yet' },
   empty: { indicator: 'none', description: 'Nothing Shown Yet' },
@@ -43,40 +46,127 @@ function pageOf(page: PublicPage, updatedAt: Date) {
   return { id: pageId(page), name: page.name, url: page.url, time_zone: 'Etc/UTC', updated_at: updatedAt.toISOString() };
 }
 
+const groupComponentId = (page: PublicPage, position: number): string => `group-${page.id}-${position}`;
+const COMPONENT_RANK: Record<string, number> = { operational: 0, under_maintenance: 1, degraded_performance: 2, partial_outage: 3, major_outage: 4 };
+
+interface ComponentFields {
+  id: string;
+  name: string;
+  status: string;
+  created_at: string;
+  updated_at: string;
+}
+
+/** The fields every Statuspage component has, in Statuspage's order. */
+function component(page: PublicPage, c: ComponentFields, position: number, groupId: string | null, group: boolean) {
+  return {
+    ...c,
+    position,
+    description: null,
+    showcase: !group,
+    start_date: null,
+    group_id: groupId,
+    page_id: pageId(page),
+    group,
+    only_show_if_degraded: false,
+  };
+}
+
 /**
- * The page's services, then its monitors, as components. A monitor never
- * probed is left out: every component status Statuspage defines claims a
- * state that statusbot did not read, and a component left out claims none.
+ * The page's services in the config's order, then its monitors, as
+ * components; a group as Statuspage writes one (`group: true`, its members'
+ * ids in `components`), where its first service on the page would stand,
+ * right before its members (in the group's order), which name it in
+ * `group_id`. Positions count within the top level, and within each group.
+ * A monitor never probed is left out: every component status Statuspage
+ * defines claims a state that statusbot did not read, and a component left
+ * out claims none.
  */
 function componentsOf(view: PageView) {
-  const updatedAt = view.updatedAt.toISOString();
-  const services = view.services.map((s) => ({
-    id: componentId(s.id),
-    name: s.name,
-    status: COMPONENT_STATUS[s.status],
-    created_at: s.days.find((d) => d.status !== 'none')?.start.toISOString() ?? updatedAt,
-  }));
-  const monitors = view.health.monitors.flatMap((m) =>
-    m.status === 'unknown'
-      ? []
-      : [{ id: monitorComponentId(m.id), name: m.name, status: m.status === 'down' ? 'major_outage' : 'operational', created_at: updatedAt }],
+  const page = view.page;
+  const services = new Map(
+    view.services.map((s) => [
+      s.id,
+      {
+        id: componentId(s.id),
+        name: s.name,
+        status: COMPONENT_STATUS[s.status],
+        created_at: s.createdAt.toISOString(),
+        updated_at: s.statusChangedAt.toISOString(),
+      } satisfies ComponentFields,
+    ]),
   );
-  return [...services, ...monitors].map((c, position) => ({
-    ...c,
-    updated_at: updatedAt,
-    position: position + 1,
-    description: null,
-    showcase: true,
-    start_date: null,
-    group_id: null,
-    page_id: pageId(view.page),
-    group: false,
-    only_show_if_degraded: false,
-  }));
+  const groupOf = new Map(view.groups.flatMap((g, i) => g.serviceIds.map((id) => [id, i] as const)));
+  const all: (ReturnType<typeof component> & { components?: string[] })[] = [];
+  let position = 0;
+  const placed = new Set<number>();
+  for (const s of view.services) {
+    const groupIndex = groupOf.get(s.id);
+    if (groupIndex === undefined) {
+      all.push(component(page, services.get(s.id)!, ++position, null, false));
+      continue;
+    }
+    // A group stands where its first service would.
+    if (placed.has(groupIndex)) continue;
+    placed.add(groupIndex);
+    const group = view.groups[groupIndex]!;
+    const members = group.serviceIds.map((id) => services.get(id)!);
+    const id = groupComponentId(page, groupIndex + 1);
+    const worst = members.reduce((w, m) => (COMPONENT_RANK[m.status]! > COMPONENT_RANK[w]! ? m.status : w), 'operational');
+    all.push({
+      ...component(
+        page,
+        {
+          id,
+          name: group.name,
+          status: worst,
+          created_at: members.map((m) => m.created_at).sort()[0]!,
+          updated_at: members
+            .map((m) => m.updated_at)
+            .sort()
+            .at(-1)!,
+        },
+        ++position,
+        null,
+        true,
+      ),
+      components: members.map((m) => m.id),
+    });
+    for (const [i, m] of members.entries()) all.push(component(page, m, i + 1, id, false));
+  }
+  for (const m of view.health.monitors) {
+    if (m.status === 'unknown') continue;
+    const fields = {
+      id: monitorComponentId(m.id),
+      name: m.name,
+      status: m.status === 'down' ? 'major_outage' : 'operational',
+      created_at: m.createdAt.toISOString(),
+      updated_at: m.statusChangedAt.toISOString(),
+    };
+    all.push(component(page, fields, ++position, null, false));
+  }
+  return all;
+}
+
+type Component = ReturnType<typeof componentsOf>[number];
+
+/** The page's components by id, as componentsOf writes them, for the documents that name some. */
+function componentIndex(view: PageView): Map<string, Component> {
+  return new Map(componentsOf(view).map((c) => [c.id, c]));
+}
+
+/** A service's component as the page states it now; one the page no longer shows, as it was when made. */
+function componentOf(view: PageView, index: Map<string, Component>, service: { id: number; name: string }, at: Date): Component {
+  const id = componentId(service.id);
+  return (
+    index.get(id) ??
+    component(view.page, { id, name: service.name, status: 'operational', created_at: at.toISOString(), updated_at: at.toISOString() }, 0, null, false)
+  );
 }
 
 /** An incident as Statuspage writes it: its updates newest first, each naming the affected component. */
-export function statuspageIncident(page: PublicPage, incident: Incident | (IncidentSummary & { updates: IncidentUpdate[] })) {
+function statuspageIncident(view: PageView, index: Map<string, Component>, incident: Incident | (IncidentSummary & { updates: IncidentUpdate[] })) {
+  const page = view.page;
   const component = { code: componentId(incident.serviceId), name: incident.serviceName };
   const status = incident.resolved ? 'resolved' : (incident.updates.at(-1)?.stage ?? 'investigating');
   const updates = [...incident.updates].reverse().map((u, i, all) => ({
@@ -89,56 +179,132 @@ export function statuspageIncident(page: PublicPage, incident: Incident | (Incid
     display_at: u.createdAt.toISOString(),
     affected_components: [{ ...component, old_status: 'operational', new_status: u.stage === 'resolved' ? 'operational' : COMPONENT_STATUS[incident.status] }],
     deliver_notifications: true,
+    custom_tweet: null,
+    tweet_id: null,
   }));
   const monitoring = incident.updates.find((u) => u.stage === 'monitoring');
   return {
     id: String(incident.id),
     name: incident.title,
     status,
-    impact: incident.status,
     created_at: incident.createdAt.toISOString(),
     updated_at: incident.updatedAt.toISOString(),
-    started_at: incident.createdAt.toISOString(),
     monitoring_at: iso(monitoring?.createdAt ?? null),
     resolved_at: iso(incident.resolvedAt),
+    impact: incident.status,
     shortlink: `${page.url}/incidents/${incident.id}`,
+    started_at: incident.createdAt.toISOString(),
     page_id: pageId(page),
     incident_updates: updates,
-    components: [{ id: component.code, name: component.name, status: incident.resolved ? 'operational' : COMPONENT_STATUS[incident.status] }],
+    components: [componentOf(view, index, { id: incident.serviceId, name: incident.serviceName }, incident.createdAt)],
+    reminder_intervals: null,
   };
 }
 
-function maintenancesOf(view: PageView) {
-  return view.maintenance.map((m, i) => ({
-    id: `maintenance-${i + 1}-${m.startsAt.getTime()}`,
-    name: `Maintenance of ${m.serviceName}`,
-    status: m.active ? 'in_progress' : 'scheduled',
+/** Statuspage's words for an update of a maintenance that reached each stage. */
+const MAINTENANCE_UPDATE: Record<MaintenanceStage, string> = {
+  scheduled: 'We will be undergoing scheduled maintenance during this time.',
+  in_progress: 'Scheduled maintenance is currently in progress. We will provide updates as necessary.',
+  completed: 'The scheduled maintenance has been completed.',
+};
+
+/** A maintenance as Statuspage writes a scheduled maintenance: one update per stage it reached, newest first. */
+function statuspageMaintenance(view: PageView, index: Map<string, Component>, m: PageMaintenance) {
+  const id = `maintenance-${m.key}`;
+  const reached: { stage: MaintenanceStage; at: Date }[] = [
+    { stage: 'scheduled', at: m.createdAt },
+    ...(m.stage !== 'scheduled' ? [{ stage: 'in_progress' as const, at: m.startsAt }] : []),
+    ...(m.stage === 'completed' ? [{ stage: 'completed' as const, at: m.endsAt }] : []),
+  ];
+  return {
+    id,
+    name: m.title,
+    status: m.stage,
+    created_at: m.createdAt.toISOString(),
+    updated_at: m.updatedAt.toISOString(),
+    monitoring_at: null,
+    resolved_at: m.stage === 'completed' ? m.endsAt.toISOString() : null,
     impact: 'maintenance',
-    created_at: m.startsAt.toISOString(),
-    updated_at: m.startsAt.toISOString(),
+    shortlink: view.page.url,
+    started_at: m.createdAt.toISOString(),
+    page_id: pageId(view.page),
+    incident_updates: reached.reverse().map((r, i, all) => ({
+      id: `${id}-${all.length - i}`,
+      status: r.stage,
+      body: r.stage === 'scheduled' && m.description ? m.description : MAINTENANCE_UPDATE[r.stage],
+      incident_id: id,
+      created_at: r.at.toISOString(),
+      updated_at: r.at.toISOString(),
+      display_at: r.at.toISOString(),
+      affected_components: m.services.map((s) => ({
+        code: componentId(s.id),
+        name: s.name,
+        old_status: r.stage === 'in_progress' ? 'operational' : r.stage === 'completed' ? 'under_maintenance' : 'operational',
+        new_status: r.stage === 'in_progress' ? 'under_maintenance' : 'operational',
+      })),
+      deliver_notifications: true,
+      custom_tweet: null,
+      tweet_id: null,
+    })),
+    components: m.services.map((s) => componentOf(view, index, s, m.createdAt)),
     scheduled_for: m.startsAt.toISOString(),
     scheduled_until: m.endsAt.toISOString(),
-    shortlink: view.page.url,
-    page_id: pageId(view.page),
-    incident_updates: [],
-    components: [],
-  }));
+  };
 }
 
-/** `GET /status/{slug}/api/v2/summary.json`. */
+/** Which scheduled maintenances a document lists: Statuspage's three endpoints. */
+export type MaintenanceSelection = 'all' | 'upcoming' | 'active';
+
+/**
+ * `all`: the 50 most recent (by start, newest first), whatever their stage;
+ * `upcoming`: those still scheduled; `active`: those in progress.
+ */
+function maintenancesOf(view: PageView, index: Map<string, Component>, selection: MaintenanceSelection) {
+  const chosen = view.maintenances.filter((m) => selection === 'all' || m.stage === (selection === 'upcoming' ? 'scheduled' : 'in_progress'));
+  return chosen
+    .sort((a, b) => b.startsAt.getTime() - a.startsAt.getTime())
+    .slice(0, FEED_INCIDENTS)
+    .map((m) => statuspageMaintenance(view, index, m));
+}
+
+/** `GET …/api/v2/summary.json`: status, components, unresolved incidents, upcoming and in-progress maintenance. */
 export function summaryDocument(view: PageView) {
+  const index = componentIndex(view);
   return {
     page: pageOf(view.page, view.updatedAt),
-    components: componentsOf(view),
-    incidents: view.open.map((i) => statuspageIncident(view.page, i)),
-    scheduled_maintenances: maintenancesOf(view),
+    components: [...index.values()],
+    incidents: view.open.map((i) => statuspageIncident(view, index, i)),
+    scheduled_maintenances: maintenancesOf(view, index, 'all').filter((m) => m.status !== 'completed'),
     status: INDICATOR[view.health.status],
   };
 }
 
-/** `GET /status/{slug}/api/v2/incidents.json`: the latest incidents (open and resolved), newest first. */
-export function incidentsDocument(page: PublicPage, updatedAt: Date, incidents: readonly Incident[]) {
-  return { page: pageOf(page, updatedAt), incidents: incidents.map((i) => statuspageIncident(page, i)) };
+/** `GET …/api/v2/status.json`. */
+export function statusDocument(view: PageView) {
+  return { page: pageOf(view.page, view.updatedAt), status: INDICATOR[view.health.status] };
+}
+
+/** `GET …/api/v2/components.json`. */
+export function componentsDocument(view: PageView) {
+  return { page: pageOf(view.page, view.updatedAt), components: componentsOf(view) };
+}
+
+/** `GET …/api/v2/incidents/unresolved.json`: open incidents, newest first. */
+export function unresolvedDocument(view: PageView) {
+  const index = componentIndex(view);
+  return { page: pageOf(view.page, view.updatedAt), incidents: view.open.map((i) => statuspageIncident(view, index, i)) };
+}
+
+/** `GET …/api/v2/scheduled-maintenances.json`, `…/upcoming.json`, `…/active.json`. */
+export function maintenancesDocument(view: PageView, selection: MaintenanceSelection) {
+  return { page: pageOf(view.page, view.updatedAt), scheduled_maintenances: maintenancesOf(view, componentIndex(view), selection) };
+}
+
+/** `GET …/api/v2/incidents.json`: the latest incidents (open and resolved), newest first by `created_at`. */
+export function incidentsDocument(view: PageView, incidents: readonly Incident[]) {
+  const index = componentIndex(view);
+  const newestFirst = [...incidents].sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || b.id - a.id);
+  return { page: pageOf(view.page, view.updatedAt), incidents: newestFirst.map((i) => statuspageIncident(view, index, i)) };
 }
 
 // Values only: the builder escapes them. Characters XML 1.0 cannot hold at all are dropped first.

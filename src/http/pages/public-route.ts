@@ -37,10 +37,16 @@ export interface PublicRoute {
    * domain/read-epoch.ts): it is rendered once per change, served with an ETag.
    */
   cacheable?: boolean;
+  /**
+   * Part of the Statuspage-compatible API: readable from any origin (CORS,
+   * with preflight), its errors in the API's JSON error shape.
+   */
+  statuspageApi?: boolean;
   handle(req: PublicRequest): Promise<PublicReply>;
 }
 
 export const HTML = 'text/html; charset=utf-8';
+export const JSON_TYPE = 'application/json; charset=utf-8';
 
 /** A 303 to another page (after a form post). */
 export const seeOther = (location: string): PublicReply => ({ status: 303, headers: { Location: location } });

@@ -6,12 +6,13 @@ import { DomainError } from '../../domain/errors.js';
 import { readEpoch } from '../../domain/read-epoch.js';
 import { pageHosts } from '../../domain/status-pages/page-directory.js';
 import type { ClientAddress } from '../../infrastructure/client-address.js';
-import { HttpProblem } from '../http-errors.js';
+import { HttpProblem, renderError } from '../http-errors.js';
 import { readBody } from '../read-body.js';
 import { createResponseCache } from '../response-cache.js';
 import { createRouteTable } from '../route-table.js';
 import type { RequestTrace } from '../request-trace.js';
 import type { PublicReply, PublicRequest, PublicRoute } from './public-route.js';
+import { JSON_TYPE } from './public-route.js';
 import { errorReply } from './replies.js';
 import { STYLESHEET } from './render/stylesheet.js';
 
@@ -24,6 +25,16 @@ const SECURITY_HEADERS = {
 /** Pages may be kept briefly by browsers and proxies, then revalidated with their ETag. */
 const PAGE_CACHE_CONTROL = 'public, max-age=30, must-revalidate';
 const RENDERED_MAX = 2_000;
+/** Paths of the Statuspage-compatible API (see statuspage-routes.ts), where every answer is JSON. */
+const STATUSPAGE_API = /^\/status\/[^/]+\/api\//;
+/** Any origin may read the Statuspage documents, as it may Statuspage's own (widgets, dashboards in a browser). */
+const CROSS_ORIGIN = { 'Access-Control-Allow-Origin': '*' };
+const PREFLIGHT = {
+  ...CROSS_ORIGIN,
+  'Access-Control-Allow-Methods': 'GET, HEAD, OPTIONS',
+  'Access-Control-Allow-Headers': '*',
+  'Access-Control-Max-Age': '86400',
+};
 const MAX_FORM_BYTES = 16 * 1024;
 
 /** An answer ready to send again: its headers are built once. */
@@ -80,6 +91,15 @@ export function createPublicRouter(ctx: DomainContext, routes: readonly PublicRo
     return { status: reply.status, body, etag, headers, unchanged };
   }
 
+  /** An error of the Statuspage API, in the API's error shape. */
+  function jsonError(error: unknown): Rendered {
+    const rendered = renderError(error);
+    return prepare(
+      { status: rendered.status, contentType: JSON_TYPE, headers: { ...rendered.headers, ...CROSS_ORIGIN }, body: JSON.stringify(rendered.body) },
+      false,
+    );
+  }
+
   function send(req: IncomingMessage, res: ServerResponse, entry: Rendered): void {
     const known = entry.etag ? req.headers['if-none-match'] : undefined;
     if (known?.split(/\s*,\s*/).includes(entry.etag!)) {
@@ -99,10 +119,22 @@ export function createPublicRouter(ctx: DomainContext, routes: readonly PublicRo
     }
     // Paths under /status/ and /assets/ mean the same on every host: no lookup of page hosts for them.
     const { path, base } = rawPath.startsWith('/status/') ? { path: rawPath, base: null } : await resolve(req, rawPath);
+    const statuspageApi = STATUSPAGE_API.test(path);
     try {
+      if (statuspageApi && req.method === 'OPTIONS') {
+        const preflighted = table.find('GET', path);
+        if (!preflighted?.route?.statuspageApi) throw new HttpProblem('route_not_found', 'No such document');
+        if (trace) trace.route = preflighted.route.path;
+        send(req, res, prepare({ status: 204, headers: PREFLIGHT }, false));
+        return true;
+      }
       const hit = table.find(req.method ?? 'GET', path);
-      if (!hit) return false;
+      if (!hit) {
+        if (statuspageApi) throw new HttpProblem('route_not_found', 'No such document');
+        return false;
+      }
       if (trace) trace.route = (hit.route ?? hit.declared).path;
+      if (statuspageApi && hit.route === null) throw new HttpProblem('method_not_allowed', `${req.method} is not allowed here; use GET`, { Allow: 'GET' });
       if (hit.route === null) {
         send(req, res, prepare(errorReply(405, 'Method not allowed', `${req.method} is not allowed here; use ${hit.allow}.`, { Allow: hit.allow }), false));
         return true;
@@ -134,11 +166,16 @@ export function createPublicRouter(ctx: DomainContext, routes: readonly PublicRo
       const key = base === null ? `${path}${search}` : `${base} ${path}${search}`;
       let entry = rendered.get(key, epoch);
       if (!entry) {
-        entry = prepare(await hit.route.handle(await request()), true);
+        const reply = await hit.route.handle(await request());
+        entry = prepare(hit.route.statuspageApi ? { ...reply, headers: { ...reply.headers, ...CROSS_ORIGIN } } : reply, true);
         rendered.set(key, epoch, entry);
       }
       send(req, res, entry);
     } catch (error) {
+      if (statuspageApi && (error instanceof DomainError || error instanceof HttpProblem || isDatabaseUnavailable(error))) {
+        send(req, res, jsonError(error));
+        return true;
+      }
       // A path segment holding NUL names nothing, like an unknown name.
       if ((error instanceof DomainError && error.code === 'not_found') || (error instanceof HttpProblem && error.code === 'route_not_found')) {
         send(req, res, prepare(errorReply(404, 'Not found', 'There is nothing at this address.'), false));

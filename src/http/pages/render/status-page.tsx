@@ -2,7 +2,7 @@ import type { ComponentChildren } from 'preact';
 import type { Incident, IncidentSummary } from '../../../domain/incidents/incident.js';
 import type { PublicPage } from '../../../domain/status-pages/page-directory.js';
 import type { PageStatus } from '../../../domain/status-pages/page-status.js';
-import type { PageView } from '../../../domain/status-pages/page-view.js';
+import type { PageGroupView, PageView } from '../../../domain/status-pages/page-view.js';
 import type { ShownStatus } from '../../../domain/services/shown-status.js';
 import { Layout } from './layout.js';
 import {
@@ -71,16 +71,20 @@ export function StatusPage(props: { view: PageView; base: string; monitors?: Com
         <h2 id="services">Services</h2>
         {view.services.length === 0 ? <p class="muted">This page shows no services yet.</p> : null}
         <ul class="plain">
-          {view.services.map((s) => (
-            <li class="card">
-              <div class="row">
-                <h3>{s.name}</h3>
-                <Status status={s.status} />
-              </div>
-              <DayBars days={s.days} label={`${s.name}, the last ${s.days.length} days`} />
-              <p class="muted">{s.uptime === null ? 'No data yet' : `${percent(s.uptime)} uptime over the days shown`}</p>
-            </li>
-          ))}
+          {shownInOrder(view).map((item) =>
+            'group' in item ? (
+              <li class="group">
+                <h3>{item.group.name}</h3>
+                <ul class="plain">
+                  {item.services.map((s) => (
+                    <ServiceCard service={s} Heading="h4" />
+                  ))}
+                </ul>
+              </li>
+            ) : (
+              <ServiceCard service={item} Heading="h3" />
+            ),
+          )}
         </ul>
       </section>
       {props.monitors}
@@ -148,6 +152,37 @@ const MARK_CLASS: Record<PageStatus, ShownStatus> = {
  * The page's own status in words, what makes it so (monitors down, monitors
  * not probed yet), and beside it, not counted in it, its vendors in trouble.
  */
+type PageService = PageView['services'][number];
+
+/** The page's services in order, those of a group gathered under it (in the group's order) where its first service stands. */
+type ShownItem = PageService | { group: PageGroupView; services: PageService[] };
+
+function shownInOrder(view: PageView): ShownItem[] {
+  const groupOf = new Map(view.groups.flatMap((g) => g.serviceIds.map((id) => [id, g] as const)));
+  const placed = new Set<PageGroupView>();
+  return view.services.flatMap((s): ShownItem[] => {
+    const group = groupOf.get(s.id);
+    if (!group) return [s];
+    if (placed.has(group)) return [];
+    placed.add(group);
+    return [{ group, services: group.serviceIds.map((id) => view.services.find((member) => member.id === id)!) }];
+  });
+}
+
+function ServiceCard(props: { service: PageService; Heading: 'h3' | 'h4' }) {
+  const { service: s, Heading } = props;
+  return (
+    <li class="card">
+      <div class="row">
+        <Heading>{s.name}</Heading>
+        <Status status={s.status} />
+      </div>
+      <DayBars days={s.days} label={`${s.name}, the last ${s.days.length} days`} />
+      <p class="muted">{s.uptime === null ? 'No data yet' : `${percent(s.uptime)} uptime over the days shown`}</p>
+    </li>
+  );
+}
+
 function Banner(props: { view: PageView }) {
   const { health, vendors } = props.view;
   const troubled = vendors.filter((v) => v.status !== 'ok');

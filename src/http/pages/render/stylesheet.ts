@@ -19,7 +19,8 @@ header.site .home{font-weight:700;font-size:1.25rem;text-decoration:none;color:v
 footer.site{color:var(--muted);font-size:.875rem;border-top:1px solid var(--line);margin-top:2rem}
 h1{font-size:1.5rem;margin:1rem 0 .5rem}
 h2{font-size:1.2rem;margin:1.75rem 0 .5rem}
-h3{font-size:1rem;margin:0}
+h3,h4{font-size:1rem;margin:0}
+.group>h3{margin:1rem 0 .25rem}
 .muted,time{color:var(--muted)}
 .banner{display:flex;gap:.75rem;align-items:center;padding:1rem;border-radius:.5rem;margin:1rem 0;border:2px solid currentColor;font-weight:600}
 .banner.ok{color:var(--ok)}.banner.minor{color:var(--minor)}.banner.major{color:var(--major)}.banner.maintenance{color:var(--maint)}
