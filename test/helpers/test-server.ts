@@ -129,6 +129,10 @@ export interface TestServerOptions {
   logger?: Logger;
   /** Wraps the server's metrics hooks (see StartOptions). */
   metrics?: StartOptions['metrics'];
+  /** Called once per request answered (see StartOptions). */
+  onRequestFinished?: StartOptions['onRequestFinished'];
+  /** A port known before the start (for a config that names it); a free one by default. */
+  port?: number;
 }
 
 const isApiPath = (path: string) => /^\/api\/v2(?:[/?]|$)/.test(path);
@@ -142,7 +146,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     typeof options.config === 'string' ? parseConfig('test.yml', options.config).config : (options.config ?? parseConfig('test.yml', STANDARD_CONFIG).config);
   const server = await startServer({
     dbPath,
-    port: 0,
+    port: options.port ?? 0,
     host: '127.0.0.1',
     config,
     clock,
@@ -152,6 +156,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     delivery: options.delivery ?? { enabled: false },
     jobs: options.jobs ?? false,
     metrics: options.metrics,
+    onRequestFinished: options.onRequestFinished,
     // What a start prints for the operator (a demo key, how to get a key): tests read `demoKey`.
     notice: () => {},
   });
