@@ -38,13 +38,15 @@ const PAGE_PATHS = [
   '/status/acme/incidents/{x}',
   '/status/acme/monitors/{x}',
   '/status/{x}/feed.atom',
-  '/status/{x}/api/v2/summary.json',
   '/status/{x}/badge.svg',
   '/status/{x}/subscribe/confirm?token=x',
   '/services/{x}',
   '/services/acme-api{x}',
   '/incidents/{x}',
 ];
+
+/** The Statuspage-compatible API of pages answers in the API's error shape. */
+const STATUSPAGE_PATHS = ['/status/{x}/api/v2/summary.json', '/status/{x}/api/v2/incidents/unresolved.json'];
 
 const API_PATHS = ['/api/v2/services/{x}/incidents', '/api/v2/services/acme-api{x}/incidents', '/api/v2/incidents/{x}', '/api/v2/boards/{x}'];
 
@@ -110,6 +112,24 @@ describe('NUL and text that is not UTF-8 in API paths', () => {
         expect(res.headers.get('content-type'), path).toMatch(/^application\/json/);
         expect(res.body.errors, path).toHaveLength(1);
         expect(res.body.errors[0], path).toMatchObject({ status: 400, title: 'Bad request' });
+      }
+    });
+  }
+
+  for (const template of STATUSPAGE_PATHS) {
+    it(`GET ${template.replace('{x}', '%00')} is 404 in the error shape`, async () => {
+      const res = await fetch(`${s.url}${template.replace('{x}', '%00')}`);
+      expect(res.status).toBe(404);
+      expect(await res.json()).toEqual(NOT_FOUND);
+    });
+
+    it(`GET ${template} with bytes that are not UTF-8 is 400 in the error shape`, async () => {
+      for (const bytes of NOT_UTF8) {
+        const path = template.replace('{x}', bytes);
+        const res = await fetch(`${s.url}${path}`);
+        expect(res.status, path).toBe(400);
+        expect(res.headers.get('content-type'), path).toMatch(/^application\/json/);
+        expect((await res.json()).errors, path).toEqual([expect.objectContaining({ status: 400, title: 'Bad request' })]);
       }
     });
   }
