@@ -28,7 +28,7 @@ const RENDERED_MAX = 2_000;
 /** Paths of the Statuspage-compatible API (see statuspage-routes.ts), where every answer is JSON. */
 const STATUSPAGE_API = /^\/status\/[^/]+\/api\//;
 /** Any origin may read the Statuspage documents, as it may Statuspage's own (widgets, dashboards in a browser). */
-const CROSS_ORIGIN = { 'Access-Control-Allow-Origin': '*' };
+const CROSS_ORIGIN = { 'Access-Control-Allow-Origin': '*', 'Access-Control-Expose-Headers': 'ETag' };
 const PREFLIGHT = {
   ...CROSS_ORIGIN,
   'Access-Control-Allow-Methods': 'GET, HEAD, OPTIONS',
