@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { XMLBuilder } from 'fast-xml-parser';
 import type { Incident, IncidentSummary, IncidentUpdate } from '../../domain/incidents/incident.js';
 import type { ServiceStatus } from '../../domain/services/service.js';
@@ -46,7 +47,8 @@ function pageOf(page: PublicPage, updatedAt: Date) {
   return { id: pageId(page), name: page.name, url: page.url, time_zone: 'Etc/UTC', updated_at: updatedAt.toISOString() };
 }
 
-const groupComponentId = (page: PublicPage, position: number): string => `group-${page.id}-${position}`;
+/** From the group's name (unique on its page): the id stays when groups are reordered. */
+const groupComponentId = (page: PublicPage, name: string): string => `group-${page.id}-${createHash('sha256').update(name).digest('hex').slice(0, 12)}`;
 const COMPONENT_RANK: Record<string, number> = { operational: 0, under_maintenance: 1, degraded_performance: 2, partial_outage: 3, major_outage: 4 };
 
 interface ComponentFields {
@@ -111,7 +113,7 @@ function componentsOf(view: PageView) {
     placed.add(groupIndex);
     const group = view.groups[groupIndex]!;
     const members = group.serviceIds.map((id) => services.get(id)!);
-    const id = groupComponentId(page, groupIndex + 1);
+    const id = groupComponentId(page, group.name);
     const worst = members.reduce((w, m) => (COMPONENT_RANK[m.status]! > COMPONENT_RANK[w]! ? m.status : w), 'operational');
     all.push({
       ...component(
