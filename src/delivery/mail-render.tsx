@@ -1,6 +1,7 @@
 import type { ComponentChildren } from 'preact';
 import { renderToString } from 'preact-render-to-string';
 import type { IncidentNotification } from '../domain/notifications/incident-notification.js';
+import { UpdateText } from '../http/pages/render/update-text.js';
 
 /** One mail, in the two forms every mail carries. */
 export interface RenderedMail {
@@ -133,7 +134,7 @@ export function renderIncidentMail(n: IncidentNotification, links: { pageUrl: st
           {service}: {title}
         </h1>
         <p>{removed ? `This incident was removed (${when}).` : `Status: ${state} (${when})`}</p>
-        {removed || !n.incident.description ? null : <p style="white-space:pre-wrap">{n.incident.description}</p>}
+        {removed || !n.incident.description ? null : <UpdateText text={n.incident.description} />}
         <p>
           <a href={details}>Details</a>
         </p>

@@ -7,6 +7,7 @@ import type { PageStatus } from '../../domain/status-pages/page-status.js';
 import type { MaintenanceStage, PageMaintenance } from '../../domain/status-pages/page-maintenances.js';
 import type { FeedEntry, PageView } from '../../domain/status-pages/page-view.js';
 import { FEED_INCIDENTS } from '../../domain/status-pages/page-view.js';
+import { updateHtml } from './render/update-text.js';
 
 /*
  * A status page in the documents of Atlassian Statuspage's public API
@@ -340,7 +341,7 @@ export function atomFeed(page: PublicPage, updatedAt: Date, entries: readonly Fe
           updated: e.update.createdAt.toISOString(),
           published: e.update.createdAt.toISOString(),
           link: { '@rel': 'alternate', '@type': 'text/html', '@href': entryLink(page, e) },
-          content: { '@type': 'text', '#text': xmlText(e.update.description) },
+          content: { '@type': 'html', '#text': xmlText(updateHtml(e.update.description)) },
         })),
       },
     })
@@ -366,7 +367,7 @@ export function rssFeed(page: PublicPage, updatedAt: Date, entries: readonly Fee
             link: entryLink(page, e),
             guid: { '@isPermaLink': 'false', '#text': entryId(page, e) },
             pubDate: e.update.createdAt.toUTCString(),
-            description: xmlText(e.update.description),
+            description: xmlText(updateHtml(e.update.description)),
           })),
         },
       },

@@ -2,6 +2,7 @@ import type { Incident, IncidentSummary } from '../../../domain/incidents/incide
 import type { PageStatus } from '../../../domain/status-pages/page-status.js';
 import type { DayView } from '../../../domain/status-pages/page-view.js';
 import type { ShownStatus } from '../../../domain/services/shown-status.js';
+import { UpdateText } from './update-text.js';
 
 /** Words for a status: never shown by colour alone. */
 export const STATUS_WORDS: Record<ShownStatus, string> = {
@@ -110,7 +111,9 @@ export function Timeline(props: { incident: Incident }) {
       {[...props.incident.updates].reverse().map((u) => (
         <li>
           <span class="stage">{STAGE_WORDS[u.stage] ?? u.stage}</span> <When at={u.createdAt} />
-          <p>{u.description}</p>
+          <div class="update-text">
+            <UpdateText text={u.description} />
+          </div>
         </li>
       ))}
     </ol>
@@ -170,7 +173,9 @@ export function IncidentLine(props: { incident: IncidentSummary; href: string })
         ) : null}
       </p>
       <Affected components={incident.components} />
-      <p>{incident.description}</p>
+      <div class="update-text">
+        <UpdateText text={incident.description} />
+      </div>
     </li>
   );
 }
