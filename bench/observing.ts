@@ -43,5 +43,6 @@ export function switchedMetrics(metrics: Metrics, observing: ObservingSwitch): M
     feedFetched: when(metrics.feedFetched),
     jobRan: when(metrics.jobRan),
     writeBatch: when(metrics.writeBatch),
+    pageRendered: when(metrics.pageRendered),
   };
 }

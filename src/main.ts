@@ -259,6 +259,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       ready: () => ready,
       rawHandlers: Object.assign({}, ...fronts.map((f) => f.rawHandlers)) as Record<string, RawHandler>,
       publicRoutes: [...homeRoutes(home), ...publicRoutes],
+      onPageRendered: metrics.pageRendered,
       onFinished: requestObservers(metrics.requestFinished, options.onRequestFinished),
       metrics: createMetricsEndpoint({ registry: metrics.registry, token: config.metrics.token }),
     });

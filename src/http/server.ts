@@ -45,6 +45,8 @@ export interface HttpServerOptions {
   rawHandlers?: Record<string, RawHandler>;
   /** The public pages (status pages, tracker pages, feeds, subscriptions). */
   publicRoutes?: readonly PublicRoute[];
+  /** Called with the route's path each time a public page is rendered rather than served from the cache (metrics). */
+  onPageRendered?: (route: string) => void;
   /** Called once per request, after its log line (metrics). */
   onFinished?: (finished: FinishedRequest) => void;
   /** Answers GET /metrics (Prometheus); without it, /metrics is not found. */
@@ -120,7 +122,7 @@ export function createHttpServer(options: HttpServerOptions): Server {
   /** Answers of cacheable routes, per company and path. */
   const cache = createResponseCache<Buffer>(RESPONSE_CACHE_MAX);
   const clientAddress = options.clientAddress ?? createClientAddress([]);
-  const publicPages = createPublicRouter(ctx, options.publicRoutes ?? [], clientAddress);
+  const publicPages = createPublicRouter(ctx, options.publicRoutes ?? [], clientAddress, options.onPageRendered);
   const apiDocs = createApiDocs();
   let openApi: Buffer | undefined;
 

@@ -24,6 +24,7 @@ export interface Metrics {
   feedFetched(result: FeedFetchResult): void;
   jobRan(job: string, result: 'ok' | 'failed', durationMs: number): void;
   writeBatch(size: number): void;
+  pageRendered(route: string): void;
 }
 
 /**
@@ -77,6 +78,12 @@ export function createMetrics(options: MetricsOptions): Metrics {
     buckets: [1, 2, 4, 8, 16, 32, 64],
     registers,
   });
+  const pageRenders = new Counter({
+    name: 'statusbot_page_renders_total',
+    help: 'Public pages and feeds rendered rather than served from the page cache, by route pattern.',
+    labelNames: ['route'],
+    registers,
+  });
   // Known results start at 0, so that a rate over them exists before the first one happens.
   for (const result of ['up', 'down']) probes.inc({ result }, 0);
   for (const result of ['ok', 'not_modified', 'failed'] satisfies FeedFetchResult[]) feedFetches.inc({ result }, 0);
@@ -116,5 +123,6 @@ export function createMetrics(options: MetricsOptions): Metrics {
       jobDuration.labels(job).observe(durationMs / 1000);
     },
     writeBatch: (size) => writeBatches.observe(size),
+    pageRendered: (route) => pageRenders.inc({ route }),
   };
 }

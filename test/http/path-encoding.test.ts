@@ -51,11 +51,13 @@ const STATUSPAGE_PATHS = ['/status/{x}/api/v2/summary.json', '/status/{x}/api/v2
 const API_PATHS = ['/api/v2/services/{x}/incidents', '/api/v2/services/acme-api{x}/incidents', '/api/v2/incidents/{x}', '/api/v2/boards/{x}'];
 
 describe('NUL and text that is not UTF-8 in page paths', () => {
+  /** The 404 page says the same wherever it is; only its link home differs (the status page the path was under, or the home). */
+  const withoutHome = (html: string): string => html.replace(/<header[\s\S]*?<\/header>/, '').replace(/<a href="[^"]*">Go to [^<]*<\/a>/, '');
   let unknownPage: string;
   beforeAll(async () => {
     const res = await fetch(`${s.url}/status/no-such-page`);
     expect(res.status).toBe(404);
-    unknownPage = await res.text();
+    unknownPage = withoutHome(await res.text());
   });
 
   for (const template of PAGE_PATHS) {
@@ -63,7 +65,7 @@ describe('NUL and text that is not UTF-8 in page paths', () => {
       const res = await fetch(`${s.url}${template.replace('{x}', '%00')}`);
       expect(res.status).toBe(404);
       expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
-      expect(await res.text()).toBe(unknownPage);
+      expect(withoutHome(await res.text())).toBe(unknownPage);
     });
 
     it(`GET ${template} with bytes that are not UTF-8 is a 400 page`, async () => {
@@ -84,7 +86,7 @@ describe('NUL and text that is not UTF-8 in page paths', () => {
       body: 'email=someone%40example.com',
     });
     expect(res.status).toBe(404);
-    expect(await res.text()).toBe(unknownPage);
+    expect(withoutHome(await res.text())).toBe(unknownPage);
     expect(await s.ctx.db.selectFrom('email_subscribers').selectAll().execute()).toEqual([]);
   });
 

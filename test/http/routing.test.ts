@@ -38,7 +38,8 @@ describe('HEAD', () => {
   ];
   for (const [what, path] of paths) {
     it(`answers ${what} with the status and headers of GET, and no body`, async () => {
-      const headers = { authorization: `Bearer ${ACME_KEY}` };
+      // The body as it is: fetch decodes what it asked compressed, which would no longer match Content-Length.
+      const headers = { authorization: `Bearer ${ACME_KEY}`, 'accept-encoding': 'identity' };
       const get = await fetch(`${s.url}${path()}`, { headers });
       const getBody = await get.arrayBuffer();
       const head = await fetch(`${s.url}${path()}`, { method: 'HEAD', headers });

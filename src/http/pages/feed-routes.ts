@@ -15,6 +15,7 @@ export const feedRoutes: PublicRoute[] = [
         status: 200,
         contentType: 'application/atom+xml; charset=utf-8',
         body: atomFeed(feed.page, feed.updatedAt, feed.entries, `${feed.page.url}/feed.atom`),
+        lastModified: feed.updatedAt,
       };
     },
   },
@@ -28,6 +29,7 @@ export const feedRoutes: PublicRoute[] = [
         status: 200,
         contentType: 'application/rss+xml; charset=utf-8',
         body: rssFeed(feed.page, feed.updatedAt, feed.entries, `${feed.page.url}/feed.rss`),
+        lastModified: feed.updatedAt,
       };
     },
   },

@@ -26,6 +26,11 @@ export interface PublicReply {
   contentType?: string;
   body?: string | Buffer;
   headers?: Record<string, string>;
+  /**
+   * When what the answer shows last changed (not when it was rendered), for
+   * Last-Modified and If-Modified-Since; absent when the route cannot tell.
+   */
+  lastModified?: Date;
 }
 
 export interface PublicRoute {
@@ -42,6 +47,12 @@ export interface PublicRoute {
    * with preflight), its errors in the API's JSON error shape.
    */
   statuspageApi?: boolean;
+  /**
+   * The query parameters a cacheable answer depends on. It is handed only
+   * these, and cached once per their values: any other parameter (a tracking
+   * tag) is ignored rather than rendered into a copy of its own.
+   */
+  queryKeys?: readonly string[];
   handle(req: PublicRequest): Promise<PublicReply>;
 }
 

@@ -4,8 +4,11 @@ import type { DomainContext } from '../../domain/context.js';
 import { isDatabaseUnavailable } from '../../db/database.js';
 import { DomainError } from '../../domain/errors.js';
 import { readEpoch } from '../../domain/read-epoch.js';
-import { pageHosts } from '../../domain/status-pages/page-directory.js';
+import { findPage, pageHosts } from '../../domain/status-pages/page-directory.js';
 import type { ClientAddress } from '../../infrastructure/client-address.js';
+import { clientHolds } from '../conditional-request.js';
+import { compress, negotiateCoding } from '../content-coding.js';
+import type { ContentCoding } from '../content-coding.js';
 import { HttpProblem, renderError } from '../http-errors.js';
 import { readBody } from '../read-body.js';
 import { createResponseCache } from '../response-cache.js';
@@ -13,8 +16,9 @@ import { createRouteTable } from '../route-table.js';
 import type { RequestTrace } from '../request-trace.js';
 import type { PublicReply, PublicRequest, PublicRoute } from './public-route.js';
 import { JSON_TYPE } from './public-route.js';
-import { errorReply } from './replies.js';
+import { FAVICON, FAVICON_PATH } from './render/favicon.js';
 import { STYLESHEET } from './render/stylesheet.js';
+import { errorReply, notFoundReply } from './replies.js';
 
 /** No script, no frame, nothing from another host: the pages are HTML and one stylesheet. */
 const SECURITY_HEADERS = {
@@ -37,17 +41,31 @@ const PREFLIGHT = {
 };
 const MAX_FORM_BYTES = 16 * 1024;
 
-/** An answer ready to send again: its headers are built once. */
-interface Rendered {
-  status: number;
+/** One form of an answer's body, with its headers built once. */
+interface Variant {
   body: Buffer;
-  etag: string | null;
   headers: Record<string, string | number>;
-  /** For a 304: the same without the body's type and length. */
+  /** For a 304: the same without the body's type, coding and length. */
   unchanged: Record<string, string | number>;
 }
 
-const etagOf = (body: Buffer): string => `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
+/** An answer ready to send again. */
+interface Rendered {
+  status: number;
+  /** The opaque tags of every form of the body (each coding has its own); empty for answers sent fresh each time. */
+  opaqueTags: ReadonlySet<string>;
+  lastModifiedMs: number | null;
+  identity: Variant;
+  /** Compressed forms, made once at the first request that asks for each, and kept with the answer. */
+  coded: Partial<Record<Exclude<ContentCoding, 'identity'>, Variant | Promise<Variant>>>;
+  /** The headers every form shares (Cache-Control, Vary, Last-Modified, the route's own), for building the compressed forms'. */
+  shared: Record<string, string | number>;
+  opaqueTag: string | null;
+}
+
+const opaqueTagOf = (body: Buffer): string => createHash('sha256').update(body).digest('base64url').slice(0, 27);
+/** Each coding's ETag differs from the body's own (RFC 9110 §8.8.3): a suffix on the same tag. */
+const codedTag = (tag: string, coding: ContentCoding): string => (coding === 'identity' ? tag : `${tag}-${coding}`);
 
 function readForm(req: IncomingMessage): Promise<Buffer> {
   return req.method === 'POST' ? readBody(req, MAX_FORM_BYTES, 'The form') : Promise.resolve(Buffer.alloc(0));
@@ -60,13 +78,20 @@ function readForm(req: IncomingMessage): Promise<Buffer> {
  * the client has it). Returns false for paths it does not know, so that the
  * caller goes on with its own.
  */
-export function createPublicRouter(ctx: DomainContext, routes: readonly PublicRoute[], clientAddress: ClientAddress) {
+export function createPublicRouter(
+  ctx: DomainContext,
+  routes: readonly PublicRoute[],
+  clientAddress: ClientAddress,
+  /** Called with the route's path each time an answer is rendered rather than taken from the cache (metrics). */
+  onRendered?: (route: string) => void,
+) {
   const table = createRouteTable(routes);
   const rendered = createResponseCache<Rendered>(RENDERED_MAX);
   const stylesheet = prepare(
     { status: 200, contentType: 'text/css; charset=utf-8', body: STYLESHEET, headers: { 'Cache-Control': 'public, max-age=31536000, immutable' } },
     true,
   );
+  const favicon = prepare({ status: 200, contentType: 'image/vnd.microsoft.icon', body: FAVICON, headers: { 'Cache-Control': 'public, max-age=86400' } }, true);
 
   /** The path a request means: on a page's own host, `/x` is that page's `/status/{slug}/x`. */
   async function resolve(req: IncomingMessage, path: string): Promise<{ path: string; base: string | null }> {
@@ -80,15 +105,25 @@ export function createPublicRouter(ctx: DomainContext, routes: readonly PublicRo
 
   function prepare(reply: PublicReply, cacheable: boolean): Rendered {
     const body = reply.body === undefined ? Buffer.alloc(0) : typeof reply.body === 'string' ? Buffer.from(reply.body) : reply.body;
-    const etag = cacheable && reply.status === 200 ? etagOf(body) : null;
-    const unchanged: Record<string, string | number> = {
+    const validated = cacheable && reply.status === 200;
+    const opaqueTag = validated ? opaqueTagOf(body) : null;
+    const lastModifiedMs = validated && reply.lastModified && reply.lastModified.getTime() > 0 ? reply.lastModified.getTime() : null;
+    const shared: Record<string, string | number> = {
       ...SECURITY_HEADERS,
-      'Cache-Control': etag ? PAGE_CACHE_CONTROL : 'no-store',
+      'Cache-Control': validated ? PAGE_CACHE_CONTROL : 'no-store',
+      ...(validated ? { Vary: 'Accept-Encoding' } : {}),
       ...reply.headers,
-      ...(etag ? { ETag: etag } : {}),
+      ...(lastModifiedMs !== null ? { 'Last-Modified': new Date(lastModifiedMs).toUTCString() } : {}),
     };
-    const headers = { ...unchanged, ...(reply.contentType ? { 'Content-Type': reply.contentType } : {}), 'Content-Length': body.length };
-    return { status: reply.status, body, etag, headers, unchanged };
+    return {
+      status: reply.status,
+      opaqueTags: new Set(opaqueTag === null ? [] : (['identity', 'gzip', 'br'] as const).map((c) => codedTag(opaqueTag, c))),
+      lastModifiedMs,
+      identity: variant(shared, opaqueTag, 'identity', reply.contentType, body),
+      coded: {},
+      shared,
+      opaqueTag,
+    };
   }
 
   /** An error of the Statuspage API, in the API's error shape. */
@@ -100,21 +135,81 @@ export function createPublicRouter(ctx: DomainContext, routes: readonly PublicRo
     );
   }
 
-  function send(req: IncomingMessage, res: ServerResponse, entry: Rendered): void {
-    const known = entry.etag ? req.headers['if-none-match'] : undefined;
-    if (known?.split(/\s*,\s*/).includes(entry.etag!)) {
-      res.writeHead(304, entry.unchanged);
+  function variant(
+    shared: Record<string, string | number>,
+    opaqueTag: string | null,
+    coding: ContentCoding,
+    contentType: string | undefined,
+    body: Buffer,
+  ): Variant {
+    const unchanged = { ...shared, ...(opaqueTag !== null ? { ETag: `"${codedTag(opaqueTag, coding)}"` } : {}) };
+    const headers = {
+      ...unchanged,
+      ...(contentType ? { 'Content-Type': contentType } : {}),
+      ...(coding !== 'identity' ? { 'Content-Encoding': coding } : {}),
+      'Content-Length': body.length,
+    };
+    return { body, headers, unchanged };
+  }
+
+  /** The answer in `coding`: compressed at the first request asking for it, while others asking meanwhile wait for the same. */
+  function codedVariant(entry: Rendered, coding: Exclude<ContentCoding, 'identity'>): Variant | Promise<Variant> {
+    const known = entry.coded[coding];
+    if (known) return known;
+    const type = entry.identity.headers['Content-Type'] as string | undefined;
+    const making = compress(entry.identity.body, coding).then((body) => {
+      const made = variant(entry.shared, entry.opaqueTag, coding, type, body);
+      entry.coded[coding] = made;
+      return made;
+    });
+    entry.coded[coding] = making;
+    return making;
+  }
+
+  /** Sends `entry` in the coding the client takes best; waits only while that coding is being made. */
+  function send(req: IncomingMessage, res: ServerResponse, entry: Rendered): void | Promise<void> {
+    // Only answers with validators come in several codings; the others are small and said once.
+    const coding = entry.opaqueTags.size === 0 ? 'identity' : negotiateCoding(req.headers['accept-encoding']);
+    if (coding === null) {
+      return send(
+        req,
+        res,
+        prepare(errorReply(406, 'Not acceptable', 'The Accept-Encoding header refuses every coding this is served in: identity, gzip, br.'), false),
+      );
+    }
+    const chosen = coding === 'identity' ? entry.identity : codedVariant(entry, coding);
+    if (chosen instanceof Promise) return chosen.then((made) => sendVariant(req, res, entry, made));
+    sendVariant(req, res, entry, chosen);
+  }
+
+  function sendVariant(req: IncomingMessage, res: ServerResponse, entry: Rendered, chosen: Variant): void {
+    if (entry.opaqueTags.size > 0 && clientHolds(req.headers, entry)) {
+      res.writeHead(304, chosen.unchanged);
       res.end();
       return;
     }
-    res.writeHead(entry.status, entry.headers);
-    res.end(entry.body);
+    res.writeHead(entry.status, chosen.headers);
+    res.end(chosen.body);
+  }
+
+  /** Under /status/, an address nobody answers is a page of the site, with a way home (the status page's, when it names one). */
+  async function notFound(res: ServerResponse, req: IncomingMessage, path: string, base: string | null): Promise<void> {
+    const slug = decodeSegment(path.split('/')[2]);
+    const page = slug === null ? null : await findPage(ctx, slug).catch(() => null);
+    const home = page === null ? null : { href: base === null ? `/status/${encodeURIComponent(page.slug)}` : base === '' ? '/' : base, name: page.name };
+    await send(req, res, prepare(notFoundReply(home), false));
   }
 
   return async function handle(req: IncomingMessage, res: ServerResponse, rawPath: string, query: URLSearchParams, trace?: RequestTrace): Promise<boolean> {
     if (rawPath.startsWith('/assets/statusbot.css')) {
       if (trace) trace.route = '/assets/statusbot.css';
-      send(req, res, stylesheet);
+      await send(req, res, stylesheet);
+      return true;
+    }
+    // At every host's root, as browsers ask it there.
+    if (rawPath === FAVICON_PATH && (req.method === 'GET' || req.method === 'HEAD')) {
+      if (trace) trace.route = FAVICON_PATH;
+      await send(req, res, favicon);
       return true;
     }
     // Paths under /status/ and /assets/ mean the same on every host: no lookup of page hosts for them.
@@ -125,72 +220,103 @@ export function createPublicRouter(ctx: DomainContext, routes: readonly PublicRo
         const preflighted = table.find('GET', path);
         if (!preflighted?.route?.statuspageApi) throw new HttpProblem('route_not_found', 'No such document');
         if (trace) trace.route = preflighted.route.path;
-        send(req, res, prepare({ status: 204, headers: PREFLIGHT }, false));
+        await send(req, res, prepare({ status: 204, headers: PREFLIGHT }, false));
         return true;
       }
       const hit = table.find(req.method ?? 'GET', path);
       if (!hit) {
         if (statuspageApi) throw new HttpProblem('route_not_found', 'No such document');
-        return false;
+        if (!path.startsWith('/status/')) return false;
+        if (trace) trace.route = '/status/*';
+        await notFound(res, req, path, base);
+        return true;
       }
       if (trace) trace.route = (hit.route ?? hit.declared).path;
       if (statuspageApi && hit.route === null) throw new HttpProblem('method_not_allowed', `${req.method} is not allowed here; use GET`, { Allow: 'GET' });
       if (hit.route === null) {
-        send(req, res, prepare(errorReply(405, 'Method not allowed', `${req.method} is not allowed here; use ${hit.allow}.`, { Allow: hit.allow }), false));
+        await send(
+          req,
+          res,
+          prepare(errorReply(405, 'Method not allowed', `${req.method} is not allowed here; use ${hit.allow}.`, { Allow: hit.allow }), false),
+        );
         return true;
       }
+      const route = hit.route;
       const slug = hit.params.slug;
+      // A cacheable answer sees only the parameters it declares, so that the cache key (made of those) is all it can depend on.
+      const used = route.cacheable ? usedQuery(query, route.queryKeys ?? []) : query;
       const request = async (): Promise<PublicRequest> => ({
         // Changes made from a public page (sign-ups, confirmations) are the page's visitors'.
         ctx: ctx.actingAs({ actor: 'page', requestId: trace?.id ?? null }),
         method: req.method as PublicRequest['method'],
         params: hit.params,
-        query,
+        query: used,
         headers: req.headers,
         body: await readForm(req),
         clientAddress: clientAddress(req),
         base: base ?? (slug !== undefined ? `/status/${encodeURIComponent(slug)}` : ''),
       });
-      if (!hit.route.cacheable) {
+      if (!route.cacheable) {
         // A GET that acts (a confirmation link) acts on GET only: HEAD, as link checkers send it, changes nothing.
         if (req.method === 'HEAD') {
-          send(req, res, prepare(errorReply(405, 'Method not allowed', 'HEAD is not answered here; use GET.', { Allow: 'GET' }), false));
+          await send(req, res, prepare(errorReply(405, 'Method not allowed', 'HEAD is not answered here; use GET.', { Allow: 'GET' }), false));
           return true;
         }
-        send(req, res, prepare(await hit.route.handle(await request()), false));
+        await send(req, res, prepare(await route.handle(await request()), false));
         return true;
       }
       // Taken before rendering: a change made meanwhile makes the entry stale at once.
       const epoch = await readEpoch(ctx);
-      const search = query.size === 0 ? '' : `?${query.toString()}`;
+      const search = used.size === 0 ? '' : `?${used.toString()}`;
       const key = base === null ? `${path}${search}` : `${base} ${path}${search}`;
       let entry = rendered.get(key, epoch);
       if (!entry) {
-        const reply = await hit.route.handle(await request());
-        entry = prepare(hit.route.statuspageApi ? { ...reply, headers: { ...reply.headers, ...CROSS_ORIGIN } } : reply, true);
+        const reply = await route.handle(await request());
+        entry = prepare(route.statuspageApi ? { ...reply, headers: { ...reply.headers, ...CROSS_ORIGIN } } : reply, true);
         rendered.set(key, epoch, entry);
+        onRendered?.(route.path);
       }
-      send(req, res, entry);
+      await send(req, res, entry);
     } catch (error) {
       if (statuspageApi && (error instanceof DomainError || error instanceof HttpProblem || isDatabaseUnavailable(error))) {
-        send(req, res, jsonError(error));
+        await send(req, res, jsonError(error));
         return true;
       }
       // A path segment holding NUL names nothing, like an unknown name.
       if ((error instanceof DomainError && error.code === 'not_found') || (error instanceof HttpProblem && error.code === 'route_not_found')) {
-        send(req, res, prepare(errorReply(404, 'Not found', 'There is nothing at this address.'), false));
+        await notFound(res, req, path, base);
       } else if (error instanceof HttpProblem && error.code === 'bad_request') {
-        send(req, res, prepare(errorReply(400, 'Bad request', `${error.message}.`), false));
+        await send(req, res, prepare(errorReply(400, 'Bad request', `${error.message}.`), false));
       } else if (error instanceof HttpProblem && error.code === 'payload_too_large') {
-        send(req, res, prepare(errorReply(413, 'Too large', error.message, error.headers), false));
+        await send(req, res, prepare(errorReply(413, 'Too large', error.message, error.headers), false));
       } else if (error instanceof DomainError && error.code === 'invalid_input') {
-        send(req, res, prepare(errorReply(400, 'Not valid', error.message), false));
+        await send(req, res, prepare(errorReply(400, 'Not valid', error.message), false));
       } else if (isDatabaseUnavailable(error)) {
-        send(req, res, prepare(errorReply(503, 'Unavailable', 'The status page cannot be shown right now. Please try again.', { 'Retry-After': '5' }), false));
+        await send(
+          req,
+          res,
+          prepare(errorReply(503, 'Unavailable', 'The status page cannot be shown right now. Please try again.', { 'Retry-After': '5' }), false),
+        );
       } else {
         throw error;
       }
     }
     return true;
   };
+}
+
+/** Of a query, the parameters in `keys`, in that order: `?utm_source=…` and the like name the same answer as none. */
+function usedQuery(query: URLSearchParams, keys: readonly string[]): URLSearchParams {
+  const used = new URLSearchParams();
+  for (const key of keys) for (const value of query.getAll(key)) used.append(key, value);
+  return used;
+}
+
+function decodeSegment(segment: string | undefined): string | null {
+  if (!segment) return null;
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return null;
+  }
 }

@@ -15,3 +15,19 @@ export function errorReply(status: number, title: string, detail: string, header
     ),
   };
 }
+
+/** The 404 of the public side: a page of the site, with a link to the status page the address was under (or the home). */
+export function notFoundReply(home: { href: string; name: string } | null): PublicReply {
+  return {
+    status: 404,
+    contentType: HTML,
+    body: renderPage(
+      <MessagePage title="Not found" {...(home ? { base: home.href === '/' ? '' : home.href, pageName: home.name } : {})}>
+        <p>There is nothing at this address.</p>
+        <p>
+          <a href={home?.href ?? '/'}>{home ? `Go to ${home.name}` : 'Go to the home page'}</a>
+        </p>
+      </MessagePage>,
+    ),
+  };
+}

@@ -7,6 +7,17 @@ import { renderPage } from './render/layout.js';
 import { MonitorPanel } from './render/monitor-panel.js';
 import { HistoryPage, IncidentPage, StatusPage } from './render/status-page.js';
 
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * A page with day bars changes at each midnight (UTC) too, when its days move
+ * on, without a write: what it shows changed at the later of the two.
+ */
+export function shownSince(updatedAt: Date, now: Date): Date {
+  const midnight = Math.floor(now.getTime() / DAY_MS) * DAY_MS;
+  return new Date(Math.max(updatedAt.getTime(), midnight));
+}
+
 /** Integer ids in paths and queries; anything else names nothing. */
 export function idParam(value: string | undefined | null): number {
   if (value === undefined || value === null || !/^(?:0|[1-9][0-9]{0,14})$/.test(value)) throw notFound();
@@ -30,7 +41,13 @@ export const statusPageRoutes: PublicRoute[] = [
             ))}
           </section>
         );
-      return { status: 200, contentType: HTML, body: renderPage(<StatusPage view={view} base={base} monitors={monitors} />) };
+      return {
+        status: 200,
+        contentType: HTML,
+        body: renderPage(<StatusPage view={view} base={base} monitors={monitors} />),
+        // Monitor panels change with every probe, which the page's data does not date: no Last-Modified then (the ETag still holds).
+        ...(panels.length === 0 ? { lastModified: shownSince(view.updatedAt, ctx.clock.now()) } : {}),
+      };
     },
   },
   {
@@ -39,13 +56,19 @@ export const statusPageRoutes: PublicRoute[] = [
     cacheable: true,
     handle: async ({ ctx, params, base }) => {
       const { page, incident } = await pageIncident(ctx, params.slug!, idParam(params.id));
-      return { status: 200, contentType: HTML, body: renderPage(<IncidentPage page={page} incident={incident} base={base} />) };
+      return {
+        status: 200,
+        contentType: HTML,
+        body: renderPage(<IncidentPage page={page} incident={incident} base={base} />),
+        lastModified: incident.updatedAt,
+      };
     },
   },
   {
     method: 'GET',
     path: '/status/:slug/history',
     cacheable: true,
+    queryKeys: ['page'],
     handle: async ({ ctx, params, query, base }) => {
       const number = query.has('page') ? idParam(query.get('page')) : 1;
       if (number < 1) throw notFound();

@@ -1,5 +1,6 @@
 import type { ComponentChildren } from 'preact';
 import { renderToString } from 'preact-render-to-string';
+import { FAVICON_PATH } from './favicon.js';
 import { STYLESHEET_PATH } from './stylesheet.js';
 
 export interface LayoutProps {
@@ -24,6 +25,7 @@ export function Layout(props: LayoutProps) {
         <meta name="color-scheme" content="light dark" />
         <title>{props.title}</title>
         <link rel="stylesheet" href={STYLESHEET_PATH} />
+        <link rel="icon" href={FAVICON_PATH} sizes="16x16" />
         {props.feeds?.map((f) => (
           <link rel="alternate" type={f.type} href={f.href} title={f.title} />
         ))}
