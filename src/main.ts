@@ -11,7 +11,7 @@ import { writeKeyUses } from './domain/companies/api-keys.js';
 import { createDomainContext } from './domain/context.js';
 import { syncDemoServices } from './domain/demo/demo-services.js';
 import type { DomainContext } from './domain/context.js';
-import { describeChanges } from './domain/setup/apply-changes.js';
+import { describeChanges, describeSuppressed } from './domain/setup/apply-changes.js';
 import { applySetup } from './domain/setup/apply-setup.js';
 import { feedAddresses } from './domain/vendors/vendor-feeds.js';
 import { DEMO_BOARD_ID, demoTour } from './domain/demo/demo-company.js';
@@ -186,6 +186,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     const applied = await applySetup(ctx.actingAs({ actor: 'cli', requestId: null }), config.setup);
     const changes = Object.fromEntries(applied.changes.map(({ kind, ...counts }) => [kind[1], counts]));
     logger.info(`config applied: ${describeChanges(applied.changes)}`, { changes });
+    for (const line of describeSuppressed(applied.suppressed)) logger.info(line);
     if (config.setup.demo) await syncDemoServices(ctx);
 
     for (const note of chatEnv.notes) logger.info(note);

@@ -1,6 +1,6 @@
 import { loadConfig } from '../config/load-config.js';
 import { plural } from '../domain/plural.js';
-import { describeChanges } from '../domain/setup/apply-changes.js';
+import { describeChanges, describeSuppressed } from '../domain/setup/apply-changes.js';
 import { applySetup } from '../domain/setup/apply-setup.js';
 import { UsageError } from './cli-errors.js';
 import type { Command } from './command.js';
@@ -17,6 +17,7 @@ export const applyCommand: Command = {
     'Creates what the file declares and is missing, updates what differs, in one transaction; never deletes,',
     'but for demo: false, which removes the demo company and the demo services with all they hold.',
     'Prints what it added, changed and removed, by kind, or "no changes": applying the same file twice changes nothing.',
+    "A subscriber address that unsubscribed through a mail's link is not signed up again: it is listed as suppressed.",
     'A running server sees the changes at once.',
   ].join('\n'),
   options: ['config', 'db'],
@@ -35,6 +36,7 @@ export const applyCommand: Command = {
       const report = await withContext(input.dbPath, (ctx) => withConfigErrors(loaded, file, () => applySetup(ctx, setup)), url);
       progress.done();
       input.out(`applied ${file}: ${describeChanges(report.changes)}`);
+      for (const line of describeSuppressed(report.suppressed, loaded.locate)) input.out(line);
       return 0;
     } finally {
       progress.done();

@@ -214,3 +214,14 @@ export function describeChanges(changes: readonly KindChanges[]): string {
   );
   return parts.length > 0 ? parts.join(', ') : 'no changes';
 }
+
+/** `ops@acme.example on Acme status (companies.0.status_pages.0.subscribers.0)`: config subscribers left out, one per line. */
+export function describeSuppressed(
+  suppressed: readonly { path: readonly (string | number)[]; email: string; page: string }[],
+  locate?: (path: readonly (string | number)[]) => string,
+): string[] {
+  return suppressed.map(
+    (s) =>
+      `subscriber suppressed: ${s.email} on ${s.page} unsubscribed through a mail's link (${locate ? locate(s.path) : s.path.join('.')}); remove the entry, or the address signs up again on the page`,
+  );
+}

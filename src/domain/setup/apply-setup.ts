@@ -13,6 +13,7 @@ import { changesBetween, snapshotSetup } from './apply-changes.js';
 import type { KindChanges } from './apply-changes.js';
 import { applyChat } from './apply-chat.js';
 import { applyStatusPages } from './apply-status-pages.js';
+import type { SuppressedSubscriber } from './apply-status-pages.js';
 import { OTHER_CATALOG_SERVICE_IDS_FROM } from '../services/service-ids.js';
 import { catalogServiceId, companyName, ownedBy, serviceHolder, serviceIdOf } from './setup-lookups.js';
 import type { Path } from './apply-chat.js';
@@ -23,6 +24,8 @@ export interface ApplyReport {
   services: number;
   /** What the apply added, changed and removed, by kind; empty when the database held the setup already. */
   changes: KindChanges[];
+  /** Config subscribers not signed up because they unsubscribed through a mail's link. */
+  suppressed: SuppressedSubscriber[];
 }
 
 /**
@@ -36,7 +39,9 @@ export interface ApplyReport {
  */
 export async function applySetup(ctx: DomainContext, setup: Setup): Promise<ApplyReport> {
   const now = ctx.clock.now().getTime();
+  const suppressed: SuppressedSubscriber[] = [];
   const changes = await ctx.write(async (trx) => {
+    suppressed.length = 0;
     const before = await snapshotSetup(trx, setup);
     // First, so that the config's entries that name a demo service are refused (and nothing changes).
     if (!setup.demo) await removeDemo(ctx, trx, new Set(setup.companies.map((c) => c.name)));
@@ -60,14 +65,14 @@ export async function applySetup(ctx: DomainContext, setup: Setup): Promise<Appl
       }
     }
     for (const [i, company] of setup.companies.entries()) {
-      await applyCompanyResources(trx, companyIds[i]!, company, now, ['companies', i], ctx.publicUrl);
+      suppressed.push(...(await applyCompanyResources(trx, companyIds[i]!, company, now, ['companies', i], ctx.publicUrl)));
       await auditApply(ctx, trx, companyIds[i]!, company);
     }
     return changesBetween(before, await snapshotSetup(trx, setup));
   });
   // Plans and settings may have changed: authenticate afresh.
   ctx.processState.apiKeys.clear();
-  return { companies: setup.companies.length, services: setup.services.length + (setup.demo ? DEMO_SERVICES.length : 0), changes };
+  return { companies: setup.companies.length, services: setup.services.length + (setup.demo ? DEMO_SERVICES.length : 0), changes, suppressed };
 }
 
 /**
@@ -228,7 +233,14 @@ async function applyCompanyIdentity(trx: Kysely<Database>, spec: CompanySpec, no
 }
 
 /** Everything else the company declares, which may refer to catalog services. */
-async function applyCompanyResources(trx: Kysely<Database>, companyId: number, spec: CompanySpec, now: number, path: Path, publicUrl: string): Promise<void> {
+async function applyCompanyResources(
+  trx: Kysely<Database>,
+  companyId: number,
+  spec: CompanySpec,
+  now: number,
+  path: Path,
+  publicUrl: string,
+): Promise<SuppressedSubscriber[]> {
   await trx.deleteFrom('company_monitored_services').where('company_id', '=', companyId).execute();
   for (const [i, urlname] of spec.monitored_services.entries()) {
     const serviceId = await serviceIdOf(trx, urlname, companyId, [...path, 'monitored_services', i]);
@@ -291,7 +303,8 @@ async function applyCompanyResources(trx: Kysely<Database>, companyId: number, s
     }
   }
 
-  await applyStatusPages(trx, { companyId, pages: spec.status_pages, publicUrl, now, path });
+  const suppressed = await applyStatusPages(trx, { companyId, pages: spec.status_pages, publicUrl, now, path });
 
   await applyChat(trx, companyId, spec, now, path);
+  return suppressed;
 }

@@ -6,6 +6,15 @@ import { invalidInput } from '../errors.js';
 import type { Path } from './apply-chat.js';
 import type { StatusPageSpec } from './setup.js';
 import { catalogServiceId, companyName, ownedBy, serviceIdOf } from './setup-lookups.js';
+import { isSuppressed } from '../status-pages/email-suppressions.js';
+
+/** A config subscriber that the apply did not sign up, because the address unsubscribed through a mail's link. */
+export interface SuppressedSubscriber {
+  /** The entry in the config, e.g. companies.0.status_pages.0.subscribers.2. */
+  path: Path;
+  email: string;
+  page: string;
+}
 
 /** The address a page is served at by statusbot itself. */
 export const pagePath = (slug: string): string => `/status/${slug}`;
@@ -29,7 +38,8 @@ function ownHostOf(url: string | undefined, publicUrl: string): string | null {
 export async function applyStatusPages(
   trx: Kysely<Database>,
   options: { companyId: number; pages: readonly StatusPageSpec[]; publicUrl: string; now: number; path: Path },
-): Promise<void> {
+): Promise<SuppressedSubscriber[]> {
+  const suppressed: SuppressedSubscriber[] = [];
   const { companyId, publicUrl, now } = options;
   for (const [i, p] of options.pages.entries()) {
     const at: Path = [...options.path, 'status_pages', i];
@@ -101,8 +111,11 @@ export async function applyStatusPages(
       groups: p.groups.map((g) => ({ name: g.name, serviceIds: g.services.map((urlname) => idOf.get(urlname)!) })),
     });
 
-    await applySubscribers(trx, pageId, p.subscribers, now);
+    for (const j of await applySubscribers(trx, pageId, p.subscribers, now)) {
+      suppressed.push({ path: [...at, 'subscribers', j], email: (p.subscribers[j] as { email: string }).email, page: p.name });
+    }
   }
+  return suppressed;
 }
 
 async function monitorIdsOf(trx: Kysely<Database>, companyId: number, ids: readonly number[], at: Path): Promise<number[]> {
@@ -113,11 +126,16 @@ async function monitorIdsOf(trx: Kysely<Database>, companyId: number, ids: reado
   return [...ids];
 }
 
-/** Webhooks and config email addresses exactly as declared; addresses that signed up on the page are left as they are. */
-async function applySubscribers(trx: Kysely<Database>, pageId: number, subscribers: StatusPageSpec['subscribers'], now: number): Promise<void> {
+/**
+ * Webhooks and config email addresses exactly as declared, but for addresses
+ * that unsubscribed through a mail's link (their positions are returned);
+ * addresses that signed up on the page are left as they are.
+ */
+async function applySubscribers(trx: Kysely<Database>, pageId: number, subscribers: StatusPageSpec['subscribers'], now: number): Promise<number[]> {
   const hooks: number[] = [];
   const emails: string[] = [];
-  for (const sub of subscribers) {
+  const suppressed: number[] = [];
+  for (const [i, sub] of subscribers.entries()) {
     if ('webhook' in sub) {
       const row = await trx
         .insertInto('subscribers')
@@ -129,6 +147,10 @@ async function applySubscribers(trx: Kysely<Database>, pageId: number, subscribe
       continue;
     }
     const email = sub.email.toLowerCase();
+    if (await isSuppressed(trx, pageId, email)) {
+      suppressed.push(i);
+      continue;
+    }
     emails.push(email);
     await trx
       .insertInto('email_subscribers')
@@ -142,4 +164,5 @@ async function applySubscribers(trx: Kysely<Database>, pageId: number, subscribe
   let dropEmails = trx.deleteFrom('email_subscribers').where('status_page_id', '=', pageId).where('origin', '=', 'config');
   if (emails.length > 0) dropEmails = dropEmails.where('email', 'not in', emails);
   await dropEmails.execute();
+  return suppressed;
 }

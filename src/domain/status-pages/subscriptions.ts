@@ -9,6 +9,7 @@ import { verifyPageToken } from './page-tokens.js';
 import type { TokenPurpose } from './page-tokens.js';
 import { emailSubscriptionInput } from './subscription-input.js';
 import { created, recordAudit, removed } from '../audit/audit-trail.js';
+import { liftSuppression, suppressAddress } from './email-suppressions.js';
 
 /** Where the subscription pages are, under a page's address (its `url`, or `base` when served). */
 export const SUBSCRIPTION_PATHS = {
@@ -137,6 +138,8 @@ export async function confirmSubscription(ctx: DomainContext, page: PublicPage, 
         .where('state', '=', 'pending')
         .executeTakeFirst();
       if (Number(result.numUpdatedRows) === 0) return;
+      // Signed up again and confirmed: the address wants the mail, the config's entry for it counts again.
+      await liftSuppression(trx, page.id, found.email);
       await recordAudit(ctx, trx, {
         companyId: page.companyId,
         action: 'email_subscriber.confirm',
@@ -157,7 +160,8 @@ export async function unsubscribeTarget(ctx: DomainContext, page: PublicPage, to
 
 /**
  * Follows an unsubscribe link (RFC 8058 one-click, or the page's button): the
- * subscriber is removed, with the mail still waiting for it.
+ * subscriber is removed, with the mail still waiting for it, and the address
+ * is remembered as unsubscribed, so that the config does not sign it up again.
  */
 export async function unsubscribe(ctx: DomainContext, page: PublicPage, token: string): Promise<LinkOutcome> {
   const found = await subscriberOfToken(ctx, page, token, 'unsubscribe');
@@ -166,6 +170,7 @@ export async function unsubscribe(ctx: DomainContext, page: PublicPage, token: s
     await trx.deleteFrom('outbox').where('stream', '=', emailStream(found.id)).where('state', '=', 'pending').execute();
     const result = await trx.deleteFrom('email_subscribers').where('id', '=', found.id).executeTakeFirst();
     if (Number(result.numDeletedRows) === 0) return;
+    await suppressAddress(trx, page.id, found.email, ctx.clock.now().getTime());
     await recordAudit(ctx, trx, {
       companyId: page.companyId,
       action: 'email_subscriber.unsubscribe',
