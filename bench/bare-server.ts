@@ -1,7 +1,8 @@
 /**
  * Child process for `npm run bench`: the baseline, a bare node:http server that
  * answers every request with a fixed JSON body. The parent sets the status and
- * the body's byte size to match the statusbot response being compared.
+ * the body's byte size to match the statusbot response being compared, or
+ * hands it the very bytes and headers statusbot sent (a compressed page).
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -22,11 +23,12 @@ function fixedJson(bytes: number): Buffer {
 
 let status = 200;
 let body = fixedJson(64);
+let headers: Record<string, string | number> = { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': body.length };
 
 const server = createServer((req, res) => {
   // Consume the request body (POST) before answering, as a real handler must.
   req.on('end', () => {
-    res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': body.length });
+    res.writeHead(status, headers);
     res.end(body);
   });
   req.resume();
@@ -37,6 +39,12 @@ process.on('message', (message: ParentMessage) => {
   if (message.type === 'body') {
     status = message.status;
     body = fixedJson(message.bytes);
+    headers = { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': body.length };
+    reply({ type: 'body-set', bytes: body.length });
+  } else if (message.type === 'raw') {
+    status = message.status;
+    body = Buffer.from(message.body, 'base64');
+    headers = { ...message.headers, 'Content-Length': body.length };
     reply({ type: 'body-set', bytes: body.length });
   } else if (message.type === 'rss') {
     reply({ type: 'rss', maxRssKb: process.resourceUsage().maxRSS, rssKb: Math.round(process.memoryUsage.rss() / 1024) });

@@ -37,6 +37,7 @@
  * production.
  */
 import { fork } from 'node:child_process';
+import { request } from 'node:http';
 import type { ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
@@ -236,6 +237,8 @@ interface Endpoint {
   /** Bodies sent in turn (the first is `body`). */
   bodies?: readonly string[];
   status: number;
+  /** Headers of its own (e.g. Accept-Encoding); the bare server then sends statusbot's very bytes and content headers. */
+  headers?: Record<string, string>;
   /** A read's target: this share of the bare server's req/s (default TARGETS.readRatio), and a p99 bound where one is set. */
   target?: { ratio: number; p99Ms?: number };
 }
@@ -257,6 +260,7 @@ interface Run {
 const headersFor = (e: Endpoint): Record<string, string> => ({
   authorization: `Bearer ${API_KEY}`,
   ...(e.body ? { 'content-type': 'application/json' } : {}),
+  ...e.headers,
 });
 
 function percentile(sorted: Float64Array, p: number): number {
@@ -495,6 +499,27 @@ async function probe(port: number, e: Endpoint): Promise<{ status: number; bytes
   return { status: res.status, bytes: buf.length, text: buf.toString('utf8') };
 }
 
+/** A GET's status, bytes as sent (not decoded, unlike fetch) and content headers. */
+function probeRaw(port: number, e: Endpoint): Promise<{ status: number; body: Buffer; headers: Record<string, string> }> {
+  const CONTENT_HEADERS = ['content-type', 'content-encoding', 'vary', 'etag', 'cache-control', 'last-modified'];
+  return new Promise((ok, fail) => {
+    const req = request(`http://127.0.0.1:${port}${e.path}`, { headers: { ...headersFor(e), connection: 'close' } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        const headers: Record<string, string> = {};
+        for (const name of CONTENT_HEADERS) {
+          const value = res.headers[name];
+          if (typeof value === 'string') headers[name] = value;
+        }
+        ok({ status: res.statusCode ?? 0, body: Buffer.concat(chunks), headers });
+      });
+    });
+    req.on('error', fail);
+    req.end();
+  });
+}
+
 async function api(port: number, method: string, path: string, body: unknown): Promise<any> {
   const res = await fetch(`http://127.0.0.1:${port}/api/v2${path}`, {
     method,
@@ -607,6 +632,14 @@ async function main(): Promise<number> {
         { label: 'GET /api/v2/incidents/:id', method: 'GET', path: `/api/v2/incidents/${incidentId}`, status: 200 },
         { label: 'GET /api/v2/boards/:id', method: 'GET', path: `/api/v2/boards/${BOARD_ID}`, status: 200 },
         { label: 'GET /status/{slug}', method: 'GET', path: `/status/${PAGE_SLUG}`, status: 200, target: TARGETS.page },
+        {
+          label: 'GET /status/{slug} (gzip)',
+          method: 'GET',
+          path: `/status/${PAGE_SLUG}`,
+          headers: { 'accept-encoding': 'gzip' },
+          status: 200,
+          target: TARGETS.page,
+        },
         { label: 'GET /status/{slug}/api/v2/summary.json', method: 'GET', path: `/status/${PAGE_SLUG}/api/v2/summary.json`, status: 200, target: TARGETS.page },
         { label: 'POST /api/v2/incidents', method: 'POST', path: '/api/v2/incidents', body: CREATE_BODIES[0]!, bodies: CREATE_BODIES, status: 201 },
       ];
@@ -617,7 +650,13 @@ async function main(): Promise<number> {
       for (const e of endpoints) {
         const real = await probe(replicas[0]!.port, e);
         if (real.status !== e.status) throw new Error(`${e.label} answered ${real.status}, not ${e.status}: ${real.text}`);
-        process.stdout.write(`${engine.label}: ${e.label} (${real.bytes} B body): statusbot…`);
+        // An endpoint with headers of its own is compared with the bare server sending statusbot's very bytes (compressed).
+        const sent = e.headers ? await probeRaw(replicas[0]!.port, e) : null;
+        if (sent && e.headers?.['accept-encoding'] && !sent.headers['content-encoding']) throw new Error(`${e.label} was answered uncompressed`);
+        const bodyBytes = sent?.body.length ?? real.bytes;
+        process.stdout.write(
+          `${engine.label}: ${e.label} (${bodyBytes} B body${sent?.headers['content-encoding'] ? `, ${sent.headers['content-encoding']}` : ''}): statusbot…`,
+        );
         const sb = await measure(replicas, e, onPostgres);
         const rss = await ask(replicas[0]!, { type: 'rss' }, 'rss');
         // What observing costs, with one replica: turned off and on again every second in the same process under one
@@ -644,7 +683,11 @@ async function main(): Promise<number> {
             costs: rounds.map((r) => r.cost),
           };
         }
-        await ask(bare, { type: 'body', status: real.status, bytes: real.bytes }, 'body-set');
+        if (sent) {
+          await ask(bare, { type: 'raw', status: sent.status, body: sent.body.toString('base64'), headers: sent.headers }, 'body-set');
+        } else {
+          await ask(bare, { type: 'body', status: real.status, bytes: real.bytes }, 'body-set');
+        }
         process.stdout.write(' bare…');
         const base = await measure([bare], e);
         console.log(' done');
@@ -657,7 +700,7 @@ async function main(): Promise<number> {
           engine: engine.label,
           replicas: engine.replicas,
           endpoint: e.label,
-          bodyBytes: real.bytes,
+          bodyBytes,
           statusbot: sb,
           bare: base,
           ratio: sb.rps / base.rps,
