@@ -144,10 +144,28 @@ describe('public pages compressed, validated and cached per what they show', () 
     expect((await get(t, '/status/acme/feed.rss', { 'if-modified-since': 'not a date' })).status).toBe(200);
     expect((await get(t, '/status/acme/feed.rss', { 'if-modified-since': lastModified, 'if-none-match': '"nope"' })).status).toBe(200);
     expect((await get(t, `/status/acme/incidents/${incidentId}`)).headers['last-modified']).toBe(updatedAt.toUTCString());
-    // The page on its own host shows no monitors: dated by its data too (a day bar moves on at midnight, so never before it).
-    const own = await get(t, '/', { host: 'status.acme.example' });
-    expect(own.status).toBe(200);
-    expect(own.headers['last-modified']).toBe(updatedAt.toUTCString());
+  });
+
+  it('dates a status page no earlier than its data, and keeps the date while what it shows stays the same', async () => {
+    const first = await get(t, '/', { host: 'status.acme.example' });
+    const lastModified = Date.parse(first.headers['last-modified'] as string);
+    const incident = await t.api('GET', `/api/v2/incidents/${incidentId}`);
+    expect(lastModified).toBeGreaterThanOrEqual(Math.floor(Date.parse(incident.body.data.attributes.updated_at) / 1000) * 1000);
+    expect((await get(t, '/', { host: 'status.acme.example', 'if-modified-since': first.headers['last-modified'] as string })).status).toBe(304);
+
+    // A change the page does not show (a service on no page): rendered again, the same page, the same date.
+    t.clock.advance(60_000);
+    expect((await t.api('POST', '/api/v2/incidents', { body: { service_id: 1003, title: 'Hidden' } })).status).toBe(201);
+    const again = await get(t, '/', { host: 'status.acme.example' });
+    expect(again.headers.etag).toBe(first.headers.etag);
+    expect(again.headers['last-modified']).toBe(first.headers['last-modified']);
+
+    // A change it shows: a later date, and the old one no longer holds.
+    t.clock.advance(60_000);
+    await t.api('PATCH', `/api/v2/incidents/${incidentId}`, { body: { resolution_stage: 'monitoring', description: 'Watching.' } });
+    const changed = await get(t, '/', { host: 'status.acme.example' });
+    expect(Date.parse(changed.headers['last-modified'] as string)).toBeGreaterThan(lastModified);
+    expect((await get(t, '/', { host: 'status.acme.example', 'if-modified-since': first.headers['last-modified'] as string })).status).toBe(200);
   });
 
   it('renders a page once for any parameters it does not read (tracking tags), once per value of those it reads', async () => {

@@ -31,6 +31,12 @@ export interface PublicReply {
    * Last-Modified and If-Modified-Since; absent when the route cannot tell.
    */
   lastModified?: Date;
+  /**
+   * The answer also shows what `lastModified` does not date (monitors,
+   * vendors, what moves on with the clock): Last-Modified is then never
+   * earlier than when this very answer was first rendered.
+   */
+  undatedParts?: boolean;
 }
 
 export interface PublicRoute {

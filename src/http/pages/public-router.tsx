@@ -103,11 +103,27 @@ export function createPublicRouter(
     return { path: `/status/${slug}${path === '/' ? '' : path}`, base: '' };
   }
 
-  function prepare(reply: PublicReply, cacheable: boolean): Rendered {
+  /** When each cached answer's current body was first rendered: answers with undated parts are not older than that. */
+  const firstRendered = new Map<string, { opaqueTag: string; atMs: number }>();
+
+  function lastModifiedOf(reply: PublicReply, opaqueTag: string, key: string | undefined): number | null {
+    const dated = reply.lastModified && reply.lastModified.getTime() > 0 ? reply.lastModified.getTime() : null;
+    if (!reply.undatedParts || key === undefined) return dated;
+    let seen = firstRendered.get(key);
+    if (seen?.opaqueTag !== opaqueTag) {
+      if (firstRendered.size >= RENDERED_MAX) firstRendered.clear();
+      seen = { opaqueTag, atMs: ctx.clock.now().getTime() };
+      firstRendered.set(key, seen);
+    }
+    return Math.max(dated ?? 0, seen.atMs);
+  }
+
+  /** `key`: the cache's, for answers rendered once per change. */
+  function prepare(reply: PublicReply, cacheable: boolean, key?: string): Rendered {
     const body = reply.body === undefined ? Buffer.alloc(0) : typeof reply.body === 'string' ? Buffer.from(reply.body) : reply.body;
     const validated = cacheable && reply.status === 200;
     const opaqueTag = validated ? opaqueTagOf(body) : null;
-    const lastModifiedMs = validated && reply.lastModified && reply.lastModified.getTime() > 0 ? reply.lastModified.getTime() : null;
+    const lastModifiedMs = opaqueTag === null ? null : lastModifiedOf(reply, opaqueTag, key);
     const shared: Record<string, string | number> = {
       ...SECURITY_HEADERS,
       'Cache-Control': validated ? PAGE_CACHE_CONTROL : 'no-store',
@@ -272,7 +288,7 @@ export function createPublicRouter(
       let entry = rendered.get(key, epoch);
       if (!entry) {
         const reply = await route.handle(await request());
-        entry = prepare(route.statuspageApi ? { ...reply, headers: { ...reply.headers, ...CROSS_ORIGIN } } : reply, true);
+        entry = prepare(route.statuspageApi ? { ...reply, headers: { ...reply.headers, ...CROSS_ORIGIN } } : reply, true, key);
         rendered.set(key, epoch, entry);
         onRendered?.(route.path);
       }

@@ -7,17 +7,6 @@ import { renderPage } from './render/layout.js';
 import { MonitorPanel } from './render/monitor-panel.js';
 import { HistoryPage, IncidentPage, StatusPage } from './render/status-page.js';
 
-const DAY_MS = 24 * 60 * 60 * 1000;
-
-/**
- * A page with day bars changes at each midnight (UTC) too, when its days move
- * on, without a write: what it shows changed at the later of the two.
- */
-export function shownSince(updatedAt: Date, now: Date): Date {
-  const midnight = Math.floor(now.getTime() / DAY_MS) * DAY_MS;
-  return new Date(Math.max(updatedAt.getTime(), midnight));
-}
-
 /** Integer ids in paths and queries; anything else names nothing. */
 export function idParam(value: string | undefined | null): number {
   if (value === undefined || value === null || !/^(?:0|[1-9][0-9]{0,14})$/.test(value)) throw notFound();
@@ -45,8 +34,8 @@ export const statusPageRoutes: PublicRoute[] = [
         status: 200,
         contentType: HTML,
         body: renderPage(<StatusPage view={view} base={base} monitors={monitors} />),
-        // Monitor panels change with every probe, which the page's data does not date: no Last-Modified then (the ETag still holds).
-        ...(panels.length === 0 ? { lastModified: shownSince(view.updatedAt, ctx.clock.now()) } : {}),
+        lastModified: view.updatedAt,
+        undatedParts: true,
       };
     },
   },

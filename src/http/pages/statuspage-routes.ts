@@ -11,7 +11,11 @@ function fromView(path: string, document: (view: PageView) => unknown): PublicRo
     path: `/status/:slug/api/v2/${path}`,
     cacheable: true,
     statuspageApi: true,
-    handle: async ({ ctx, params }) => ({ status: 200, contentType: JSON_TYPE, body: JSON.stringify(document(await pageView(ctx, params.slug!))) }),
+    handle: async ({ ctx, params }) => {
+      const view = await pageView(ctx, params.slug!);
+      // Monitors, vendors and the clock move these documents without a dated change (see PublicReply.undatedParts).
+      return { status: 200, contentType: JSON_TYPE, body: JSON.stringify(document(view)), lastModified: view.updatedAt, undatedParts: true };
+    },
   };
 }
 
@@ -32,7 +36,7 @@ export const statuspageRoutes: PublicRoute[] = [
     statuspageApi: true,
     handle: async ({ ctx, params }) => {
       const [view, feed] = await Promise.all([pageView(ctx, params.slug!), pageFeed(ctx, params.slug!)]);
-      return { status: 200, contentType: JSON_TYPE, body: JSON.stringify(incidentsDocument(view, feed.incidents)) };
+      return { status: 200, contentType: JSON_TYPE, body: JSON.stringify(incidentsDocument(view, feed.incidents)), lastModified: feed.updatedAt };
     },
   },
   fromView('incidents/unresolved.json', unresolvedDocument),
