@@ -173,11 +173,18 @@ export function createPublicRouter(
     const known = entry.coded[coding];
     if (known) return known;
     const type = entry.identity.headers['Content-Type'] as string | undefined;
-    const making = compress(entry.identity.body, coding).then((body) => {
-      const made = variant(entry.shared, entry.opaqueTag, coding, type, body);
-      entry.coded[coding] = made;
-      return made;
-    });
+    const making = compress(entry.identity.body, coding).then(
+      (body) => {
+        const made = variant(entry.shared, entry.opaqueTag, coding, type, body);
+        entry.coded[coding] = made;
+        return made;
+      },
+      (error: unknown) => {
+        // The next request tries again rather than meeting the same failure for the entry's life.
+        delete entry.coded[coding];
+        throw error;
+      },
+    );
     entry.coded[coding] = making;
     return making;
   }
