@@ -21,6 +21,7 @@ export const TABLES_IN_ORDER = [
   'status_page_services',
   'subscribers',
   'email_subscribers',
+  'email_suppressions',
   'outbox',
   'meta',
   'job_leases',

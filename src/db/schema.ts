@@ -193,6 +193,17 @@ export interface StatusPageServicesTable {
   status_page_id: number;
   service_id: number;
   updated_at: number;
+  /** The service's place in the config's list of the page's services. */
+  position: Generated<number>;
+  /** The group (heading) it is shown under; null: none. */
+  group_name: string | null;
+}
+
+export interface EmailSuppressionsTable {
+  status_page_id: number;
+  /** SHA-256 of the address in lower case. */
+  address_digest: string;
+  suppressed_at: number;
 }
 
 export interface SubscribersTable {
@@ -317,6 +328,7 @@ export interface Database {
   board_services: BoardServicesTable;
   status_pages: StatusPagesTable;
   status_page_services: StatusPageServicesTable;
+  email_suppressions: EmailSuppressionsTable;
   subscribers: SubscribersTable;
   email_subscribers: EmailSubscribersTable;
   probe_hours: ProbeHoursTable;

@@ -9,20 +9,26 @@ import type { Database } from '../../db/schema.js';
  * An address that signs up again on the page and confirms is taken off it.
  */
 
-const keyOf = (pageId: number, email: string): string => `email_unsubscribed:${pageId}:${createHash('sha256').update(email.toLowerCase()).digest('hex')}`;
+const digestOf = (email: string): string => createHash('sha256').update(email.toLowerCase()).digest('hex');
 
 export async function suppressAddress(trx: Kysely<Database>, pageId: number, email: string, now: number): Promise<void> {
   await trx
-    .insertInto('meta')
-    .values({ key: keyOf(pageId, email), value: new Date(now).toISOString() })
-    .onConflict((oc) => oc.column('key').doNothing())
+    .insertInto('email_suppressions')
+    .values({ status_page_id: pageId, address_digest: digestOf(email), suppressed_at: now })
+    .onConflict((oc) => oc.columns(['status_page_id', 'address_digest']).doNothing())
     .execute();
 }
 
 export async function isSuppressed(trx: Kysely<Database>, pageId: number, email: string): Promise<boolean> {
-  return (await trx.selectFrom('meta').select('key').where('key', '=', keyOf(pageId, email)).executeTakeFirst()) !== undefined;
+  const row = await trx
+    .selectFrom('email_suppressions')
+    .select('suppressed_at')
+    .where('status_page_id', '=', pageId)
+    .where('address_digest', '=', digestOf(email))
+    .executeTakeFirst();
+  return row !== undefined;
 }
 
 export async function liftSuppression(trx: Kysely<Database>, pageId: number, email: string): Promise<void> {
-  await trx.deleteFrom('meta').where('key', '=', keyOf(pageId, email)).execute();
+  await trx.deleteFrom('email_suppressions').where('status_page_id', '=', pageId).where('address_digest', '=', digestOf(email)).execute();
 }
