@@ -15,6 +15,7 @@ import * as m0013 from './0013_vendor_truth.js';
 import * as m0014 from './0014_drop_page_service_status.js';
 import * as m0015 from './0015_fixed_catalog_ids.js';
 import * as m0016 from './0016_outbox_lease_token.js';
+import * as m0017 from './0017_maintenances.js';
 import * as m0018 from './0018_page_layout_and_suppressions.js';
 
 /** Every migration, by name; the Migrator applies them in name order. Add new ones here. */
@@ -35,5 +36,6 @@ export const migrations: Record<string, Migration> = {
   '0014_drop_page_service_status': m0014,
   '0015_fixed_catalog_ids': m0015,
   '0016_outbox_lease_token': m0016,
+  '0017_maintenances': m0017,
   '0018_page_layout_and_suppressions': m0018,
 };

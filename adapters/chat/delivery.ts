@@ -6,6 +6,7 @@ import type {
   Announcement,
   DigestAnnouncement,
   IncidentAnnouncement,
+  MaintenanceAnnouncement,
   MonitorAnnouncement,
   StatusChangeAnnouncement,
 } from '../../src/domain/notifications/announcement.js';
@@ -39,6 +40,7 @@ export interface ChatRenderer<M> {
   statusChange(a: StatusChangeAnnouncement): M;
   monitor(a: MonitorAnnouncement): M;
   digest(a: DigestAnnouncement): M;
+  maintenance(a: MaintenanceAnnouncement): M;
 }
 
 /** The steps a delivery records once the platform confirmed them, the same on every platform. */
@@ -80,7 +82,7 @@ export function createChatPublisher<M>(port: ChatPort<M>, render: ChatRenderer<M
     }
   }
 
-  /** A message posted once and never edited: a status change, a monitor alert. */
+  /** A message posted once and never edited: a status change, a monitor alert, a maintenance's move. */
   async function deliverOnce(channel: string, message: M, delivery: Delivery, recorder: DeliveryRecorder): Promise<void> {
     if (delivery.progress[STEP.message]) return;
     await recorder.step(STEP.message, await port.post(channel, message, `sb${delivery.id}m`, delivery.signal));
@@ -121,6 +123,8 @@ export function createChatPublisher<M>(port: ChatPort<M>, render: ChatRenderer<M
           return deliverOnce(announcement.channel.channelId, render.monitor(announcement), delivery, recorder);
         case 'digest':
           return deliverDigest(announcement, delivery, recorder);
+        case 'maintenance':
+          return deliverOnce(announcement.channel.channelId, render.maintenance(announcement), delivery, recorder);
         default: {
           const unknown: never = announcement;
           throw new DeliveryFailure(`unknown announcement ${JSON.stringify((unknown as { kind?: unknown }).kind)}`);

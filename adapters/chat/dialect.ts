@@ -26,6 +26,7 @@ export type Syntax =
   | 'subscribe_board'
   | 'unsubscribe'
   | 'subscriptions'
+  | 'maintenance'
   | 'link'
   | 'help';
 

@@ -6,6 +6,7 @@ import type { ChatRequest } from './chat-request.js';
 import type { Syntax } from './dialect.js';
 import { listIncidents, openForm, resolve, showIncident, submitForm } from './incident-verbs.js';
 import { formErrors } from './forms.js';
+import { maintenanceList } from './maintenance-verbs.js';
 import type { ChatReply, FormKind, FormRef, FormValues } from './reply.js';
 import { textReply } from './reply.js';
 import { errorText, help, notLinked, unknownCommand, usage } from './wording.js';
@@ -19,6 +20,7 @@ export type VerbCall =
   | { verb: 'subscribe'; input: Record<string, unknown> }
   | { verb: 'unsubscribe'; input: Record<string, unknown> }
   | { verb: 'subscriptions' }
+  | { verb: 'maintenance' }
   | { verb: 'status'; service: string }
   | { verb: 'report'; service: string }
   | { verb: 'list' }
@@ -45,6 +47,8 @@ async function dispatch(req: ChatRequest, call: VerbCall, company: Company | nul
       return unsubscribe(req, company, call.input);
     case 'subscriptions':
       return subscriptions(req, company);
+    case 'maintenance':
+      return maintenanceList(req, company);
     case 'status':
       return serviceStatus(req, company, call.service);
     case 'report':

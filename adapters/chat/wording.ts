@@ -69,6 +69,7 @@ const HELP: readonly [Syntax, string][] = [
   ['subscribe_board', "post a board's digest here"],
   ['unsubscribe', 'stop following one of those'],
   ['subscriptions', 'what this channel follows'],
+  ['maintenance', 'upcoming and current maintenance of your services'],
   ['link', 'make this workspace act for your company (the key is not shown to anyone)'],
 ];
 

@@ -72,7 +72,8 @@ const statusbot = new SlashCommandBuilder()
       .addSubcommand((s) => monitorOption(s.setName('monitor').setDescription('A custom monitor')))
       .addSubcommand((s) => boardOption(s.setName('board').setDescription("A board's digest"))),
   )
-  .addSubcommand((s) => s.setName('subscriptions').setDescription('What this channel follows'));
+  .addSubcommand((s) => s.setName('subscriptions').setDescription('What this channel follows'))
+  .addSubcommand((s) => s.setName('maintenance').setDescription('Upcoming and current maintenance of your services'));
 
 /** The slash commands as Discord's API takes them. */
 export const commandDefinitions = (): RESTPostAPIChatInputApplicationCommandsJSONBody[] => [incident.toJSON(), status.toJSON(), statusbot.toJSON()];

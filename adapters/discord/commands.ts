@@ -66,6 +66,8 @@ export function verbOf(data: APIChatInputApplicationCommandInteractionData): Ver
       return { verb: 'link', key: str('key') ?? '' };
     case 'statusbot subscriptions':
       return { verb: 'subscriptions' };
+    case 'statusbot maintenance':
+      return { verb: 'maintenance' };
     case 'status':
     case 'statusbot status':
       return { verb: 'status', service: str('service') ?? '' };

@@ -27,6 +27,7 @@ export const DISCORD_DIALECT: ChatDialect = {
     subscribe_board: '/statusbot subscribe board board:<urlname-or-id> [schedule:] [timezone:] [only_on_change:] [edit_in_place:]',
     unsubscribe: '/statusbot unsubscribe incidents | service | monitor | board',
     subscriptions: '/statusbot subscriptions',
+    maintenance: '/statusbot maintenance',
     link: '/statusbot link key:<api-key>',
     help: '/statusbot help',
   },

@@ -1,7 +1,14 @@
 import { ActionRowBuilder, ButtonBuilder, ButtonStyle, Colors, EmbedBuilder, InteractionResponseType, MessageFlags, TimestampStyles, time } from 'discord.js';
 import type { APIActionRowComponent, APIComponentInMessageActionRow, APIEmbed, APIInteractionResponse, RESTPostAPIChannelMessageJSONBody } from 'discord.js';
 import type { Incident, IncidentSummary, ResolutionStage, Severity } from '../../src/domain/incidents/incident.js';
-import type { DigestAnnouncement, IncidentAnnouncement, MonitorAnnouncement, StatusChangeAnnouncement } from '../../src/domain/notifications/announcement.js';
+import type {
+  DigestAnnouncement,
+  IncidentAnnouncement,
+  MaintenanceAnnouncement,
+  MonitorAnnouncement,
+  StatusChangeAnnouncement,
+} from '../../src/domain/notifications/announcement.js';
+import { MAINTENANCE_EVENT_LABEL } from '../chat/maintenance-verbs.js';
 import type { ServiceDetail, ServiceWithStatus } from '../../src/domain/services/service.js';
 import { shownStatus } from '../../src/domain/services/shown-status.js';
 import type { ShownStatus } from '../../src/domain/services/shown-status.js';
@@ -157,6 +164,18 @@ function monitorMessage(a: MonitorAnnouncement): RESTPostAPIChannelMessageJSONBo
   return { embeds: [embed.toJSON()], allowed_mentions: NO_MENTIONS };
 }
 
+function maintenanceMessage(a: MaintenanceAnnouncement): RESTPostAPIChannelMessageJSONBody {
+  const m = a.maintenance;
+  const said = a.update?.description.trim() || m.description.trim();
+  const window = `${time(new Date(m.startsAt), TimestampStyles.ShortDateTime)} to ${time(new Date(m.endsAt), TimestampStyles.ShortDateTime)}`;
+  const embed = new EmbedBuilder()
+    .setTitle(clip(`🔧 ${MAINTENANCE_EVENT_LABEL[a.event]}: ${m.title}`, LIMIT.title))
+    .setURL(m.trackerUrl)
+    .setColor(a.event === 'completed' || a.event === 'cancelled' ? Colors.Green : Colors.Blue)
+    .setDescription(clip([said, window, m.services.map((s) => s.name).join(', ')].filter(Boolean).join('\n'), LIMIT.description));
+  return { embeds: [embed.toJSON()], allowed_mentions: NO_MENTIONS };
+}
+
 /** A board's services, worst first as the domain ordered them, with their tags and open incidents. */
 function digestMessage(a: DigestAnnouncement): RESTPostAPIChannelMessageJSONBody {
   const worst = a.services.find((s) => s.status !== 'ok')?.status ?? 'ok';
@@ -192,6 +211,7 @@ export const discordRenderer: ChatRenderer<RESTPostAPIChannelMessageJSONBody> = 
   statusChange: statusChangeMessage,
   monitor: monitorMessage,
   digest: digestMessage,
+  maintenance: maintenanceMessage,
 };
 
 const CONTENT_MAX = 2000;

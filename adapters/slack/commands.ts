@@ -100,6 +100,9 @@ export function verbOf(command: SlackCommand, text: string): VerbCall {
       return { verb: 'unsubscribe', input: subscriptionOf(rest) };
     case 'subscriptions':
       return { verb: 'subscriptions' };
+    case 'maintenance':
+    case 'maintenances':
+      return { verb: 'maintenance' };
     default:
       return { verb: 'unknown', typed: `/statusbot ${first}` };
   }

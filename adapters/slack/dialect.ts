@@ -29,6 +29,7 @@ export const SLACK_DIALECT: ChatDialect = {
     subscribe_board: '/statusbot subscribe board <urlname-or-id> [schedule="0 9 * * 1-5"] [timezone=Europe/Berlin] [only-on-change] [edit-in-place]',
     unsubscribe: '/statusbot unsubscribe incidents | service <urlname> | monitor <id-or-name> | board <urlname-or-id>',
     subscriptions: '/statusbot subscriptions',
+    maintenance: '/statusbot maintenance',
     link: '/statusbot link <api-key>',
     help: '/statusbot help',
   },

@@ -1,6 +1,13 @@
 import type { types as slack } from '@slack/bolt';
 import type { Incident, IncidentSummary, Severity } from '../../src/domain/incidents/incident.js';
-import type { DigestAnnouncement, IncidentAnnouncement, MonitorAnnouncement, StatusChangeAnnouncement } from '../../src/domain/notifications/announcement.js';
+import type {
+  DigestAnnouncement,
+  IncidentAnnouncement,
+  MaintenanceAnnouncement,
+  MonitorAnnouncement,
+  StatusChangeAnnouncement,
+} from '../../src/domain/notifications/announcement.js';
+import { MAINTENANCE_EVENT_LABEL, maintenanceTime } from '../chat/maintenance-verbs.js';
 import type { ServiceDetail, ServiceWithStatus } from '../../src/domain/services/service.js';
 import { shownStatus } from '../../src/domain/services/shown-status.js';
 import type { ShownStatus } from '../../src/domain/services/shown-status.js';
@@ -109,6 +116,18 @@ function monitorMessage(a: MonitorAnnouncement): SlackMessage {
   };
 }
 
+function maintenanceMessage(a: MaintenanceAnnouncement): SlackMessage {
+  const m = a.maintenance;
+  const label = MAINTENANCE_EVENT_LABEL[a.event];
+  const headline = `${STATUS_ICON.maintenance} *${label}*: ${link(m.trackerUrl, m.title)}`;
+  const said = a.update?.description.trim() || m.description.trim();
+  const window = `${maintenanceTime(new Date(m.startsAt))} to ${maintenanceTime(new Date(m.endsAt))} · ${esc(m.services.map((s) => s.name).join(', '))}`;
+  return {
+    text: `${label}: ${m.title}`,
+    blocks: [section(said ? `${headline}\n${esc(said)}` : headline), context(window)],
+  };
+}
+
 // Block Kit allows 50 blocks in a message.
 const DIGEST_SECTIONS_MAX = 45;
 
@@ -199,4 +218,5 @@ export const slackRenderer: ChatRenderer<SlackMessage> = {
   statusChange: statusChangeMessage,
   monitor: monitorMessage,
   digest: digestMessage,
+  maintenance: maintenanceMessage,
 };

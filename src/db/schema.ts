@@ -70,6 +70,33 @@ export interface MaintenanceWindowsTable {
   ends_at: number;
 }
 
+export type MaintenanceStatus = 'scheduled' | 'in_progress' | 'completed' | 'cancelled';
+
+export interface MaintenancesTable {
+  id: Generated<number>;
+  company_id: number;
+  title: string;
+  description: string;
+  status: MaintenanceStatus;
+  starts_at: number;
+  ends_at: number;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface MaintenanceServicesTable {
+  maintenance_id: number;
+  service_id: number;
+}
+
+export interface MaintenanceUpdatesTable {
+  id: Generated<number>;
+  maintenance_id: number;
+  status: MaintenanceStatus;
+  description: string;
+  created_at: number;
+}
+
 export interface CompanyMonitoredServicesTable {
   company_id: number;
   service_id: number;
@@ -118,6 +145,8 @@ export interface CustomMonitorsTable {
   consecutive_failures: Generated<number>;
   /** When its next probe is due; moved on by the process that takes the probe. */
   next_probe_at: Generated<number>;
+  /** The custom service it watches, if any: a maintenance of that service pauses it. */
+  service_id: Generated<number | null>;
   created_at: number;
   updated_at: number;
 }
@@ -319,6 +348,9 @@ export interface Database {
   api_keys: ApiKeysTable;
   services: ServicesTable;
   maintenance_windows: MaintenanceWindowsTable;
+  maintenances: MaintenancesTable;
+  maintenance_services: MaintenanceServicesTable;
+  maintenance_updates: MaintenanceUpdatesTable;
   company_monitored_services: CompanyMonitoredServicesTable;
   incidents: IncidentsTable;
   incident_updates: IncidentUpdatesTable;

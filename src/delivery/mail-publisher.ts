@@ -3,10 +3,13 @@ import type { NodemailerError } from 'nodemailer';
 import type { DomainContext } from '../domain/context.js';
 import { CONFIRMATION_EVENT, EMAIL_STREAM_PREFIX, emailSubscriberOfStream } from '../domain/notifications/email-notifications.js';
 import type { EmailPayload } from '../domain/notifications/email-notifications.js';
+import type { IncidentNotification } from '../domain/notifications/incident-notification.js';
+import type { MaintenanceNotification } from '../domain/notifications/maintenance-notification.js';
 import { CONFIRM_TTL_MS, UNSUBSCRIBE_TTL_MS, signPageToken } from '../domain/status-pages/page-tokens.js';
 import { mailLink } from '../domain/status-pages/subscriptions.js';
 import { renderConfirmationMail, renderIncidentMail } from './mail-render.js';
 import type { RenderedMail } from './mail-render.js';
+import { renderMaintenanceMail } from './maintenance-mail.js';
 import { DEFAULT_DESTINATION_LIMITS, DeliveryFailure } from './publisher.js';
 import type { DestinationLimits } from './publisher.js';
 import type { Delivery, Publisher } from './publisher.js';
@@ -105,7 +108,9 @@ export function createMailPublisher(options: MailPublisherOptions): MailPublishe
       return { mail, unsubscribeUrl };
     }
     if (subscriber.state !== 'confirmed') return null;
-    return { mail: renderIncidentMail(payload, { pageUrl: subscriber.page_url, unsubscribeUrl }), unsubscribeUrl };
+    const pageLinks = { pageUrl: subscriber.page_url, unsubscribeUrl };
+    if (payload.event.startsWith('maintenance.')) return { mail: renderMaintenanceMail(payload as MaintenanceNotification, pageLinks), unsubscribeUrl };
+    return { mail: renderIncidentMail(payload as IncidentNotification, pageLinks), unsubscribeUrl };
   }
 
   return {

@@ -21,15 +21,15 @@ const EVENT_LABELS: Record<IncidentNotification['event'], string> = {
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 const pad = (n: number): string => String(n).padStart(2, '0');
 /** "22 Nov 2026, 10:02 UTC": one mail goes to readers in every time zone. */
-const timeText = (iso: string): string => {
+export const timeText = (iso: string): string => {
   const d = new Date(iso);
   return `${d.getUTCDate()} ${MONTHS[d.getUTCMonth()]} ${d.getUTCFullYear()}, ${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())} UTC`;
 };
 
 /** A header holds one line: titles and names typed with line breaks are flattened. */
-const oneLine = (text: string): string => text.replace(/\s+/g, ' ').trim();
+export const oneLine = (text: string): string => text.replace(/\s+/g, ' ').trim();
 
-const STYLE = {
+export const STYLE = {
   body: 'margin:0;padding:24px;background:#f6f8fa;color:#1b1f24;font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif',
   card: 'max-width:560px;margin:0 auto;padding:24px;background:#ffffff;border:1px solid #d0d7de;border-radius:8px',
   muted: 'color:#57606a;font-size:13px',
@@ -37,7 +37,7 @@ const STYLE = {
 };
 
 /** The HTML frame of every mail: inline styles only (mail readers drop stylesheets), text escaped by JSX. */
-function MailDocument(props: { title: string; pageName: string; pageUrl: string; unsubscribeUrl: string; children: ComponentChildren }) {
+export function MailDocument(props: { title: string; pageName: string; pageUrl: string; unsubscribeUrl: string; children: ComponentChildren }) {
   return (
     <html lang="en">
       <head>
@@ -61,9 +61,9 @@ function MailDocument(props: { title: string; pageName: string; pageUrl: string;
   );
 }
 
-const html = (tree: preact.VNode): string => `<!doctype html>${renderToString(tree)}`;
+export const html = (tree: preact.VNode): string => `<!doctype html>${renderToString(tree)}`;
 
-const footer = (pageName: string, unsubscribeUrl: string): string[] => [
+export const footer = (pageName: string, unsubscribeUrl: string): string[] => [
   '-- ',
   `You receive this mail because this address was signed up for ${pageName}.`,
   `Unsubscribe: ${unsubscribeUrl}`,

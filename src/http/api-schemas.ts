@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { BOARD_ID } from '../domain/boards/board.js';
 import { RESOLUTION_STAGES, SEVERITIES } from '../domain/incidents/incident.js';
+import { MAINTENANCE_STATUSES } from '../domain/maintenances/maintenance.js';
 import type { MonitorStatus, ProbeType } from '../domain/monitors/monitor.js';
 import type { ServiceStatus } from '../domain/services/service.js';
 import type { ErrorObject } from './http-errors.js';
@@ -213,6 +214,32 @@ export const board = named(
   }),
 );
 
+const maintenanceStatus = z.enum(MAINTENANCE_STATUSES);
+
+/** A scheduled maintenance of custom services (not in the spec: statusbot's own). */
+export const maintenance = named(
+  'Maintenance',
+  z.strictObject({
+    id: numericId,
+    type: z.literal('maintenance'),
+    attributes: z.strictObject({
+      title: z.string(),
+      description: z.string().describe('What the maintenance is, as announced'),
+      status: maintenanceStatus.describe('`scheduled` until `starts_at`, `in_progress` until `ends_at` (or until completed), then `completed`; or `cancelled`'),
+      starts_at: timestamp,
+      ends_at: timestamp,
+      service_ids: z.array(z.int()).describe('Ids of the custom services it covers'),
+      services: z.array(z.string()).describe('Display names of those services, in the same order'),
+      created_at: timestamp,
+      updated_at: timestamp,
+      updates: z
+        .array(z.strictObject({ status: maintenanceStatus, created_at: timestamp, description: z.string() }))
+        .describe('Each move of its status, oldest first'),
+      tracker_url: url.describe("The maintenance's public page; it shows only while a status page shows one of its services"),
+    }),
+  }),
+);
+
 /** An entry of the audit trail (not in the spec: statusbot's own). */
 export const auditEvent = named(
   'AuditEvent',
@@ -246,6 +273,8 @@ export const updatedIncidentDocument = one('UpdatedIncidentDocument', updatedInc
 export const monitorList = list('CustomMonitorList', monitor);
 export const monitorIncidentList = list('CustomMonitorIncidentList', listedMonitorIncident);
 export const boardDocument = one('BoardDocument', board);
+export const maintenanceDocument = one('MaintenanceDocument', maintenance);
+export const maintenanceList = list('MaintenanceList', maintenance);
 export const boardServiceDocument = one('BoardServiceDocument', boardService);
 export const companyIncidentList = named(
   'CompanyIncidentList',
@@ -273,6 +302,7 @@ export type MonitorIncidentResource = z.infer<typeof monitorIncident> | z.infer<
 export type MonitorResource = z.infer<typeof monitor>;
 export type BoardResource = z.infer<typeof board>;
 export type AuditEventResource = z.infer<typeof auditEvent>;
+export type MaintenanceResource = z.infer<typeof maintenance>;
 
 /** Section 7: the statuses the API answers with, and the title each carries. */
 export const ERROR_TITLES = {

@@ -195,6 +195,7 @@ export function buildOpenApiDocument(apiRoutes: readonly Route[]): Json {
       { name: 'Incidents', description: 'Incidents on your custom services' },
       { name: 'Custom monitors', description: 'Your probes of a URL and their outages' },
       { name: 'Boards', description: 'Named groups of third-party services, with tags' },
+      { name: 'Maintenance', description: 'Scheduled maintenance of your custom services' },
       { name: 'Audit', description: 'Who changed what in your company, from every front' },
       { name: 'API description', description: 'This document, without authentication' },
     ],

@@ -1,6 +1,7 @@
 import type { AuditEvent } from '../domain/audit/audit-trail.js';
 import type { Board, BoardService } from '../domain/boards/board.js';
 import type { Incident, IncidentSummary } from '../domain/incidents/incident.js';
+import type { Maintenance } from '../domain/maintenances/maintenance.js';
 import type { Monitor, MonitorIncident } from '../domain/monitors/monitor.js';
 import type { Service, ServiceDetail } from '../domain/services/service.js';
 import type { UserReport } from '../domain/vendors/user-reports.js';
@@ -9,6 +10,7 @@ import type {
   BoardResource,
   BoardServiceResource,
   IncidentResource,
+  MaintenanceResource,
   MonitorIncidentResource,
   MonitorResource,
   ServiceDetailResource,
@@ -185,5 +187,24 @@ export const auditEventResource = (e: AuditEvent): AuditEventResource => ({
     target: { type: e.targetType, id: e.targetId },
     request_id: e.requestId,
     changes: e.changes,
+  },
+});
+
+/** A maintenance, statusbot's own resource. */
+export const maintenanceResource = (m: Maintenance): MaintenanceResource => ({
+  id: String(m.id),
+  type: 'maintenance',
+  attributes: {
+    title: m.title,
+    description: m.description,
+    status: m.status,
+    starts_at: iso(m.startsAt),
+    ends_at: iso(m.endsAt),
+    service_ids: m.services.map((s) => s.id),
+    services: m.services.map((s) => s.name),
+    created_at: iso(m.createdAt),
+    updated_at: iso(m.updatedAt),
+    updates: m.updates.map((u) => ({ status: u.status, created_at: iso(u.createdAt), description: u.description })),
+    tracker_url: m.trackerUrl,
   },
 });

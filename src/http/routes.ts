@@ -12,6 +12,8 @@ import { getServiceStatus, listCatalog } from '../domain/services/service-querie
 import { MAX_TAGS, TAG_MAX_LENGTH, boardServiceInput } from '../domain/boards/board-input.js';
 import { BOARD_ID } from '../domain/boards/board.js';
 import { createIncidentInput, incidentListInput, updateIncidentInput } from '../domain/incidents/incident-input.js';
+import { createMaintenanceInput, updateMaintenanceInput } from '../domain/maintenances/maintenance-input.js';
+import { createMaintenance, deleteMaintenance, getMaintenance, listMaintenances, updateMaintenance } from '../domain/maintenances/maintenance-service.js';
 import { parseInput } from '../domain/validation.js';
 import { userReportInput } from '../domain/vendors/user-report-input.js';
 import { reportProblem, reporters } from '../domain/vendors/user-reports.js';
@@ -27,6 +29,8 @@ import {
   serviceIncidentList,
   serviceList,
   updatedIncidentDocument,
+  maintenanceDocument,
+  maintenanceList,
   userReportDocument,
 } from './api-schemas.js';
 import {
@@ -34,6 +38,7 @@ import {
   boardResource,
   boardServiceResource,
   incidentResource,
+  maintenanceResource,
   monitorIncidentResource,
   monitorResource,
   serviceIncidentResource,
@@ -78,7 +83,7 @@ export interface Route {
 /** What the API description (openapi.ts) says of a route. */
 export interface RouteDoc {
   operationId: string;
-  tag: 'Services' | 'Incidents' | 'Custom monitors' | 'Boards' | 'Audit';
+  tag: 'Services' | 'Incidents' | 'Custom monitors' | 'Boards' | 'Maintenance' | 'Audit';
   summary: string;
   description?: string;
   /** A schema for each `:name` of the path. */
@@ -104,6 +109,7 @@ function idParam(value: string | undefined): number {
 
 const incidentId = z.int().min(0).describe("The incident's id");
 const serviceName = z.string().describe('The urlname of the service');
+const maintenanceId = z.int().min(0).describe("The maintenance's id");
 const boardId = z.string().regex(BOARD_ID).meta({ format: 'uuid', description: "The board's id" });
 
 const ok = (data: unknown): Reply => ({ status: 200, body: { data } });
@@ -381,6 +387,93 @@ export const routes: readonly Route[] = [
     },
     handle: async ({ ctx, company, params, body }) =>
       ok(boardServiceResource(await updateBoardService(ctx, company, params.board_id ?? '', params.service_urlname ?? '', body))),
+  },
+  {
+    method: 'GET',
+    path: '/maintenances',
+    doc: {
+      operationId: 'listMaintenances',
+      tag: 'Maintenance',
+      summary: 'List your maintenances',
+      description: 'Those scheduled or in progress first, soonest first; then those completed or cancelled in the last 30 days, latest first.',
+      success: { status: 200, description: 'The maintenances', schema: maintenanceList },
+    },
+    handle: async ({ ctx, company }) => ok((await listMaintenances(ctx, company)).map(maintenanceResource)),
+  },
+  {
+    method: 'POST',
+    path: '/maintenances',
+    doc: {
+      operationId: 'createMaintenance',
+      tag: 'Maintenance',
+      summary: 'Schedule a maintenance',
+      description:
+        'Of some of your custom services, from `starts_at` to `ends_at` (ISO 8601). It starts and completes at those times: ' +
+        'its services show `maintenance` meanwhile, and monitors watching them open no incident. ' +
+        'Subscribers of the status pages showing those services, and channels following them, are told of each move.',
+      body: { schema: createMaintenanceInput, required: true },
+      success: {
+        status: 201,
+        description: 'The maintenance, with its first update',
+        schema: maintenanceDocument,
+        headers: { Location: "The maintenance's address" },
+      },
+      errors: { 404: 'A service_id is not the id of a custom service of yours', 422: 'ends_at is not after starts_at' },
+    },
+    handle: async ({ ctx, company, body }) => {
+      const created = await createMaintenance(ctx, company, body ?? {});
+      return { status: 201, body: { data: maintenanceResource(created) }, headers: { Location: `/api/v2/maintenances/${created.id}` } };
+    },
+  },
+  {
+    method: 'GET',
+    path: '/maintenances/:id',
+    doc: {
+      operationId: 'getMaintenance',
+      tag: 'Maintenance',
+      summary: 'Get a maintenance',
+      params: { id: maintenanceId },
+      success: { status: 200, description: 'The maintenance with its updates', schema: maintenanceDocument },
+      errors: { 404: 'You have no maintenance with this id' },
+    },
+    handle: async ({ ctx, company, params }) => ok(maintenanceResource(await getMaintenance(ctx, company, idParam(params.id)))),
+  },
+  {
+    method: 'PATCH',
+    path: '/maintenances/:id',
+    doc: {
+      operationId: 'updateMaintenance',
+      tag: 'Maintenance',
+      summary: 'Change or end a maintenance',
+      description:
+        'Changes `title`, `description`, `starts_at` or `ends_at`; or ends it: `status` `cancelled` or `completed`, ' +
+        'with `description` as the text of the update this adds. Subscribers are told.',
+      params: { id: maintenanceId },
+      body: { schema: updateMaintenanceInput, required: false },
+      success: { status: 200, description: 'The maintenance', schema: maintenanceDocument },
+      errors: {
+        404: 'You have no maintenance with this id',
+        422: 'status sent with other fields than description, a maintenance already over, or ends_at not after starts_at',
+      },
+    },
+    handle: async ({ ctx, company, params, body }) => ok(maintenanceResource(await updateMaintenance(ctx, company, idParam(params.id), body ?? {}))),
+  },
+  {
+    method: 'DELETE',
+    path: '/maintenances/:id',
+    doc: {
+      operationId: 'deleteMaintenance',
+      tag: 'Maintenance',
+      summary: 'Delete a maintenance',
+      description: 'For good. One not over yet is told to subscribers as cancelled.',
+      params: { id: maintenanceId },
+      success: { status: 204, description: 'Deleted' },
+      errors: { 404: 'You have no maintenance with this id' },
+    },
+    handle: async ({ ctx, company, params }) => {
+      await deleteMaintenance(ctx, company, idParam(params.id));
+      return { status: 204 };
+    },
   },
   {
     method: 'GET',

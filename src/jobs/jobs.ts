@@ -1,6 +1,7 @@
 import { queueDueDigests } from '../domain/boards/board-digest.js';
 import type { DomainContext } from '../domain/context.js';
 import { syncDemoServices } from '../domain/demo/demo-services.js';
+import { advanceMaintenances } from '../domain/maintenances/maintenance-lifecycle.js';
 import { pruneLeases } from '../domain/jobs/leases.js';
 import { removeExpiredIncidents } from '../domain/retention.js';
 import { purgeSentOutbox } from '../delivery/outbox-purge.js';
@@ -55,6 +56,12 @@ export const JOBS: readonly Job[] = [
       const changes = await syncDemoServices(ctx);
       return `${plural(changes.length, 'demo incident')} opened or resolved`;
     },
+  },
+  {
+    // Every few seconds: a maintenance starts and ends close to its times, also after a restart.
+    name: 'maintenances',
+    schedule: '*/5 * * * * *',
+    run: async ({ ctx }) => `${plural(await advanceMaintenances(ctx), 'maintenance')} started or completed`,
   },
   {
     name: 'digests',

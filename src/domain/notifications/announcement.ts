@@ -1,13 +1,14 @@
 import type { ChannelRef } from '../chat/chat.js';
 import type { IncidentEvent, ResolutionStage, Severity } from '../incidents/incident.js';
 import type { ServiceStatus } from '../services/service.js';
+import type { MaintenanceEvent, MaintenanceStatus } from '../maintenances/maintenance.js';
 import type { ShownStatus } from '../services/shown-status.js';
 
 /**
  * What a chat channel is told, as plain data stored in the outbox; each chat
  * adapter renders it (Block Kit, embeds). Timestamps are ISO 8601 strings.
  */
-export type Announcement = IncidentAnnouncement | StatusChangeAnnouncement | MonitorAnnouncement | DigestAnnouncement;
+export type Announcement = IncidentAnnouncement | StatusChangeAnnouncement | MonitorAnnouncement | DigestAnnouncement | MaintenanceAnnouncement;
 
 /** An incident's state, shown by one message per channel that is edited in place. */
 export interface IncidentAnnouncement {
@@ -92,3 +93,21 @@ export interface DigestAnnouncement {
 
 /** The chat message that shows a board's digest in a channel (for edit_in_place). */
 export const digestSubject = (subscriptionId: number): string => `digest:${subscriptionId}`;
+
+/** What a chat channel following one of the maintenance's services is told; one new message per event. */
+export interface MaintenanceAnnouncement {
+  kind: 'maintenance';
+  event: MaintenanceEvent;
+  channel: ChannelRef;
+  maintenance: {
+    id: number;
+    title: string;
+    description: string;
+    status: MaintenanceStatus;
+    startsAt: string;
+    endsAt: string;
+    trackerUrl: string;
+    services: { id: number; name: string; urlname: string }[];
+  };
+  update: { status: MaintenanceStatus; description: string; createdAt: string } | null;
+}

@@ -3,6 +3,7 @@ import type { Database } from '../../db/schema.js';
 import { enqueue } from './enqueue.js';
 import type { OutboxRow } from './enqueue.js';
 import type { IncidentNotification } from './incident-notification.js';
+import type { MaintenanceNotification } from './maintenance-notification.js';
 
 /**
  * Mail to one email subscriber goes out on a stream of its own, in order. The
@@ -27,8 +28,8 @@ export interface EmailConfirmation {
   status_page: { id: number; name: string; url: string };
 }
 
-/** What an email subscriber's outbox row holds: an incident notification (as webhooks get it), or the confirmation. */
-export type EmailPayload = IncidentNotification | EmailConfirmation;
+/** What an email subscriber's outbox row holds: an incident or maintenance notification (as webhooks get it), or the confirmation. */
+export type EmailPayload = IncidentNotification | MaintenanceNotification | EmailConfirmation;
 
 type PageRef = IncidentNotification['status_page'];
 
@@ -51,11 +52,12 @@ export const confirmedSubscribersQuery = (db: Kysely<Database>, service: number 
     .where('status_pages.company_id', '=', company)
     .where('email_subscribers.state', '=', 'confirmed');
 
-/** Whether a subscriber's choice of services (JSON list of ids, null for all) takes in this one. */
-function follows(services: string | null, serviceId: number): boolean {
+/** Whether a subscriber's choice of services (JSON list of ids, null for all) takes in this one, or one of these. */
+function follows(services: string | null, serviceId: number | readonly number[]): boolean {
   if (services === null) return true;
   const ids: unknown = JSON.parse(services);
-  return Array.isArray(ids) && ids.includes(serviceId);
+  const wanted = typeof serviceId === 'number' ? [serviceId] : serviceId;
+  return Array.isArray(ids) && wanted.some((id) => ids.includes(id));
 }
 
 /**
@@ -65,7 +67,12 @@ function follows(services: string | null, serviceId: number): boolean {
  */
 export function emailNotificationRows(
   subscribers: readonly EmailSubscriberRow[],
-  args: { companyId: number; serviceId: number; notificationFor: (page: PageRef) => IncidentNotification; now: number },
+  args: {
+    companyId: number;
+    serviceId: number | readonly number[];
+    notificationFor: (page: PageRef) => IncidentNotification | MaintenanceNotification;
+    now: number;
+  },
 ): OutboxRow[] {
   const rows: OutboxRow[] = [];
   for (const s of subscribers) {

@@ -2,10 +2,12 @@ import type { Expression, ExpressionBuilder, Kysely, Selectable, SqlBool } from 
 import { prepared } from '../../db/prepared.js';
 import type { Database, IncidentsTable } from '../../db/schema.js';
 import { openAt } from '../demo/demo-view.js';
+import { maintenanceUnderWay, servicesUnderMaintenance } from '../maintenances/maintenance-windows.js';
 import type { ServiceStatus } from './service.js';
 
 /**
- * Current status of each service: `maintenance` inside a maintenance window;
+ * Current status of each service: `maintenance` while a maintenance is under
+ * way (a company's, or a window of the config; see maintenance-windows.ts);
  * else, for a vendor whose feed states a status, that status as last read;
  * else the worst open incident (`major` > `minor`), else `ok`. Incidents
  * opened from user reports never change a status.
@@ -35,15 +37,7 @@ export async function statusesOf(db: Kysely<Database>, serviceIds: readonly numb
     .execute();
   for (const row of stated) statuses.set(row.service_id, row.indicator!);
 
-  const maintenance = await db
-    .selectFrom('maintenance_windows')
-    .select('service_id')
-    .distinct()
-    .where('service_id', 'in', serviceIds)
-    .where('starts_at', '<=', now)
-    .where('ends_at', '>', now)
-    .execute();
-  for (const row of maintenance) statuses.set(row.service_id, 'maintenance');
+  for (const id of await servicesUnderMaintenance(db, serviceIds, now)) statuses.set(id, 'maintenance');
   return statuses;
 }
 
@@ -73,16 +67,7 @@ export function statusFactColumns(eb: ExpressionBuilder<Database, 'services'>, n
       .where('incidents.id', 'is distinct from', exceptIncident);
   return [
     eb.selectFrom('vendor_feeds').select('vendor_feeds.indicator').whereRef('vendor_feeds.service_id', '=', 'services.id').as('indicator'),
-    eb
-      .exists(
-        eb
-          .selectFrom('maintenance_windows')
-          .select('maintenance_windows.id')
-          .whereRef('maintenance_windows.service_id', '=', 'services.id')
-          .where('maintenance_windows.starts_at', '<=', now)
-          .where('maintenance_windows.ends_at', '>', now),
-      )
-      .as('maintenance'),
+    eb.parens(maintenanceUnderWay(eb, eb.ref('services.id'), now)).as('maintenance'),
     eb.exists(openIncidents('major')).as('major'),
     eb.exists(openIncidents('minor')).as('minor'),
   ] as const;

@@ -1,4 +1,5 @@
 import type { DomainContext } from '../context.js';
+import { maintenancesOfServices } from '../maintenances/maintenance-windows.js';
 
 /** Where a maintenance stands at the clock's now (Statuspage's words for it). */
 export type MaintenanceStage = 'scheduled' | 'in_progress' | 'completed';
@@ -7,6 +8,8 @@ export type MaintenanceStage = 'scheduled' | 'in_progress' | 'completed';
 export interface PageMaintenance {
   /** Stable as long as the maintenance is the same one. */
   key: string;
+  /** The company's maintenance (its page is `/maintenances/{id}`); null for a window of the config. */
+  id: number | null;
   title: string;
   /** What is done and why; null when nothing says. */
   description: string | null;
@@ -20,38 +23,29 @@ export interface PageMaintenance {
   updatedAt: Date;
 }
 
-const stageAt = (startsAt: number, endsAt: number, now: number): MaintenanceStage =>
-  now >= endsAt ? 'completed' : now >= startsAt ? 'in_progress' : 'scheduled';
-
 /**
- * Every maintenance of these services ending after `since`, by start. The
- * one place pages read maintenance from: today the config's windows, each
- * over one service and known by nothing but its service and times (so that
+ * Every maintenance of these services not over by `since`, by start, cancelled
+ * ones left out: the company's maintenances and the config's windows. The one
+ * place pages (and their Statuspage documents) read maintenance from. A
+ * window of the config is known by nothing but its service and times (so that
  * is its key, and its start stands for when it was made).
  */
 export async function pageMaintenances(ctx: DomainContext, serviceIds: readonly number[], since: number, now: number): Promise<PageMaintenance[]> {
-  if (serviceIds.length === 0) return [];
-  const rows = await ctx.db
-    .selectFrom('maintenance_windows')
-    .innerJoin('services', 'services.id', 'maintenance_windows.service_id')
-    .select(['maintenance_windows.service_id', 'maintenance_windows.starts_at', 'maintenance_windows.ends_at', 'services.name'])
-    .where('maintenance_windows.service_id', 'in', [...serviceIds])
-    .where('maintenance_windows.ends_at', '>', since)
-    .orderBy('maintenance_windows.starts_at')
-    .orderBy('maintenance_windows.service_id')
-    .execute();
-  return rows.map((w) => {
-    const stage = stageAt(w.starts_at, w.ends_at, now);
+  const shown = await maintenancesOfServices(ctx.db, serviceIds, since, now);
+  return shown.map((m) => {
+    const services = m.serviceIds.map((id, i) => ({ id, name: m.serviceNames[i]! }));
+    const windowKey = `${m.serviceIds[0]}-${m.startsAt.getTime()}-${m.endsAt.getTime()}`;
     return {
-      key: `${w.service_id}-${w.starts_at}-${w.ends_at}`,
-      title: `Maintenance of ${w.name}`,
-      description: null,
-      stage,
-      startsAt: new Date(w.starts_at),
-      endsAt: new Date(w.ends_at),
-      services: [{ id: w.service_id, name: w.name }],
-      createdAt: new Date(w.starts_at),
-      updatedAt: new Date(stage === 'completed' ? w.ends_at : w.starts_at),
+      key: m.id === null ? windowKey : `m${m.id}`,
+      id: m.id,
+      title: m.title ?? `Maintenance of ${services.map((s) => s.name).join(', ')}`,
+      description: m.description === '' ? null : m.description,
+      stage: m.status,
+      startsAt: m.startsAt,
+      endsAt: m.endsAt,
+      services,
+      createdAt: m.createdAt ?? m.startsAt,
+      updatedAt: m.updatedAt ?? (m.status === 'completed' ? m.endsAt : m.startsAt),
     };
   });
 }

@@ -47,7 +47,14 @@ export interface PageServiceView {
 }
 
 export interface MaintenanceView {
+  /** The names of the page's services it covers, joined. */
   serviceName: string;
+  /** Null for a window the config declares, which has no title of its own. */
+  title: string | null;
+  /** What the company announced; empty for a window of the config. */
+  description: string;
+  /** The company's maintenance (its page is `/maintenances/{id}`); null for a window of the config. */
+  id: number | null;
   startsAt: Date;
   endsAt: Date;
   /** Under way now (else upcoming). */
@@ -248,9 +255,17 @@ export async function pageView(ctx: DomainContext, slug: string): Promise<PageVi
     services: views,
     open,
     recent,
-    maintenance: windows
-      .filter((w) => w.ends_at > now)
-      .map((w) => ({ serviceName: w.name, startsAt: new Date(w.starts_at), endsAt: new Date(w.ends_at), active: w.starts_at <= now })),
+    maintenance: maintenances
+      .filter((m) => m.stage !== 'completed' && m.endsAt.getTime() > now)
+      .map((m) => ({
+        serviceName: m.services.map((x) => x.name).join(', '),
+        title: m.id === null ? null : m.title,
+        description: m.description ?? '',
+        id: m.id,
+        startsAt: m.startsAt,
+        endsAt: m.endsAt,
+        active: m.startsAt.getTime() <= now,
+      })),
     maintenances,
     groups: layout.groups.map((g) => ({ name: g.name, serviceIds: g.serviceIds.filter((id) => ids.includes(id)) })).filter((g) => g.serviceIds.length > 0),
     vendors,
