@@ -53,6 +53,7 @@ describe('registerDiscordCommands', () => {
       'statusbot unsubscribe monitor',
       'statusbot unsubscribe board',
       'statusbot subscriptions',
+      'statusbot maintenance',
     ]);
     const status = put!.body.find((c: any) => c.name === 'status');
     expect(status.options[0]).toMatchObject({ name: 'service', type: 3, required: true, autocomplete: true });

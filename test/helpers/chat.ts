@@ -11,6 +11,7 @@ export type Ask =
   | { verb: 'link'; key: string }
   | { verb: 'subscribe' | 'unsubscribe'; target: string; name?: string; settings?: DigestSettings }
   | { verb: 'subscriptions' }
+  | { verb: 'maintenance' }
   /** `via: 'statusbot'` asks through `/statusbot status`. */
   | { verb: 'status'; service: string; via?: 'statusbot' }
   | { verb: 'report'; service: string }

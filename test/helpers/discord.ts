@@ -68,6 +68,7 @@ function discordCommand(a: Ask): [string, Record<string, string | number | boole
   switch (a.verb) {
     case 'help':
     case 'subscriptions':
+    case 'maintenance':
       return [`statusbot ${a.verb}`, {}];
     case 'link':
       return ['statusbot link', { key: a.key }];

@@ -239,6 +239,7 @@ function slackCommand(a: Ask): CommandFields {
   switch (a.verb) {
     case 'help':
     case 'subscriptions':
+    case 'maintenance':
       return { command: '/statusbot', text: a.verb };
     case 'link':
       return { command: '/statusbot', text: `link ${a.key}` };
