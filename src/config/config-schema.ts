@@ -43,6 +43,8 @@ const customMonitor = z
     probe_type: z.enum(['ping', 'keyword']),
     keyword: z.string().min(1).nullable().default(null),
     interval_seconds: z.int().min(1).max(86_400).default(60),
+    /** The urlname of the company's custom service it watches: a maintenance of that service pauses it. */
+    service: urlname.nullable().default(null),
   })
   .refine((m) => m.probe_type !== 'keyword' || m.keyword !== null, {
     error: 'is required when probe_type is keyword',

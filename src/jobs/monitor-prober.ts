@@ -1,4 +1,5 @@
 import type { DomainContext } from '../domain/context.js';
+import { monitorsUnderMaintenance } from '../domain/maintenances/maintenance-windows.js';
 import { createProbeRollup } from '../domain/monitors/probe-hours.js';
 import { recordProbe, takeDueProbes } from '../domain/monitors/probe-results.js';
 import type { MonitorState } from '../domain/monitors/probe-results.js';
@@ -75,6 +76,8 @@ export function createMonitorProber(options: MonitorProberOptions): MonitorProbe
   const stats: ProberStats = { started: 0, late: 0, completed: 0 };
   const inFlight = new Set<Promise<void>>();
   let loadedAt = -Infinity;
+  /** Monitors watching a service under maintenance, as of the last tick. */
+  let paused = new Set<number>();
 
   async function reload(now: number): Promise<void> {
     const rows = await ctx.db
@@ -118,8 +121,12 @@ export function createMonitorProber(options: MonitorProberOptions): MonitorProbe
         const started = monotonicMs();
         const outcome = await client.probe({ url: m.url, probeType: m.probeType, keyword: m.keyword });
         const durationMs = monotonicMs() - started;
-        rollup.record(m.id, at, durationMs, outcome.ok);
         options.onProbe?.(durationMs, outcome.ok);
+        // During a maintenance of its service a monitor's failures open no incident and its uptime leaves the time out;
+        // a success still ends an outage that began before.
+        const maintained = paused.has(m.id);
+        if (!maintained) rollup.record(m.id, at, durationMs, outcome.ok);
+        if (maintained && !outcome.ok) return;
         const { state, change } = await recordProbe(ctx, m, outcome, region);
         m.status = state.status;
         m.consecutiveFailures = state.consecutiveFailures;
@@ -161,6 +168,7 @@ export function createMonitorProber(options: MonitorProberOptions): MonitorProbe
     async tick(at) {
       const now = at.getTime();
       if (now - loadedAt >= reloadMs) await reload(now);
+      paused = await monitorsUnderMaintenance(ctx.db, now);
       const due: { m: Scheduled; dueAt: number }[] = [];
       for (const m of monitors.values()) {
         if (m.dueAt > now) continue;
@@ -182,6 +190,7 @@ export function createMonitorProber(options: MonitorProberOptions): MonitorProbe
     },
     async probeAll() {
       await reload(ctx.clock.now().getTime());
+      paused = await monitorsUnderMaintenance(ctx.db, ctx.clock.now().getTime());
       for (const m of monitors.values()) {
         if (m.running) continue;
         if (inFlight.size < concurrency) launch(m, Date.now());

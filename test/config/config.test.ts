@@ -62,8 +62,8 @@ describe('parseConfig: the README example', () => {
             monitored_services: ['demo-service-minor'],
             custom_services: [{ id: 1001, name: 'Acme API', urlname: 'acme-api', status_page_url: null }],
             custom_monitors: [
-              { id: 501, name: 'Homepage', url: 'http://127.0.0.1:9/health', probe_type: 'ping', keyword: null, interval_seconds: 60 },
-              { id: 502, name: 'Login', url: 'http://127.0.0.1:9/login', probe_type: 'keyword', keyword: 'Sign in', interval_seconds: 60 },
+              { id: 501, name: 'Homepage', url: 'http://127.0.0.1:9/health', probe_type: 'ping', keyword: null, interval_seconds: 60, service: null },
+              { id: 502, name: 'Login', url: 'http://127.0.0.1:9/login', probe_type: 'keyword', keyword: 'Sign in', interval_seconds: 60, service: null },
             ],
             boards: [
               {

@@ -150,3 +150,18 @@ export async function maintenancesOfServices(db: Kysely<Database>, serviceIds: r
   }));
   return [...byId.values(), ...fromConfig].sort((a, b) => a.startsAt.getTime() - b.startsAt.getTime() || (a.id ?? 0) - (b.id ?? 0));
 }
+
+/**
+ * The custom monitors paused at `now`: those watching a service under
+ * maintenance. Their failures open no incident and their probes count in no
+ * uptime (see monitor-prober.ts).
+ */
+export async function monitorsUnderMaintenance(db: Kysely<Database>, now: number): Promise<Set<number>> {
+  const rows = await db
+    .selectFrom('custom_monitors')
+    .select('custom_monitors.id')
+    .where('custom_monitors.service_id', 'is not', null)
+    .where((eb) => maintenanceUnderWay(eb, eb.ref('custom_monitors.service_id') as Expression<number>, now))
+    .execute();
+  return new Set(rows.map((r) => Number(r.id)));
+}

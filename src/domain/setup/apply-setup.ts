@@ -257,7 +257,21 @@ async function applyCompanyResources(
       const holder = ownedBy(existing.name, await companyName(trx, existing.company_id));
       throw invalidInput([...path, 'custom_monitors', i, 'id'], `monitor id ${m.id} is already taken by ${holder}`);
     }
-    const fields = { name: m.name, url: m.url, probe_type: m.probe_type, keyword: m.keyword, interval_seconds: m.interval_seconds };
+    const watched =
+      m.service === null
+        ? null
+        : await trx.selectFrom('services').select('id').where('urlname', '=', m.service).where('company_id', '=', companyId).executeTakeFirst();
+    if (m.service !== null && !watched) {
+      throw invalidInput([...path, 'custom_monitors', i, 'service'], `service must be the urlname of a custom service of the company, not ${m.service}`);
+    }
+    const fields = {
+      name: m.name,
+      url: m.url,
+      probe_type: m.probe_type,
+      keyword: m.keyword,
+      interval_seconds: m.interval_seconds,
+      service_id: watched?.id ?? null,
+    };
     if (existing) {
       await trx
         .updateTable('custom_monitors')

@@ -38,6 +38,7 @@ export async function seedDemoCompany(ctx: DomainContext): Promise<DemoSeed> {
             probe_type: 'ping',
             keyword: null,
             interval_seconds: 60,
+            service: null,
           },
         ],
         boards: [

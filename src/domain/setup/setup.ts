@@ -41,6 +41,7 @@ export interface CompanySpec {
     probe_type: ProbeType;
     keyword: string | null;
     interval_seconds: number;
+    service: string | null;
   }[];
   boards: { id: string; name: string; urlname: string; services: { urlname: string; tags: string[] }[] }[];
   status_pages: StatusPageSpec[];
