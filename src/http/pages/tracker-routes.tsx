@@ -1,7 +1,9 @@
+import { trackedMaintenance } from '../../domain/status-pages/tracked-maintenance.js';
 import { trackedIncident, trackedService } from '../../domain/status-pages/tracker-view.js';
 import type { PublicRoute } from './public-route.js';
 import { HTML } from './public-route.js';
 import { renderPage } from './render/layout.js';
+import { MaintenancePage } from './render/maintenance-page.js';
 import { ServicePage, TrackedIncidentPage } from './render/tracker-pages.js';
 import { idParam } from './status-page-routes.js';
 
@@ -24,6 +26,15 @@ export const trackerRoutes: PublicRoute[] = [
     handle: async ({ ctx, params }) => {
       const { incident, page } = await trackedIncident(ctx, idParam(params.id));
       return { status: 200, contentType: HTML, body: renderPage(<TrackedIncidentPage incident={incident} page={page} />) };
+    },
+  },
+  {
+    method: 'GET',
+    path: '/maintenances/:id',
+    cacheable: true,
+    handle: async ({ ctx, params }) => {
+      const { maintenance, page } = await trackedMaintenance(ctx, idParam(params.id));
+      return { status: 200, contentType: HTML, body: renderPage(<MaintenancePage maintenance={maintenance} page={page} />) };
     },
   },
 ];

@@ -56,12 +56,14 @@ export function StatusPage(props: { view: PageView; base: string; monitors?: Com
             {view.maintenance.map((m) => (
               <li class="card">
                 <div class="row">
-                  <strong>{m.serviceName}</strong>
-                  <span class="muted">{m.active ? 'Under way' : 'Scheduled'}</span>
+                  <strong>{m.title === null ? m.serviceName : m.id === null ? m.title : <a href={`/maintenances/${m.id}`}>{m.title}</a>}</strong>
+                  <span class="muted">{m.active ? 'In progress' : 'Scheduled'}</span>
                 </div>
                 <p class="muted">
                   <When at={m.startsAt} /> – <When at={m.endsAt} />
+                  {m.title === null ? null : ` · ${m.serviceName}`}
                 </p>
+                {m.description ? <p>{m.description}</p> : null}
               </li>
             ))}
           </ul>
