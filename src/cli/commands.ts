@@ -6,6 +6,7 @@ import { dbBackupCommand, dbRestoreCommand } from './db-file-commands.js';
 import { discordRegisterCommand } from './discord-command.js';
 import { feedsCheckCommand, feedsCommand } from './feeds-command.js';
 import { incidentsListCommand } from './incidents-command.js';
+import { maintenancesListCommand } from './maintenances-command.js';
 import { jobsRunCommand } from './jobs-command.js';
 import { keyCreateCommand, keyListCommand, keyRevokeCommand } from './key-commands.js';
 import { migrateCommand } from './migrate-command.js';
@@ -22,6 +23,7 @@ export const COMMANDS: readonly Command[] = [
   keyRevokeCommand,
   auditListCommand,
   incidentsListCommand,
+  maintenancesListCommand,
   outboxListCommand,
   outboxRetryCommand,
   feedsCommand,

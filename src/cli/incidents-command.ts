@@ -13,14 +13,14 @@ const oneLine = (text: string) => text.replace(/\p{Cc}+/gu, ' ');
 const incidentLine = (i: IncidentSummary) =>
   [i.id, i.serviceUrlname, i.status, i.resolved ? 'resolved' : 'open', i.createdAt.toISOString(), oneLine(i.title)].join('\t');
 
-/** --company NAME, or the only company there is. */
-async function companyOf(ctx: DomainContext, input: CommandInput): Promise<{ id: number; name: string }> {
+/** --company NAME, or the only company there is; `command` names the command in the usage error. */
+export async function companyOf(ctx: DomainContext, input: CommandInput, command = 'incidents list'): Promise<{ id: number; name: string }> {
   const name = input.string('company');
   if (name) return companyNamed(ctx.db, name);
   const companies = await ctx.db.selectFrom('companies').select(['id', 'name']).orderBy('name').limit(20).execute();
   if (companies.length === 1) return companies[0]!;
   const known = companies.length === 0 ? 'there are no companies yet' : `the companies are ${companies.map((c) => c.name).join(', ')}`;
-  throw new UsageError(`incidents list needs --company NAME; ${known}`);
+  throw new UsageError(`${command} needs --company NAME; ${known}`);
 }
 
 export const incidentsListCommand: Command = {

@@ -38,7 +38,7 @@ export async function getMaintenance(ctx: DomainContext, company: Company, id: n
  * The company's maintenances: those upcoming or in progress first, soonest
  * first; then those completed or cancelled in the last 30 days, latest first.
  */
-export async function listMaintenances(ctx: DomainContext, company: Company): Promise<Maintenance[]> {
+export async function listMaintenances(ctx: DomainContext, company: Pick<Company, 'id'>): Promise<Maintenance[]> {
   const now = ctx.clock.now().getTime();
   const since = now - HISTORY_WINDOW_MS;
   const [current, past] = await Promise.all([
@@ -64,7 +64,7 @@ export async function listMaintenances(ctx: DomainContext, company: Company): Pr
 }
 
 /** Those of the company upcoming or in progress, soonest first: what `/statusbot maintenance` lists. */
-export async function listCurrentMaintenances(ctx: DomainContext, company: Company): Promise<Maintenance[]> {
+export async function listCurrentMaintenances(ctx: DomainContext, company: Pick<Company, 'id'>): Promise<Maintenance[]> {
   return (await listMaintenances(ctx, company)).filter((m) => !FINAL_STATUSES.includes(m.status));
 }
 
