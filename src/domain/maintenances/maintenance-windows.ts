@@ -142,7 +142,7 @@ export async function maintenancesOfServices(db: Kysely<Database>, serviceIds: r
     serviceNames: [w.name],
     title: null,
     description: '',
-    status: Number(w.starts_at) <= now ? 'in_progress' : 'scheduled',
+    status: Number(w.ends_at) <= now ? 'completed' : Number(w.starts_at) <= now ? 'in_progress' : 'scheduled',
     startsAt: new Date(Number(w.starts_at)),
     endsAt: new Date(Number(w.ends_at)),
     createdAt: null,
