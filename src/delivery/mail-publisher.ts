@@ -4,7 +4,7 @@ import type { DomainContext } from '../domain/context.js';
 import { CONFIRMATION_EVENT, EMAIL_STREAM_PREFIX, emailSubscriberOfStream } from '../domain/notifications/email-notifications.js';
 import type { EmailPayload } from '../domain/notifications/email-notifications.js';
 import type { IncidentNotification } from '../domain/notifications/incident-notification.js';
-import type { MaintenanceNotification } from '../domain/notifications/maintenance-notification.js';
+import type { MaintenanceNotification } from '../domain/notifications/maintenance-payload.js';
 import { CONFIRM_TTL_MS, UNSUBSCRIBE_TTL_MS, signPageToken } from '../domain/status-pages/page-tokens.js';
 import { mailLink } from '../domain/status-pages/subscriptions.js';
 import { renderConfirmationMail, renderIncidentMail } from './mail-render.js';

@@ -1,4 +1,4 @@
-import type { MaintenanceNotification } from '../domain/notifications/maintenance-notification.js';
+import type { MaintenanceNotification } from '../domain/notifications/maintenance-payload.js';
 import type { RenderedMail } from './mail-render.js';
 import { MailDocument, STYLE, footer, html, oneLine, timeText } from './mail-render.js';
 

@@ -50,7 +50,7 @@ export async function moveMaintenance(
     .values({ maintenance_id: id, status: STATUS_OF[event], description: description?.trim() || DEFAULT_UPDATE_TEXT[event], created_at: now })
     .execute();
   const maintenance = await loadMaintenance(trx, ctx.publicUrl, moved);
-  await told(ctx, trx, maintenance, event, now);
+  await maintenanceChanged(ctx, trx, maintenance, event, now);
   await recordAudit(ctx, trx, {
     companyId: maintenance.companyId,
     action: `maintenance.${event === 'started' ? 'start' : event === 'completed' ? 'complete' : 'cancel'}`,
@@ -62,7 +62,13 @@ export async function moveMaintenance(
 }
 
 /** The consequences of every change of a maintenance: its services' pages show it, its subscribers hear of it. */
-export async function told(ctx: DomainContext, trx: Kysely<Database>, maintenance: Maintenance, event: MaintenanceEvent, now: number): Promise<void> {
+export async function maintenanceChanged(
+  ctx: DomainContext,
+  trx: Kysely<Database>,
+  maintenance: Maintenance,
+  event: MaintenanceEvent,
+  now: number,
+): Promise<void> {
   for (const service of maintenance.services) await trx.executeQuery(pagesShowChange(trx, service.id, now));
   await enqueueMaintenanceNotifications(ctx, trx, maintenance, event, now);
 }

@@ -11,7 +11,7 @@ import { parseInput } from '../validation.js';
 import type { Maintenance } from './maintenance.js';
 import { FINAL_STATUSES } from './maintenance.js';
 import { createMaintenanceInput, updateMaintenanceInput } from './maintenance-input.js';
-import { DEFAULT_UPDATE_TEXT, advanceMaintenance, moveMaintenance, told } from './maintenance-lifecycle.js';
+import { DEFAULT_UPDATE_TEXT, advanceMaintenance, moveMaintenance, maintenanceChanged } from './maintenance-lifecycle.js';
 import { loadMaintenance, loadMaintenances, maintenanceById } from './maintenance-repository.js';
 import type { MaintenanceRow } from './maintenance-repository.js';
 
@@ -105,7 +105,7 @@ export async function createMaintenance(ctx: DomainContext, company: Company, ra
       targetId: row.id,
       changes: created({ ...audited(row), service_ids: input.service_ids }),
     });
-    await told(ctx, trx, await loadMaintenance(trx, ctx.publicUrl, row), 'scheduled', now);
+    await maintenanceChanged(ctx, trx, await loadMaintenance(trx, ctx.publicUrl, row), 'scheduled', now);
     // One whose start has come already starts now, not at the job's next run.
     await advanceMaintenance(ctx, trx, row.id, now);
     return loadMaintenance(trx, ctx.publicUrl, (await maintenanceById(trx, row.id).executeTakeFirstOrThrow()) as MaintenanceRow);
@@ -153,7 +153,7 @@ export async function updateMaintenance(ctx: DomainContext, company: Company, id
       .returningAll()
       .executeTakeFirstOrThrow();
     await recordAudit(ctx, trx, { companyId: company.id, action: 'maintenance.update', targetType: 'maintenance', targetId: id, changes });
-    await told(ctx, trx, await loadMaintenance(trx, ctx.publicUrl, updated), 'updated', now);
+    await maintenanceChanged(ctx, trx, await loadMaintenance(trx, ctx.publicUrl, updated), 'updated', now);
     await advanceMaintenance(ctx, trx, id, now);
     return loadMaintenance(trx, ctx.publicUrl, (await maintenanceById(trx, id).executeTakeFirstOrThrow()) as MaintenanceRow);
   });

@@ -3,7 +3,7 @@ import type { Database } from '../../db/schema.js';
 import { enqueue } from './enqueue.js';
 import type { OutboxRow } from './enqueue.js';
 import type { IncidentNotification } from './incident-notification.js';
-import type { MaintenanceNotification } from './maintenance-notification.js';
+import type { MaintenanceNotification } from './maintenance-payload.js';
 
 /**
  * Mail to one email subscriber goes out on a stream of its own, in order. The

@@ -3,7 +3,8 @@ import type { Database } from '../../db/schema.js';
 import type { ChannelRef } from '../chat/chat.js';
 import { channelStream } from '../chat/chat.js';
 import type { DomainContext } from '../context.js';
-import type { Maintenance, MaintenanceEvent, MaintenanceStatus } from '../maintenances/maintenance.js';
+import type { Maintenance, MaintenanceEvent } from '../maintenances/maintenance.js';
+import type { MaintenanceNotification } from './maintenance-payload.js';
 import { channelsFollowingServiceQuery } from './channel-outbox.js';
 import type { ServiceChannelRow } from './channel-outbox.js';
 import { confirmedSubscribersQuery, emailNotificationRows } from './email-notifications.js';
@@ -13,26 +14,6 @@ import type { OutboxRow } from './enqueue.js';
 import type { MaintenanceAnnouncement } from './announcement.js';
 import { subscriberStream, subscribersOfServiceQuery } from './outbox.js';
 import type { SubscriberRow } from './outbox.js';
-
-/** What a status page subscriber (webhook or email) receives about a maintenance; stored as the outbox row's payload. */
-export interface MaintenanceNotification {
-  event: `maintenance.${MaintenanceEvent}`;
-  occurred_at: string;
-  status_page: { id: number; name: string; url: string };
-  /** The maintenance's services that this page shows. */
-  services: { id: number; name: string; urlname: string }[];
-  maintenance: {
-    id: number;
-    title: string;
-    description: string;
-    status: MaintenanceStatus;
-    starts_at: string;
-    ends_at: string;
-    tracker_url: string;
-    /** The update this event added, if any. */
-    update: { status: MaintenanceStatus; description: string; created_at: string } | null;
-  };
-}
 
 /** Everyone a change of a maintenance is told to: each once, however many of its services they see. */
 interface MaintenanceRecipients {
