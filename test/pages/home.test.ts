@@ -134,7 +134,7 @@ describe('the demo status page', () => {
   it('shows the Demo API, the demo monitor, each demo service with its status, and GitHub as No data until its feed is read', async () => {
     const s = await start(DEMO_CONFIG);
     const { text } = await page(s, '/status/demo');
-    expect(text).toMatch(/^Demo status /);
+    expect(text).toMatch(/^Skip to content Demo status /);
     expect(text).toContain('Demo API Operational');
     expect(text).toContain('statusbot health No data yet');
     const vendors = text.slice(text.indexOf('Services we depend on'));

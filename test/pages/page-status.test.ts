@@ -117,7 +117,7 @@ describe("a page's own status counts its monitors, and never states what was not
     await prober.probeAll();
     const down = await pageText('/status/acme');
     expect(down).not.toContain('All systems operational');
-    expect(down).toContain('Partial outage Partial outage Down: Acme API health');
+    expect(down).toContain('Partial outage Subscribe Down: Acme API health');
     expect(down).toContain('Acme API health Down');
     expect(await badge('acme')).toBe('partial outage');
     expect(await summary('acme')).toEqual({
@@ -135,7 +135,7 @@ describe("a page's own status counts its monitors, and never states what was not
     // A major incident of a service is worse than a monitor down.
     const created = await s.api('POST', '/api/v2/incidents', { body: { service_id: 1001, title: 'API down', status: 'major' } });
     expect(created.status).toBe(201);
-    expect(await pageText('/status/acme')).toContain('Major outage Major outage Down: Acme API health');
+    expect(await pageText('/status/acme')).toContain('Major outage Subscribe Down: Acme API health');
     expect(await badge('acme')).toBe('major outage');
     // Statuspage's words for its `major` indicator; "Major Service Outage" is its `critical`.
     expect((await summary('acme')).status).toEqual({ indicator: 'major', description: 'Partial System Outage' });
@@ -161,10 +161,10 @@ describe("a page's own status counts its monitors, and never states what was not
     // 12 of 14 probes: the day without data counts neither as up nor as down.
     expect(text).toContain('Acme API health Up');
     expect(text).toContain('85.71% uptime over the last 90 days');
-    expect(html).toContain('<li class="x" tabindex="0"><p><b>21 Nov 2026</b> No data</p></li>');
+    expect(html).toContain('<li class="x" tabindex="-1"><p><b>21 Nov 2026</b> No data</p></li>');
     expect(text).toContain('20 Nov 2026 100% up, 10 probes, none failed');
     expect(text).toContain('22 Nov 2026 50.00% up, 2 of 4 probes failed');
-    expect(html.match(/<li class="x" tabindex="0">/g)).toHaveLength(88);
+    expect(html.match(/<li class="x" tabindex="-1">/g)).toHaveLength(88);
     expect(text).toContain('Grey: no data, not counted');
     // The page's row of the monitor says the same.
     expect(await pageText('/status/acme')).toContain('Acme API health Up 85.71% uptime over the last 90 days');

@@ -13,6 +13,8 @@ export interface PublicPage {
   thirdParty: string[];
   /** Custom monitor ids shown. */
   monitors: number[];
+  /** When the page was made: the date of a feed with nothing in it yet. */
+  createdAt: Date;
 }
 
 // Keyed by the processState: every request's context (see DomainContext.actingAs) shares it.
@@ -33,7 +35,7 @@ export async function pageHosts(ctx: DomainContext): Promise<Map<string, string>
 export async function findPage(ctx: DomainContext, slug: string): Promise<PublicPage> {
   const row = await ctx.db
     .selectFrom('status_pages')
-    .select(['id', 'company_id', 'name', 'slug', 'url', 'third_party', 'monitors'])
+    .select(['id', 'company_id', 'name', 'slug', 'url', 'third_party', 'monitors', 'created_at'])
     .where('slug', '=', slug)
     .executeTakeFirst();
   if (!row) throw notFound('status page');
@@ -45,6 +47,7 @@ export async function findPage(ctx: DomainContext, slug: string): Promise<Public
     url: row.url,
     thirdParty: JSON.parse(row.third_party) as string[],
     monitors: JSON.parse(row.monitors) as number[],
+    createdAt: new Date(row.created_at),
   };
 }
 

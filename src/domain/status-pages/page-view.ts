@@ -343,6 +343,7 @@ export async function pageFeed(ctx: DomainContext, slug: string): Promise<{ page
     .flatMap((incident) => incident.updates.map((update, i) => ({ incident, update, number: i + 1 })))
     .sort((a, b) => b.update.createdAt.getTime() - a.update.createdAt.getTime() || b.incident.id - a.incident.id || b.number - a.number)
     .slice(0, FEED_INCIDENTS * 4);
-  const updatedAt = new Date(Math.max(0, ...incidents.map((i) => i.updatedAt.getTime())));
+  // A feed with no entry yet is as old as its page (never dated 1970).
+  const updatedAt = new Date(Math.max(page.createdAt.getTime(), ...incidents.map((i) => i.updatedAt.getTime())));
   return { page, updatedAt, incidents, entries };
 }

@@ -17,12 +17,13 @@ import type { RequestTrace } from '../request-trace.js';
 import type { PublicReply, PublicRequest, PublicRoute } from './public-route.js';
 import { JSON_TYPE } from './public-route.js';
 import { FAVICON, FAVICON_PATH } from './render/favicon.js';
+import { PAGE_SCRIPT } from './render/page-script.js';
 import { STYLESHEET } from './render/stylesheet.js';
 import { errorReply, notFoundReply } from './replies.js';
 
-/** No script, no frame, nothing from another host: the pages are HTML and one stylesheet. */
+/** No frame, nothing from another host: the pages are HTML, one stylesheet and one script, all served here. */
 const SECURITY_HEADERS = {
-  'Content-Security-Policy': "default-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
+  'Content-Security-Policy': "default-src 'self'; script-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
   'X-Content-Type-Options': 'nosniff',
   'Referrer-Policy': 'same-origin',
 };
@@ -73,7 +74,7 @@ function readForm(req: IncomingMessage): Promise<Buffer> {
 
 /**
  * Serves the public side: status pages (also at / of a page's own host),
- * tracker pages, feeds, subscriptions and the stylesheet. Cacheable answers are
+ * tracker pages, feeds, subscriptions, the stylesheet and the script. Cacheable answers are
  * rendered once per change of the database and answered with an ETag (304 when
  * the client has it). Returns false for paths it does not know, so that the
  * caller goes on with its own.
@@ -89,6 +90,15 @@ export function createPublicRouter(
   const rendered = createResponseCache<Rendered>(RENDERED_MAX);
   const stylesheet = prepare(
     { status: 200, contentType: 'text/css; charset=utf-8', body: STYLESHEET, headers: { 'Cache-Control': 'public, max-age=31536000, immutable' } },
+    true,
+  );
+  const script = prepare(
+    {
+      status: 200,
+      contentType: 'text/javascript; charset=utf-8',
+      body: PAGE_SCRIPT,
+      headers: { 'Cache-Control': 'public, max-age=31536000, immutable' },
+    },
     true,
   );
   const favicon = prepare({ status: 200, contentType: 'image/vnd.microsoft.icon', body: FAVICON, headers: { 'Cache-Control': 'public, max-age=86400' } }, true);
@@ -227,6 +237,11 @@ export function createPublicRouter(
     if (rawPath.startsWith('/assets/statusbot.css')) {
       if (trace) trace.route = '/assets/statusbot.css';
       await send(req, res, stylesheet);
+      return true;
+    }
+    if (rawPath.startsWith('/assets/statusbot.js')) {
+      if (trace) trace.route = '/assets/statusbot.js';
+      await send(req, res, script);
       return true;
     }
     // At every host's root, as browsers ask it there.

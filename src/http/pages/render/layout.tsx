@@ -1,6 +1,7 @@
 import type { ComponentChildren } from 'preact';
 import { renderToString } from 'preact-render-to-string';
 import { FAVICON_PATH } from './favicon.js';
+import { PAGE_SCRIPT_PATH } from './page-script.js';
 import { STYLESHEET_PATH } from './stylesheet.js';
 
 export interface LayoutProps {
@@ -15,7 +16,11 @@ export interface LayoutProps {
   children: ComponentChildren;
 }
 
-/** Every public page's frame: one stylesheet served by statusbot, nothing from another host. */
+/**
+ * Every public page's frame: one stylesheet and one script served by
+ * statusbot, nothing from another host. The skip link is the first thing Tab
+ * reaches: past the header, to the page's own content.
+ */
 export function Layout(props: LayoutProps) {
   return (
     <html lang="en">
@@ -26,11 +31,15 @@ export function Layout(props: LayoutProps) {
         <title>{props.title}</title>
         <link rel="stylesheet" href={STYLESHEET_PATH} />
         <link rel="icon" href={FAVICON_PATH} sizes="16x16" />
+        <script src={PAGE_SCRIPT_PATH} defer />
         {props.feeds?.map((f) => (
           <link rel="alternate" type={f.type} href={f.href} title={f.title} />
         ))}
       </head>
       <body>
+        <a class="skip" href="#main">
+          Skip to content
+        </a>
         <header class="site">
           {props.pageName !== undefined && props.base !== undefined ? (
             <a class="home" href={props.base === '' ? '/' : props.base}>
@@ -40,7 +49,9 @@ export function Layout(props: LayoutProps) {
             <span class="home">{props.title}</span>
           )}
         </header>
-        <main>{props.children}</main>
+        <main id="main" tabindex={-1}>
+          {props.children}
+        </main>
         <footer class="site">
           <p>Powered by statusbot</p>
         </footer>

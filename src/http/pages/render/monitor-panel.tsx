@@ -1,7 +1,7 @@
 import type { MonitorPanelData, ShownMonitorStatus } from '../../../domain/monitors/monitor-panels.js';
 import type { ProbeBucket } from '../../../domain/monitors/probe-hours.js';
 import { HISTORY_DAYS } from '../../../domain/monitors/probe-hours.js';
-import { dayText, percent } from './page-parts.js';
+import { BarLegend, dayText, percent, rovingTabIndex } from './page-parts.js';
 import { ResponseChart, msText } from './response-chart.js';
 
 /** A monitor's own page, under the status page's base. */
@@ -34,24 +34,21 @@ export function bucketText(b: ProbeBucket): string {
   return `${percent(b.uptime)} up, ${failures}${b.avgMs === null ? '' : `, avg ${msText(b.avgMs)}`}`;
 }
 
-/** 90 days, one cell each (shorter as more probes failed), with the day in words on hover or keyboard focus (no script). */
+/** 90 days, one cell each (shorter as more probes failed), with the day in words on hover or keyboard focus; one Tab stop (see DayBars). */
 function UptimeBars(props: { name: string; days: readonly ProbeBucket[] }) {
+  const tabIndex = rovingTabIndex(props.days.map(() => true));
   return (
     <>
       <ol class="days probes" aria-label={`Uptime of ${props.name}, last ${props.days.length} days`}>
-        {props.days.map((d) => (
-          <li class={cellOf(d)} tabindex={0}>
+        {props.days.map((d, i) => (
+          <li class={cellOf(d)} tabindex={tabIndex[i]}>
             <p>
               <b>{dayText(d.start)}</b> {bucketText(d)}
             </p>
           </li>
         ))}
       </ol>
-      <div class="bar-legend" aria-hidden="true">
-        <span>{props.days.length} days ago</span>
-        <span>Grey: no data, not counted</span>
-        <span>Today</span>
-      </div>
+      <BarLegend days={props.days.length} grey="Grey: no data, not counted" />
     </>
   );
 }

@@ -1,4 +1,4 @@
-import type { Incident, IncidentSummary } from '../../../domain/incidents/incident.js';
+import type { Incident, IncidentSummary, Severity } from '../../../domain/incidents/incident.js';
 import type { PageStatus } from '../../../domain/status-pages/page-status.js';
 import type { DayView } from '../../../domain/status-pages/page-view.js';
 import type { ShownStatus } from '../../../domain/services/shown-status.js';
@@ -38,8 +38,40 @@ export const dateTimeText = (d: Date): string =>
   `${d.getUTCDate()} ${MONTHS[d.getUTCMonth()]} ${d.getUTCFullYear()}, ${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())} UTC`;
 export const dayText = (d: Date): string => `${d.getUTCDate()} ${MONTHS[d.getUTCMonth()]} ${d.getUTCFullYear()}`;
 
+/** A time in UTC; the page's script shows it in the reader's time zone. A day (`day`) stays a UTC day. */
 export function When(props: { at: Date; day?: boolean }) {
-  return <time datetime={props.at.toISOString()}>{props.day ? dayText(props.at) : dateTimeText(props.at)}</time>;
+  return props.day ? (
+    <time datetime={props.at.toISOString()} data-utc="">
+      {dayText(props.at)}
+    </time>
+  ) : (
+    <time datetime={props.at.toISOString()}>{dateTimeText(props.at)}</time>
+  );
+}
+
+/** "2 h 5 min", "3 d 4 h", "45 min", "under a minute": how long something lasted. */
+export function durationText(ms: number): string {
+  const minutes = Math.floor(ms / 60_000);
+  if (minutes < 1) return 'under a minute';
+  const days = Math.floor(minutes / 1440);
+  const hours = Math.floor((minutes % 1440) / 60);
+  const rest = minutes % 60;
+  if (days > 0) return hours > 0 ? `${days} d ${hours} h` : `${days} d`;
+  if (hours > 0) return rest > 0 ? `${hours} h ${rest} min` : `${hours} h`;
+  return `${rest} min`;
+}
+
+const SEVERITY_WORDS: Record<Severity, string> = { minor: 'Minor', major: 'Major' };
+
+/** An incident's severity, kept once it is resolved: "Minor", "Major" with the status' shape. */
+export function SeverityBadge(props: { severity: Severity }) {
+  return <span class={`status ${props.severity}`}>{SEVERITY_WORDS[props.severity]}</span>;
+}
+
+/** "Resolved · lasted 2 h 5 min", or "Ongoing". */
+export function resolutionText(incident: IncidentSummary): string {
+  if (!incident.resolved) return 'Ongoing';
+  return incident.resolvedAt ? `Resolved · lasted ${durationText(incident.resolvedAt.getTime() - incident.createdAt.getTime())}` : 'Resolved';
 }
 
 export function Status(props: { status: ShownStatus }) {
@@ -70,19 +102,48 @@ export const percent = (share: number): string => {
 const CELL: Record<DayView['status'], string> = { ok: 'o', minor: 'n', major: 'j', maintenance: 'm', none: 'x' };
 
 /**
+ * The `tabindex` of each cell of a bar: one Tab stop per bar (the last day
+ * that can take focus, today), the others reached with arrow keys by the
+ * page's script (a roving tabindex). Without the script, Tab still shows
+ * today and screen readers read every day from the list.
+ */
+export function rovingTabIndex(focusable: readonly boolean[]): (number | undefined)[] {
+  const stop = focusable.lastIndexOf(true);
+  return focusable.map((can, i) => (!can ? undefined : i === stop ? 0 : -1));
+}
+
+/** "90 days ago", or "30 days ago" where a narrow screen shows only the last 30 (see the stylesheet). */
+export function BarLegend(props: { days: number; grey: string }) {
+  return (
+    <div class="bar-legend" aria-hidden="true">
+      <span>
+        <span class="wide">{props.days} days ago</span>
+        <span class="narrow">{Math.min(props.days, PHONE_DAYS)} days ago</span>
+      </span>
+      <span>{props.grey}</span>
+      <span>Today</span>
+    </div>
+  );
+}
+
+/** Days a bar shows on a narrow screen, so that each cell stays wide enough to see and touch. */
+export const PHONE_DAYS = 30;
+
+/**
  * 90 days, one cell each, with the day's status, uptime and incidents on hover
- * or keyboard focus (no script). Days before the service was shown are empty
- * grey cells (the legend says so): nothing to tell, nothing to focus.
+ * or keyboard focus. Days before the service was shown are empty grey cells
+ * (the legend says so): nothing to tell, nothing to focus.
  */
 export function DayBars(props: { days: readonly DayView[]; label: string }) {
+  const tabIndex = rovingTabIndex(props.days.map((d) => d.status !== 'none'));
   return (
     <>
       <ol class="days" aria-label={props.label}>
-        {props.days.map((d) =>
+        {props.days.map((d, i) =>
           d.status === 'none' ? (
             <li class="x" />
           ) : (
-            <li class={CELL[d.status]} tabindex={0}>
+            <li class={CELL[d.status]} tabindex={tabIndex[i]}>
               <p>
                 {`${dayText(d.start)}: ${d.status === 'ok' && d.incidents.length === 0 ? 'no incidents' : STATUS_WORDS[d.status]}, ${percent(d.uptime ?? 1)} up`}
                 {d.incidents.map((i) => (
@@ -96,11 +157,7 @@ export function DayBars(props: { days: readonly DayView[]; label: string }) {
           ),
         )}
       </ol>
-      <div class="bar-legend" aria-hidden="true">
-        <span>{props.days.length} days ago</span>
-        <span>Grey: no data</span>
-        <span>Today</span>
-      </div>
+      <BarLegend days={props.days.length} grey="Grey: no data" />
     </>
   );
 }
@@ -129,7 +186,7 @@ function IncidentTimes(props: { incident: IncidentSummary; capital?: boolean }) 
       {incident.resolvedAt ? (
         <>
           {' '}
-          · resolved <When at={incident.resolvedAt} />
+          · resolved <When at={incident.resolvedAt} /> · lasted {durationText(incident.resolvedAt.getTime() - incident.createdAt.getTime())}
         </>
       ) : null}
     </>
@@ -161,7 +218,9 @@ export function IncidentLine(props: { incident: IncidentSummary; href: string })
     <li class="card">
       <div class="row">
         <a href={props.href}>{incident.title}</a>
-        <span class="muted">{incident.resolved ? 'Resolved' : incident.status === 'major' ? 'Major, ongoing' : 'Minor, ongoing'}</span>
+        <span>
+          <SeverityBadge severity={incident.status} /> <span class="muted">{resolutionText(incident)}</span>
+        </span>
       </div>
       <p class="muted">
         {incident.serviceName} · <When at={incident.createdAt} />
@@ -187,7 +246,7 @@ export function IncidentHeading(props: { incident: Incident }) {
     <>
       <h1>{incident.title}</h1>
       <p>
-        <Status status={incident.resolved ? 'ok' : incident.status} /> {incident.resolved ? 'Resolved' : 'Ongoing'} · {incident.serviceName}
+        <SeverityBadge severity={incident.status} /> {resolutionText(incident)} · {incident.serviceName}
         {incident.userGenerated ? ' · reported by users, not confirmed by the provider' : ''}
       </p>
       <p class="muted">

@@ -2,6 +2,7 @@ import type { ComponentChildren } from 'preact';
 import type { Incident, IncidentSummary } from '../../../domain/incidents/incident.js';
 import type { PublicPage } from '../../../domain/status-pages/page-directory.js';
 import type { PageStatus } from '../../../domain/status-pages/page-status.js';
+import { BAR_DAYS } from '../../../domain/status-pages/page-view.js';
 import type { PageGroupView, PageView } from '../../../domain/status-pages/page-view.js';
 import type { ShownStatus } from '../../../domain/services/shown-status.js';
 import { Layout } from './layout.js';
@@ -112,6 +113,7 @@ export function StatusPage(props: { view: PageView; base: string; monitors?: Com
           </ul>
         </section>
       ) : null}
+      <NoIncidents view={view} />
       {view.recent.length > 0 ? (
         <section aria-labelledby="recent">
           <h2 id="recent">Resolved in the last 7 days</h2>
@@ -132,14 +134,16 @@ export function StatusPage(props: { view: PageView; base: string; monitors?: Com
         <a href={`${base}/api/v2/summary.json`}>JSON</a>
         <a href={`${base}/badge.svg`}>Badge</a>
       </p>
-      <p class="muted">
-        Updated <When at={view.updatedAt} />
-      </p>
+      {/* A page that never showed anything has no date of change. */}
+      {view.updatedAt.getTime() > 0 ? (
+        <p class="muted">
+          Updated <When at={view.updatedAt} />
+        </p>
+      ) : null}
     </PageFrame>
   );
 }
 
-const MARK_WORDS: Record<PageStatus, string> = { ...STATUS_WORDS, partial: 'Partial outage', empty: 'No data' };
 const MARK_CLASS: Record<PageStatus, ShownStatus> = {
   ok: 'ok',
   minor: 'minor',
@@ -185,15 +189,18 @@ function ServiceCard(props: { service: PageService; Heading: 'h3' | 'h4' }) {
   );
 }
 
+/** The page's status, said once on a filled band, with the way to subscribe beside it (the form is at the page's end). */
 function Banner(props: { view: PageView }) {
   const { health, vendors } = props.view;
   const troubled = vendors.filter((v) => v.status !== 'ok');
   return (
     <div class="banner-block">
-      <p class={`banner ${health.status}`} role="status">
-        <span class={`status ${MARK_CLASS[health.status]}`}>{MARK_WORDS[health.status]}</span>
-        <span>{BANNER_WORDS[health.status]}</span>
-      </p>
+      <div class={`banner ${health.status}`}>
+        <p role="status">
+          <span class={`status ${MARK_CLASS[health.status]}`}>{BANNER_WORDS[health.status]}</span>
+        </p>
+        <a href="#subscribe">Subscribe</a>
+      </div>
       {health.down.length > 0 ? <p class="banner-note">Down: {health.down.join(', ')}</p> : null}
       {health.unprobed.length > 0 ? <p class="banner-note muted">No data yet (not probed): {health.unprobed.join(', ')}</p> : null}
       {troubled.length > 0 ? (
@@ -208,6 +215,19 @@ function Banner(props: { view: PageView }) {
         </p>
       ) : null}
     </div>
+  );
+}
+
+/** Said when no incident is open and none was resolved in the last 7 days: whether the bars show any. */
+function NoIncidents(props: { view: PageView }) {
+  const { view } = props;
+  if (view.open.length > 0 || view.recent.length > 0 || view.services.length === 0) return null;
+  const any = view.services.some((s) => s.days.some((d) => d.incidents.length > 0));
+  return (
+    <section aria-labelledby="incidents">
+      <h2 id="incidents">Incidents</h2>
+      <p class="muted">{any ? 'No incidents in the last 7 days.' : `No incidents in the last ${BAR_DAYS} days.`}</p>
+    </section>
   );
 }
 

@@ -3,7 +3,8 @@ import { createHash } from 'node:crypto';
 /**
  * The one stylesheet of every public page. Light and dark follow the reader's
  * `prefers-color-scheme`; a status always has a word and a shape beside its
- * colour; laid out for a 360 px phone first.
+ * colour; laid out for a 360 px phone first (where
+ * the bars show their last 30 days, each cell wide enough to see and touch).
  */
 export const STYLESHEET = `
 :root{--bg:#fff;--fg:#1b1f24;--muted:#57606a;--line:#d0d7de;--card:#f6f8fa;--ok:#1a7f37;--minor:#9a6700;--major:#cf222e;--maint:#0969da;--none:#d0d7de;--link:#0969da}
@@ -22,9 +23,15 @@ h2{font-size:1.2rem;margin:1.75rem 0 .5rem}
 h3,h4{font-size:1rem;margin:0}
 .group>h3{margin:1rem 0 .25rem}
 .muted,time{color:var(--muted)}
-.banner{display:flex;gap:.75rem;align-items:center;padding:1rem;border-radius:.5rem;margin:1rem 0;border:2px solid currentColor;font-weight:600}
-.banner.ok{color:var(--ok)}.banner.minor{color:var(--minor)}.banner.major{color:var(--major)}.banner.maintenance{color:var(--maint)}
-.banner span{color:var(--fg)}
+.skip{position:absolute;left:.5rem;top:-4rem;z-index:10;padding:.5rem 1rem;background:var(--bg);color:var(--link);border:2px solid var(--link);border-radius:.375rem;font-weight:600}
+.skip:focus{top:.5rem}
+main:focus{outline:none}
+.banner{display:flex;gap:.75rem;align-items:center;justify-content:space-between;flex-wrap:wrap;padding:1rem;border-radius:.5rem;margin:1rem 0;font-weight:600;background:var(--muted);color:var(--bg)}
+.banner p{margin:0}
+.banner .status{color:inherit;white-space:normal}
+.banner a{color:inherit;text-underline-offset:.2em}
+.banner a:focus-visible{outline-color:currentColor}
+.banner.ok{background:var(--ok)}.banner.minor{background:var(--minor)}.banner.major,.banner.partial{background:var(--major)}.banner.maintenance{background:var(--maint)}
 .status{display:inline-flex;align-items:center;gap:.35rem;font-weight:600;white-space:nowrap}
 .status::before{content:"";display:inline-block;width:.8em;height:.8em;background:currentColor}
 .status.ok{color:var(--ok)}.status.ok::before{border-radius:50%}
@@ -33,7 +40,6 @@ h3,h4{font-size:1rem;margin:0}
 .status.maintenance{color:var(--maint)}.status.maintenance::before{border-radius:2px;width:.9em;height:.45em}
 .status.unknown{color:var(--muted)}
 .status.unknown::before{border-radius:50%;background:none;border:2px solid currentColor;width:.55em;height:.55em}
-.banner.unknown,.banner.empty{color:var(--muted)}.banner.partial{color:var(--major)}
 .banner-block{margin:1rem 0}.banner-block .banner{margin:0}.banner-note{margin:.4rem 0 0 .25rem}
 ul.plain{list-style:none;margin:0;padding:0}
 .card{background:var(--card);border:1px solid var(--line);border-radius:.5rem;padding:.75rem 1rem;margin:.5rem 0}
@@ -41,11 +47,19 @@ ul.plain{list-style:none;margin:0;padding:0}
 ol.days{display:grid;grid-template-columns:repeat(90,1fr);gap:1px;list-style:none;margin:.5rem 0 .25rem;padding:0;height:2rem}
 ol.days li{position:relative;background:var(--none);border-radius:1px;min-width:0}
 ol.days .o{background:var(--ok)}ol.days .n{background:var(--minor)}ol.days .j{background:var(--major)}ol.days .m{background:var(--maint)}
-ol.days p{position:absolute;width:1px;height:1px;margin:-1px;overflow:hidden;clip:rect(0,0,0,0);white-space:nowrap}
-ol.days li:hover p,ol.days li:focus p{clip:auto;width:14rem;max-width:80vw;height:auto;margin:0;overflow:visible;white-space:normal;bottom:2.4rem;left:50%;transform:translateX(-50%);z-index:2;background:var(--bg);color:var(--fg);border:1px solid var(--line);border-radius:.375rem;padding:.5rem;font-size:.8rem;box-shadow:0 2px 8px rgba(0,0,0,.2)}
-ol.days li:nth-child(-n+30):hover p,ol.days li:nth-child(-n+30):focus p{left:0;transform:none}
-ol.days li:nth-last-child(-n+30):hover p,ol.days li:nth-last-child(-n+30):focus p{left:auto;right:0;transform:none}
+ol.days p{position:absolute;width:1px;height:1px;margin:-1px;overflow:hidden;clip:rect(0,0,0,0);white-space:nowrap;bottom:2.4rem;left:50%;transform:translateX(-50%)}
+ol.days li:hover p,ol.days li:focus p{clip:auto;width:14rem;max-width:80vw;height:auto;margin:0;overflow:visible;white-space:normal;z-index:2;background:var(--bg);color:var(--fg);border:1px solid var(--line);border-radius:.375rem;padding:.5rem;font-size:.8rem;box-shadow:0 2px 8px rgba(0,0,0,.2)}
+ol.days li:nth-child(-n+30) p{left:0;transform:none}
+ol.days li:nth-last-child(-n+30) p{left:auto;right:0;transform:none}
 .bar-legend{display:flex;justify-content:space-between;font-size:.75rem;color:var(--muted)}
+.bar-legend .narrow{display:none}
+@media (max-width:40rem){
+ol.days{grid-template-columns:repeat(30,1fr)}
+ol.days li:nth-last-child(n+31){display:none}
+.bar-legend .wide{display:none}.bar-legend .narrow{display:inline}
+ol.days li:nth-last-child(n+21) p{left:0;right:auto;transform:none}
+ol.days li:nth-last-child(-n+20):nth-last-child(n+11) p{left:50%;right:auto;transform:translateX(-50%)}
+}
 .timeline{list-style:none;margin:.5rem 0 0;padding:0 0 0 1rem;border-left:2px solid var(--line)}
 .timeline li{margin:0 0 .75rem}
 .stage{font-weight:600;text-transform:capitalize}

@@ -56,7 +56,9 @@ export function ServicePage(props: { service: TrackedService; now: Date }) {
                   <span class="muted">{m.startsAt.getTime() <= now ? 'Under way' : 'Scheduled'}</span>
                 </div>
                 <p class="muted">
-                  <time datetime={m.startsAt.toISOString()}>{spanText(m.startsAt, m.endsAt)}</time>
+                  <time datetime={m.startsAt.toISOString()} data-utc="">
+                    {spanText(m.startsAt, m.endsAt)}
+                  </time>
                 </p>
                 {m.components.length > 0 ? <p class="muted affected">Affects: {m.components.join(', ')}</p> : null}
               </li>
