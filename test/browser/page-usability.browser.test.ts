@@ -176,6 +176,17 @@ describeInBrowser('status page usability in Chromium', () => {
     const banner = page.locator('.banner');
     expect(await banner.innerText()).toMatch(/^All systems operational\s+Subscribe$/);
     expect(await banner.evaluate((el) => getComputedStyle(el).backgroundColor)).toBe('rgb(26, 127, 55)');
+    // The words and their mark in the page's background colour on the filled band, in light and dark alike.
+    for (const colorScheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme });
+      const [word, link, body] = await Promise.all([
+        banner.locator('.status').evaluate((el) => getComputedStyle(el).color),
+        banner.getByRole('link').evaluate((el) => getComputedStyle(el).color),
+        page.locator('body').evaluate((el) => getComputedStyle(el).backgroundColor),
+      ]);
+      expect([word, link], colorScheme).toEqual([body, body]);
+    }
+    await page.emulateMedia({ colorScheme: 'light' });
     await banner.getByRole('link', { name: 'Subscribe' }).click();
     await page.waitForURL('**/status/acme#subscribe');
     const email = (await page.getByLabel('Email address').boundingBox())!;

@@ -154,10 +154,6 @@ const MARK_CLASS: Record<PageStatus, ShownStatus> = {
   empty: 'unknown',
 };
 
-/**
- * The page's own status in words, what makes it so (monitors down, monitors
- * not probed yet), and beside it, not counted in it, its vendors in trouble.
- */
 type PageService = PageView['services'][number];
 
 /** The page's services in order, those of a group gathered under it (in the group's order) where its first service stands. */
@@ -189,7 +185,11 @@ function ServiceCard(props: { service: PageService; Heading: 'h3' | 'h4' }) {
   );
 }
 
-/** The page's status, said once on a filled band, with the way to subscribe beside it (the form is at the page's end). */
+/**
+ * The page's own status, said once on a filled band with the way to subscribe
+ * beside it (the form is at the page's end); below, what makes it so (monitors
+ * down, monitors not probed yet) and, not counted in it, its vendors in trouble.
+ */
 function Banner(props: { view: PageView }) {
   const { health, vendors } = props.view;
   const troubled = vendors.filter((v) => v.status !== 'ok');

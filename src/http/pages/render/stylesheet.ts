@@ -28,7 +28,7 @@ h3,h4{font-size:1rem;margin:0}
 main:focus{outline:none}
 .banner{display:flex;gap:.75rem;align-items:center;justify-content:space-between;flex-wrap:wrap;padding:1rem;border-radius:.5rem;margin:1rem 0;font-weight:600;background:var(--muted);color:var(--bg)}
 .banner p{margin:0}
-.banner .status{color:inherit;white-space:normal}
+.banner p .status{color:inherit;white-space:normal}
 .banner a{color:inherit;text-underline-offset:.2em}
 .banner a:focus-visible{outline-color:currentColor}
 .banner.ok{background:var(--ok)}.banner.minor{background:var(--minor)}.banner.major,.banner.partial{background:var(--major)}.banner.maintenance{background:var(--maint)}
