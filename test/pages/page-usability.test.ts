@@ -135,5 +135,11 @@ describe('status page usability: skip link, one Tab stop per bar, the banner, in
       expect(xml, feed).toMatch(/<updated>2026-08-14T10:\d\d:\d\d\.\d{3}Z<\/updated>|<lastBuildDate>Fri, 14 Aug 2026 10:\d\d:\d\d GMT<\/lastBuildDate>/);
       expect(res.headers.get('last-modified'), feed).toMatch(/^Fri, 14 Aug 2026 10:\d\d:\d\d GMT$/);
     }
+    for (const document of ['summary.json', 'status.json', 'components.json', 'incidents.json']) {
+      const res = await fetch(`${t.url}/status/soon/api/v2/${document}`);
+      expect(res.status, document).toBe(200);
+      const body = (await res.json()) as { page: { updated_at: string } };
+      expect(body.page.updated_at, document).toMatch(/^2026-08-14T10:/);
+    }
   });
 });

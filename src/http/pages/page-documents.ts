@@ -44,8 +44,10 @@ const pageId = (page: PublicPage): string => `statusbot-${page.id}`;
 const componentId = (serviceId: number): string => `service-${serviceId}`;
 const monitorComponentId = (monitorId: number): string => `monitor-${monitorId}`;
 
+/** The page object of every document; a page that never showed anything is as old as itself, never dated 1970. */
 function pageOf(page: PublicPage, updatedAt: Date) {
-  return { id: pageId(page), name: page.name, url: page.url, time_zone: 'Etc/UTC', updated_at: updatedAt.toISOString() };
+  const updated = updatedAt.getTime() > 0 ? updatedAt : page.createdAt;
+  return { id: pageId(page), name: page.name, url: page.url, time_zone: 'Etc/UTC', updated_at: updated.toISOString() };
 }
 
 /** From the group's name (unique on its page): the id stays when groups are reordered. */
