@@ -202,6 +202,12 @@ describeInBrowser('status page usability in Chromium', () => {
     expect(await began.getAttribute('title')).toBe('20 Nov 2026, 10:02 UTC');
     expect(await local.locator('h1 ~ p.muted').first().innerText()).toContain('lasted 1 h 35 min');
 
+    // The monitor's hours stay the UTC hours their column names (the page loaded: its deferred script has run).
+    const hours = await open({ timezoneId: 'America/New_York' }, '/status/acme/monitors/501');
+    const hour = hours.locator('table.hours time').first();
+    expect(await hour.innerText()).toBe('22 Nov 10:00');
+    expect(await hour.getAttribute('title')).toBeNull();
+
     const utc = await open({ timezoneId: 'America/New_York', javaScriptEnabled: false }, `/status/acme/incidents/${incidentId}`);
     expect(await utc.locator('h1 ~ p.muted time').first().innerText()).toBe('20 Nov 2026, 10:02 UTC');
   });

@@ -39,7 +39,10 @@ function MonitorPage(props: { page: PublicPage; monitor: MonitorPanelData; base:
           {hours.map((h) => (
             <tr>
               <td>
-                <time datetime={h.start.toISOString()}>{hourText(h.start)}</time>
+                {/* UTC hours, as the column says: a zone off by half an hour would split them. */}
+                <time datetime={h.start.toISOString()} data-utc="">
+                  {hourText(h.start)}
+                </time>
               </td>
               <td>{h.probes}</td>
               <td>{h.uptime === null ? 'No data' : percent(h.uptime)}</td>
