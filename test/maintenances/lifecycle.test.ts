@@ -126,21 +126,19 @@ describe('a maintenance over its life', () => {
     expect(res.status, res.text).toBe(200);
 
     await waitUntil(() => hook.received.length === 5 && subjects().length === 5, { what: 'every move told' });
-    expect(hookEvents().map((e) => e.event)).toEqual([
-      'maintenance.scheduled',
-      'maintenance.started',
-      'maintenance.completed',
-      'maintenance.scheduled',
-      'maintenance.cancelled',
-    ]);
-    expect(subjects()).toEqual([
+    // Webhooks and mail to one destination may go side by side (they carry their event time): the
+    // moves told one after the other arrived in order, the last two (queued together) in either order.
+    const events = hookEvents().map((e) => e.event);
+    expect(events.slice(0, 3)).toEqual(['maintenance.scheduled', 'maintenance.started', 'maintenance.completed']);
+    expect(events.slice(3).sort()).toEqual(['maintenance.cancelled', 'maintenance.scheduled']);
+    const mailed = subjects();
+    expect(mailed.slice(0, 3)).toEqual([
       '[Acme status] Scheduled maintenance: Database upgrade',
       '[Acme status] Maintenance in progress: Database upgrade',
       '[Acme status] Maintenance completed: Database upgrade',
-      '[Acme status] Scheduled maintenance: Network change',
-      '[Acme status] Maintenance cancelled: Network change',
     ]);
-    expect(smtp.received.at(-1)!.text).toContain('Not needed after all.');
+    expect(mailed.slice(3).sort()).toEqual(['[Acme status] Maintenance cancelled: Network change', '[Acme status] Scheduled maintenance: Network change']);
+    expect(smtp.received.map((m) => m.text).join('\n')).toContain('Not needed after all.');
   });
 
   it('is completed early on request, and the job then has nothing left to do', async () => {
