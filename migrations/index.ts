@@ -17,6 +17,7 @@ import * as m0015 from './0015_fixed_catalog_ids.js';
 import * as m0016 from './0016_outbox_lease_token.js';
 import * as m0017 from './0017_maintenances.js';
 import * as m0018 from './0018_page_layout_and_suppressions.js';
+import * as m0019 from './0019_probe_kinds.js';
 
 /** Every migration, by name; the Migrator applies them in name order. Add new ones here. */
 export const migrations: Record<string, Migration> = {
@@ -38,4 +39,5 @@ export const migrations: Record<string, Migration> = {
   '0016_outbox_lease_token': m0016,
   '0017_maintenances': m0017,
   '0018_page_layout_and_suppressions': m0018,
+  '0019_probe_kinds': m0019,
 };

@@ -8,6 +8,9 @@ import { JOB_NAMES } from '../jobs/jobs.js';
 import { FEED_KINDS } from '../domain/vendors/vendor-snapshot.js';
 import { slugOf } from '../domain/status-pages/page-slug.js';
 import { CUSTOM_SERVICE_ID_RULE, isCustomServiceId } from '../domain/services/service-ids.js';
+import { DEFAULT_DAYS_BEFORE_EXPIRY, DNS_RECORDS, PROBE_TYPES } from '../domain/monitors/monitor.js';
+import type { ProbeType } from '../domain/monitors/monitor.js';
+import { resolverAddress } from '../domain/monitors/resolver-address.js';
 
 const URLNAME = /^[a-z0-9](?:[a-z0-9-]{0,98}[a-z0-9])?$/;
 
@@ -35,21 +38,80 @@ const catalogService = z.strictObject({
     .default([]),
 });
 
+/** `address` or `address:port` (`[v6]:port`): the resolver a dns monitor asks, an IP so that the private-target guard can judge it. */
+const dnsServer = z.string().refine((v) => resolverAddress(v) !== null, { error: 'must be an IP address, optionally with :port' });
+
+const KIND_KEYS = {
+  keyword: ['keyword'],
+  dns: ['record', 'expect', 'dns_server'],
+  tls: ['days_before_expiry'],
+  heartbeat: ['grace_seconds'],
+} as const;
+
+/** What `url` must look like, per kind; heartbeats have none (their address is the push URL). */
+function urlProblem(kind: ProbeType, url: string | undefined): string | null {
+  if (kind === 'heartbeat') return url === undefined ? null : 'is not given for a heartbeat: it is pushed to';
+  if (url === undefined) return 'is required';
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return 'must be a URL';
+  }
+  switch (kind) {
+    case 'ping':
+    case 'keyword':
+      return /^https?:$/.test(parsed.protocol) ? null : 'must be an http(s) URL';
+    case 'tls':
+      return parsed.protocol === 'https:' ? null : 'must be an https URL, like https://api.example.com';
+    case 'tcp':
+      return parsed.protocol === 'tcp:' && parsed.hostname && parsed.port ? null : 'must be tcp://host:port';
+    case 'dns':
+      return parsed.protocol === 'dns:' && parsed.hostname && !parsed.port && parsed.pathname.replace(/^\/$/, '') === ''
+        ? null
+        : 'must be dns://name, like dns://api.example.com';
+  }
+}
+
 const customMonitor = z
   .strictObject({
     id,
     name,
-    url: httpUrl,
-    probe_type: z.enum(['ping', 'keyword']),
+    url: z.string().optional(),
+    probe_type: z.enum(PROBE_TYPES),
     keyword: z.string().min(1).nullable().default(null),
     interval_seconds: z.int().min(1).max(86_400).default(60),
     /** The urlname of the company's custom service it watches: a maintenance of that service pauses it. */
     service: urlname.nullable().default(null),
+    record: z.enum(DNS_RECORDS).optional(),
+    expect: z.array(z.string().trim().min(1).max(2_000)).min(1).max(50).optional(),
+    dns_server: dnsServer.optional(),
+    days_before_expiry: z.int().min(0).max(3_650).optional(),
+    grace_seconds: z.int().min(0).max(86_400).optional(),
   })
-  .refine((m) => m.probe_type !== 'keyword' || m.keyword !== null, {
-    error: 'is required when probe_type is keyword',
-    path: ['keyword'],
-  });
+  .superRefine((m, ctx) => {
+    const problem = urlProblem(m.probe_type, m.url);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem, path: ['url'] });
+    if (m.probe_type === 'keyword' && m.keyword === null)
+      ctx.addIssue({ code: 'custom', message: 'is required when probe_type is keyword', path: ['keyword'] });
+    for (const [kind, keys] of Object.entries(KIND_KEYS)) {
+      if (kind === m.probe_type) continue;
+      for (const key of keys) {
+        if (m[key] !== undefined && m[key] !== null) ctx.addIssue({ code: 'custom', message: `is only for probe_type ${kind}`, path: [key] });
+      }
+    }
+  })
+  .transform((m) => ({
+    id: m.id,
+    name: m.name,
+    url: m.url ?? '',
+    probe_type: m.probe_type,
+    keyword: m.keyword,
+    interval_seconds: m.interval_seconds,
+    ...(m.probe_type === 'dns' ? { record: m.record ?? 'A', expect: m.expect ?? null, dns_server: m.dns_server ?? null } : {}),
+    ...(m.probe_type === 'tls' ? { days_before_expiry: m.days_before_expiry ?? DEFAULT_DAYS_BEFORE_EXPIRY } : {}),
+    ...(m.probe_type === 'heartbeat' ? { grace_seconds: m.grace_seconds ?? 0 } : {}),
+  }));
 
 const board = z.strictObject({
   id: z.string().regex(BOARD_ID, { error: 'must be a UUID' }),

@@ -138,9 +138,23 @@ export interface CustomMonitorsTable {
   company_id: number;
   name: string;
   url: string;
-  probe_type: 'ping' | 'keyword';
+  probe_type: 'ping' | 'keyword' | 'tcp' | 'dns' | 'tls' | 'heartbeat';
   keyword: string | null;
   interval_seconds: number;
+  /** dns: the record type asked for (A, AAAA, CNAME, MX, TXT, NS). */
+  dns_record: string | null;
+  /** dns: JSON list of the answers that count as up; null: any answer. */
+  dns_expect: string | null;
+  /** dns: the resolver asked (`address` or `address:port`); null: the system's. */
+  dns_server: string | null;
+  /** tls: down when the certificate expires within this many days. */
+  days_before_expiry: number | null;
+  /** heartbeat: how long past `interval_seconds` a ping may be late. */
+  grace_seconds: number | null;
+  /** heartbeat: the secret of its push address. */
+  heartbeat_token: string | null;
+  /** heartbeat: the last ping, or when the monitor began to expect them. */
+  last_heartbeat_at: number | null;
   status: 'ok' | 'down';
   consecutive_failures: Generated<number>;
   /** When its next probe is due; moved on by the process that takes the probe. */

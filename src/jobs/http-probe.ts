@@ -1,6 +1,11 @@
 import type { Dispatcher } from 'undici';
 import { createOutboundDispatcher, describeNetworkError, pathOf, requestSignal, throwIfStopping } from '../infrastructure/outbound.js';
 import type { ProbeOutcome } from '../domain/monitors/probe-results.js';
+import { DEFAULT_DAYS_BEFORE_EXPIRY } from '../domain/monitors/monitor.js';
+import type { DnsRecord, ProbeType } from '../domain/monitors/monitor.js';
+import { probeDns } from './dns-probe.js';
+import { probeTcp } from './tcp-probe.js';
+import { probeTls } from './tls-probe.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 export { MAX_REDIRECTS } from '../infrastructure/outbound.js';
@@ -11,12 +16,22 @@ export interface ProbeSettings {
   userAgent: string;
   /** Fired when the process stops: a probe under way ends with StoppingError, recorded nowhere. */
   stop?: AbortSignal;
+  /** Certificates a tls probe trusts besides the public roots (a private CA). */
+  trustedCertificates?: string[];
+  /** Wall-clock time in epoch ms, against which certificates expire. */
+  now?: () => number;
 }
 
 export interface ProbeTarget {
   url: string;
-  probeType: 'ping' | 'keyword';
+  probeType: Exclude<ProbeType, 'heartbeat'>;
   keyword: string | null;
+  /** dns */
+  record?: DnsRecord | null;
+  expect?: readonly string[] | null;
+  dnsServer?: string | null;
+  /** tls */
+  daysBeforeExpiry?: number | null;
 }
 
 export interface ProbeClient {
@@ -25,7 +40,9 @@ export interface ProbeClient {
 }
 
 /**
- * HTTP probes over one shared connection pool: GET, redirects followed up to 5,
+ * Probes of every kind but heartbeats (which are pushed, not probed), each
+ * answering up or down with the reason. tcp, dns and tls probes are in their
+ * own files; HTTP probes run over one shared connection pool: GET, redirects followed up to 5,
  * 2xx is up, and a 3xx that sends nowhere else (304, a 300 without Location); a
  * sixth redirect, a loop or a redirect without Location is down. A keyword probe
  * also needs the keyword in the first MiB of the body.
@@ -35,6 +52,20 @@ export function createProbeClient(settings: ProbeSettings): ProbeClient {
   const { stop } = settings;
 
   async function probe(target: ProbeTarget): Promise<ProbeOutcome> {
+    switch (target.probeType) {
+      case 'tcp':
+        return probeTcp(target.url, settings);
+      case 'tls':
+        return probeTls(target.url, target.daysBeforeExpiry ?? DEFAULT_DAYS_BEFORE_EXPIRY, settings);
+      case 'dns':
+        return probeDns({ url: target.url, record: target.record ?? 'A', expect: target.expect ?? null, server: target.dnsServer ?? null }, settings);
+      case 'ping':
+      case 'keyword':
+        return probeHttp(target);
+    }
+  }
+
+  async function probeHttp(target: ProbeTarget): Promise<ProbeOutcome> {
     throwIfStopping(stop);
     const signal = requestSignal(settings.timeoutMs, stop);
     let response: Dispatcher.ResponseData;

@@ -1,4 +1,8 @@
-export type ProbeType = 'ping' | 'keyword';
+export const PROBE_TYPES = ['ping', 'keyword', 'tcp', 'dns', 'tls', 'heartbeat'] as const;
+export type ProbeType = (typeof PROBE_TYPES)[number];
+/** The record types a dns monitor may ask for. */
+export const DNS_RECORDS = ['A', 'AAAA', 'CNAME', 'MX', 'TXT', 'NS'] as const;
+export type DnsRecord = (typeof DNS_RECORDS)[number];
 export type MonitorStatus = 'ok' | 'down';
 
 export interface MonitorIncident {
@@ -19,7 +23,12 @@ export interface Monitor {
   status: MonitorStatus;
   url: string;
   probeType: ProbeType;
+  /** heartbeat: where its job reports in (a secret of the company's). */
+  pushUrl: string | null;
   createdAt: Date;
   updatedAt: Date;
   ongoingIncidents: MonitorIncident[];
 }
+
+/** A tls monitor without `days_before_expiry` warns this long before its certificate expires. */
+export const DEFAULT_DAYS_BEFORE_EXPIRY = 14;

@@ -1,5 +1,5 @@
 import type { Plan, NotifyEvent } from '../companies/company.js';
-import type { ProbeType } from '../monitors/monitor.js';
+import type { DnsRecord, ProbeType } from '../monitors/monitor.js';
 import type { FeedKind } from '../vendors/vendor-snapshot.js';
 
 /**
@@ -42,6 +42,14 @@ export interface CompanySpec {
     keyword: string | null;
     interval_seconds: number;
     service: string | null;
+    /** dns */
+    record?: DnsRecord | null;
+    expect?: string[] | null;
+    dns_server?: string | null;
+    /** tls */
+    days_before_expiry?: number | null;
+    /** heartbeat (whose `url` is empty: it has none) */
+    grace_seconds?: number | null;
   }[];
   boards: { id: string; name: string; urlname: string; services: { urlname: string; tags: string[] }[] }[];
   status_pages: StatusPageSpec[];
