@@ -263,6 +263,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       onPageRendered: metrics.pageRendered,
       onFinished: requestObservers(metrics.requestFinished, options.onRequestFinished),
       metrics: createMetricsEndpoint({ registry: metrics.registry, token: config.metrics.token }),
+      region: config.region,
     });
     const listening = server;
     await new Promise<void>((resolve, reject) => {

@@ -108,6 +108,7 @@ const customMonitor = z
     probe_type: m.probe_type,
     keyword: m.keyword,
     interval_seconds: m.interval_seconds,
+    service: m.service,
     ...(m.probe_type === 'dns' ? { record: m.record ?? 'A', expect: m.expect ?? null, dns_server: m.dns_server ?? null } : {}),
     ...(m.probe_type === 'tls' ? { days_before_expiry: m.days_before_expiry ?? DEFAULT_DAYS_BEFORE_EXPIRY } : {}),
     ...(m.probe_type === 'heartbeat' ? { grace_seconds: m.grace_seconds ?? 0 } : {}),

@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { BOARD_ID } from '../domain/boards/board.js';
 import { RESOLUTION_STAGES, SEVERITIES } from '../domain/incidents/incident.js';
 import { MAINTENANCE_STATUSES } from '../domain/maintenances/maintenance.js';
-import type { MonitorStatus, ProbeType } from '../domain/monitors/monitor.js';
+import { PROBE_TYPES } from '../domain/monitors/monitor.js';
+import type { MonitorStatus } from '../domain/monitors/monitor.js';
 import type { ServiceStatus } from '../domain/services/service.js';
 import type { ErrorObject } from './http-errors.js';
 
@@ -32,7 +33,6 @@ const url = z.url();
 
 const SERVICE_STATUSES = ['ok', 'minor', 'major', 'maintenance'] as const satisfies readonly ServiceStatus[];
 const MONITOR_STATUSES = ['ok', 'down'] as const satisfies readonly MonitorStatus[];
-const PROBE_TYPES = ['ping', 'keyword'] as const satisfies readonly ProbeType[];
 const serviceStatus = z.enum(SERVICE_STATUSES);
 const severity = z.enum(SEVERITIES);
 
@@ -193,6 +193,7 @@ export const monitor = named(
       status: z.enum(MONITOR_STATUSES),
       url,
       probe_type: z.enum(PROBE_TYPES),
+      push_url: url.optional().describe('Heartbeat monitors: where the job reports in with GET or POST (a secret)'),
       created_at: timestamp,
       updated_at: timestamp,
       ongoing_incidents: z.strictObject({ data: z.array(monitorIncident) }),

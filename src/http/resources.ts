@@ -159,6 +159,7 @@ export const monitorResource = (m: Monitor): MonitorResource => ({
     status: m.status,
     url: m.url,
     probe_type: m.probeType,
+    ...(m.pushUrl === null ? {} : { push_url: m.pushUrl }),
     created_at: iso(m.createdAt),
     updated_at: iso(m.updatedAt),
     ongoing_incidents: { data: m.ongoingIncidents.map((i) => monitorIncidentResource(i, false)) },

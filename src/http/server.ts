@@ -8,6 +8,7 @@ import { authenticateKey } from '../domain/companies/api-keys.js';
 import type { DomainContext } from '../domain/context.js';
 import { DomainError } from '../domain/errors.js';
 import { readEpoch } from '../domain/read-epoch.js';
+import { recordHeartbeat } from '../domain/monitors/heartbeats.js';
 import { API_DOCS_PATH, createApiDocs } from './api-docs.js';
 import { HttpProblem, renderError } from './http-errors.js';
 import { METRICS_PATH } from './metrics-endpoint.js';
@@ -28,6 +29,7 @@ import { routes } from './routes.js';
 import type { Reply, Route } from './routes.js';
 
 export const API_PREFIX = '/api/v2';
+const HEARTBEAT_PATH = `${API_PREFIX}/heartbeats/:token`;
 const UNDER_API = `${API_PREFIX}/`;
 export const MAX_BODY_BYTES = 1024 * 1024;
 /** The API description, served without an API key. */
@@ -51,6 +53,8 @@ export interface HttpServerOptions {
   onFinished?: (finished: FinishedRequest) => void;
   /** Answers GET /metrics (Prometheus); without it, /metrics is not found. */
   metrics?: MetricsEndpoint;
+  /** The region named in the incidents of heartbeat monitors, pushed to this server. */
+  region?: string;
 }
 
 /** A route of the server's own, beside the API and the public pages. */
@@ -160,6 +164,28 @@ export function createHttpServer(options: HttpServerOptions): Server {
     const answers = await databaseAnswers(ctx.db);
     send(res, { status: answers ? 200 : 503, body: { status: answers ? 'ok' : 'database unavailable' } });
   };
+  /** A cron job's ping: the token is its only credential, so a wrong one costs as a wrong key does. */
+  const heartbeat = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const target = req.url ?? '/';
+    const q = target.indexOf('?');
+    const query = new URLSearchParams(q === -1 ? '' : target.slice(q + 1));
+    const path = q === -1 ? target : target.slice(0, q);
+    let token: string;
+    try {
+      token = decodeURIComponent(path.slice(path.lastIndexOf('/') + 1));
+    } catch {
+      token = '';
+    }
+    // The body says nothing; it is read away so that the connection can be kept.
+    await readBody(req, MAX_BODY_BYTES);
+    try {
+      await recordHeartbeat(ctx, token, { down: query.get('status') === 'down', message: query.get('msg') }, options.region ?? 'local');
+    } catch (error) {
+      if (error instanceof DomainError && error.code === 'not_found') chargeWrongGuess(req);
+      throw error;
+    }
+    send(res, { status: 204 });
+  };
   const ownRoutes: ServerRoute[] = [
     {
       method: 'GET',
@@ -175,6 +201,7 @@ export function createHttpServer(options: HttpServerOptions): Server {
       ([path, raw]): ServerRoute => ({ method: 'POST', path, label: path, handle: async (req, res) => raw(req, res, await readBody(req, MAX_BODY_BYTES)) }),
     ),
     { method: 'GET', path: '/healthz', label: '/healthz', handle: healthz },
+    ...(['GET', 'POST'] as const).map((method): ServerRoute => ({ method, path: HEARTBEAT_PATH, label: HEARTBEAT_PATH, handle: heartbeat })),
   ];
   const metrics = options.metrics;
   if (metrics) {

@@ -6,10 +6,16 @@ import type { MonitorState } from '../domain/monitors/probe-results.js';
 import type { Logger } from '../infrastructure/logger.js';
 import { StoppingError } from '../infrastructure/outbound.js';
 import type { ProbeClient } from './http-probe.js';
+import { checkHeartbeat } from '../domain/monitors/heartbeats.js';
+import type { DnsRecord, ProbeType } from '../domain/monitors/monitor.js';
 
 interface Scheduled extends MonitorState {
-  probeType: 'ping' | 'keyword';
+  probeType: ProbeType;
   keyword: string | null;
+  record: DnsRecord | null;
+  expect: string[] | null;
+  dnsServer: string | null;
+  daysBeforeExpiry: number | null;
   intervalMs: number;
   /** When the next probe is due (epoch ms). */
   dueAt: number;
@@ -52,6 +58,9 @@ export interface MonitorProberOptions {
   onProbe?: (durationMs: number, up: boolean) => void;
 }
 
+/** The longest a heartbeat monitor goes unchecked. */
+const HEARTBEAT_CHECK_SECONDS = 30;
+
 /** Spreads monitors over their interval so that they do not all fire in the same second. */
 const phaseOf = (id: number, intervalMs: number): number => ((id * 2_654_435_761) % (intervalMs / 1000)) * 1000;
 
@@ -82,12 +91,27 @@ export function createMonitorProber(options: MonitorProberOptions): MonitorProbe
   async function reload(now: number): Promise<void> {
     const rows = await ctx.db
       .selectFrom('custom_monitors')
-      .select(['id', 'company_id', 'name', 'url', 'probe_type', 'keyword', 'interval_seconds', 'status', 'consecutive_failures'])
+      .select([
+        'id',
+        'company_id',
+        'name',
+        'url',
+        'probe_type',
+        'keyword',
+        'interval_seconds',
+        'status',
+        'consecutive_failures',
+        'dns_record',
+        'dns_expect',
+        'dns_server',
+        'days_before_expiry',
+      ])
       .execute();
     const seen = new Set<number>();
     for (const r of rows) {
       seen.add(r.id);
-      const intervalMs = r.interval_seconds * 1000;
+      // A heartbeat is checked more often than it is expected, so that a missed one is seen soon after its deadline.
+      const intervalMs = (r.probe_type === 'heartbeat' ? Math.min(r.interval_seconds, HEARTBEAT_CHECK_SECONDS) : r.interval_seconds) * 1000;
       const known = monitors.get(r.id);
       const base = {
         id: r.id,
@@ -96,6 +120,10 @@ export function createMonitorProber(options: MonitorProberOptions): MonitorProbe
         url: r.url,
         probeType: r.probe_type,
         keyword: r.keyword,
+        record: r.dns_record as DnsRecord | null,
+        expect: r.dns_expect === null ? null : (JSON.parse(r.dns_expect) as string[]),
+        dnsServer: r.dns_server,
+        daysBeforeExpiry: r.days_before_expiry,
         intervalMs,
       };
       if (known) {
@@ -118,8 +146,21 @@ export function createMonitorProber(options: MonitorProberOptions): MonitorProbe
     const work = (async () => {
       try {
         const at = ctx.clock.now();
+        if (m.probeType === 'heartbeat') {
+          // Pushed, not probed: its turn only checks that a ping came in time.
+          await checkHeartbeat(ctx, m.id, at.getTime(), region);
+          return;
+        }
         const started = monotonicMs();
-        const outcome = await client.probe({ url: m.url, probeType: m.probeType, keyword: m.keyword });
+        const outcome = await client.probe({
+          url: m.url,
+          probeType: m.probeType,
+          keyword: m.keyword,
+          record: m.record,
+          expect: m.expect,
+          dnsServer: m.dnsServer,
+          daysBeforeExpiry: m.daysBeforeExpiry,
+        });
         const durationMs = monotonicMs() - started;
         options.onProbe?.(durationMs, outcome.ok);
         // During a maintenance of its service a monitor's failures open no incident and its uptime leaves the time out;

@@ -48,7 +48,8 @@ export interface MonitorState {
 export type MonitorChange = 'down' | 'recovered' | null;
 
 /**
- * Records one probe of a monitor. Two failures in a row take it down and open
+ * Records one probe of a monitor. Two failures in a row (one for a missed or
+ * failed heartbeat, which is no guess) take it down and open
  * a monitor incident naming the region and the failure; the first success
  * after that resolves it. Each transition notifies the channels that follow
  * the monitor. A success on a healthy monitor writes nothing.
@@ -58,7 +59,9 @@ export async function recordProbe(
   monitor: MonitorState,
   outcome: ProbeOutcome,
   region: string,
+  options: { failuresToDown?: number } = {},
 ): Promise<{ state: MonitorState; change: MonitorChange }> {
+  const failuresToDown = options.failuresToDown ?? FAILURES_TO_DOWN;
   if (outcome.ok && monitor.status === 'ok' && monitor.consecutiveFailures === 0) return { state: monitor, change: null };
   const now = ctx.clock.now().getTime();
   return ctx.write(async (trx) => {
@@ -67,7 +70,7 @@ export async function recordProbe(
     const failures = outcome.ok ? 0 : current.consecutive_failures + 1;
     let status = current.status;
     let change: MonitorChange = null;
-    if (!outcome.ok && status === 'ok' && failures >= FAILURES_TO_DOWN) {
+    if (!outcome.ok && status === 'ok' && failures >= failuresToDown) {
       status = 'down';
       change = 'down';
       const description = `Down in ${region}: ${outcome.reason}`;

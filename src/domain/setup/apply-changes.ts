@@ -67,7 +67,21 @@ export async function snapshotSetup(trx: Kysely<Database>, setup: Setup): Promis
     trx.selectFrom('maintenance_windows').select(['service_id', 'starts_at', 'ends_at']).execute(),
     trx
       .selectFrom('custom_monitors')
-      .select(['id', 'company_id', 'name', 'url', 'probe_type', 'keyword', 'interval_seconds', 'service_id'])
+      .select([
+        'id',
+        'company_id',
+        'name',
+        'url',
+        'probe_type',
+        'keyword',
+        'interval_seconds',
+        'dns_record',
+        'dns_expect',
+        'dns_server',
+        'days_before_expiry',
+        'grace_seconds',
+        'service_id',
+      ])
       .where('company_id', 'in', ids)
       .execute(),
     trx.selectFrom('boards').select(['id', 'company_id', 'name', 'urlname']).where('company_id', 'in', ids).execute(),

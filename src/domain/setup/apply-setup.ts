@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { newHeartbeatToken } from '../monitors/heartbeats.js';
 import type { Kysely } from 'kysely';
 import { sql } from 'kysely';
 import { dialectOf } from '../../db/dialect.js';
@@ -271,6 +272,11 @@ async function applyCompanyResources(
       keyword: m.keyword,
       interval_seconds: m.interval_seconds,
       service_id: watched?.id ?? null,
+      dns_record: m.record ?? null,
+      dns_expect: m.expect ? JSON.stringify(m.expect) : null,
+      dns_server: m.dns_server ?? null,
+      days_before_expiry: m.days_before_expiry ?? null,
+      grace_seconds: m.grace_seconds ?? null,
     };
     if (existing) {
       await trx
@@ -278,10 +284,20 @@ async function applyCompanyResources(
         .set({ ...fields, updated_at: now })
         .where('id', '=', m.id)
         .execute();
+      // A monitor that becomes a heartbeat gets its push address now; one that has it keeps it.
+      if (m.probe_type === 'heartbeat') {
+        await trx
+          .updateTable('custom_monitors')
+          .set({ heartbeat_token: newHeartbeatToken(), last_heartbeat_at: now })
+          .where('id', '=', m.id)
+          .where('heartbeat_token', 'is', null)
+          .execute();
+      }
     } else {
+      const heartbeat = m.probe_type === 'heartbeat' ? { heartbeat_token: newHeartbeatToken(), last_heartbeat_at: now } : {};
       await trx
         .insertInto('custom_monitors')
-        .values({ id: m.id, company_id: companyId, ...fields, status: 'ok', created_at: now, updated_at: now })
+        .values({ id: m.id, company_id: companyId, ...fields, ...heartbeat, status: 'ok', created_at: now, updated_at: now })
         .execute();
     }
   }
