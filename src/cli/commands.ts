@@ -10,6 +10,7 @@ import { maintenancesListCommand } from './maintenances-command.js';
 import { jobsRunCommand } from './jobs-command.js';
 import { keyCreateCommand, keyListCommand, keyRevokeCommand } from './key-commands.js';
 import { migrateCommand } from './migrate-command.js';
+import { monitorsListCommand } from './monitors-command.js';
 import { outboxListCommand, outboxRetryCommand } from './outbox-commands.js';
 import { serveCommand } from './serve-command.js';
 
@@ -24,6 +25,7 @@ export const COMMANDS: readonly Command[] = [
   auditListCommand,
   incidentsListCommand,
   maintenancesListCommand,
+  monitorsListCommand,
   outboxListCommand,
   outboxRetryCommand,
   feedsCommand,
