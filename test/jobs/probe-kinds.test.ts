@@ -1,5 +1,6 @@
 import { createServer } from 'node:net';
 import type { AddressInfo, Server } from 'node:net';
+import { createServer as createTlsServer } from 'node:tls';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { MonitorAnnouncement } from '../../src/domain/notifications/announcement.js';
 import { createProbeClient } from '../../src/jobs/http-probe.js';
@@ -11,6 +12,7 @@ import { startFakeDnsServer } from '../fakes/fake-dns-server.js';
 import type { FakeDnsServer } from '../fakes/fake-dns-server.js';
 import { ACME_KEY, startTestServer } from '../helpers/test-server.js';
 import type { TestServer } from '../helpers/test-server.js';
+import { selfSignedCertificate } from '../helpers/self-signed-certificate.js';
 
 const listen = async (server: Server): Promise<number> => {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -88,6 +90,40 @@ companies:
       expect((await sent()).at(-1)).toMatchObject({ monitor: { id: 602 }, change: 'recovered' });
     } finally {
       await probes.close();
+    }
+  });
+});
+
+describe('tls monitors', () => {
+  it('go down when the certificate expires within days_before_expiry, the incident saying when', async () => {
+    const now = Date.now();
+    const soon = selfSignedCertificate({ from: new Date(now - 86_400_000), until: new Date(now + 3 * 86_400_000 - 60_000) });
+    const server = createTlsServer({ key: soon.key, cert: soon.cert }, (socket) => socket.end());
+    const port = await listen(server);
+    s = await startTestServer({
+      config: `
+companies:
+  - name: Acme
+    api_keys: ["${ACME_KEY}"]
+    custom_monitors:
+      - { id: 603, name: API certificate, probe_type: tls, url: "https://localhost:${port}", days_before_expiry: 14 }
+      - { id: 604, name: Relaxed, probe_type: tls, url: "https://localhost:${port}", days_before_expiry: 1 }
+`,
+    });
+    const probes = createProbeClient({ timeoutMs: 1_000, blockPrivateTargets: false, userAgent: 'statusbot-test', trustedCertificates: [soon.cert] });
+    const prober = createMonitorProber({ ctx: s.ctx, client: probes, region: 'eu-west', logger: silentLogger });
+    try {
+      await prober.probeAll();
+      await prober.probeAll();
+      const seen = await monitors();
+      expect(seen['603']).toMatchObject({ probe_type: 'tls', status: 'down' });
+      expect(seen['603'].ongoing_incidents.data[0].attributes.description).toBe(
+        `Down in eu-west: certificate expires in 3 days (${soon.notAfter.toISOString().slice(0, 10)})`,
+      );
+      expect(seen['604']).toMatchObject({ probe_type: 'tls', status: 'ok' });
+    } finally {
+      await probes.close();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
     }
   });
 });
