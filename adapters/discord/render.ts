@@ -159,7 +159,7 @@ function monitorMessage(a: MonitorAnnouncement): RESTPostAPIChannelMessageJSONBo
   const embed = new EmbedBuilder()
     .setTitle(clip(`${down ? '🔴' : '🟢'} ${a.monitor.name} ${down ? 'is down' : 'recovered'}`, LIMIT.title))
     .setColor(down ? Colors.Red : Colors.Green)
-    .setDescription(clip(`${a.description}\n${a.monitor.url} · region ${a.region}`, LIMIT.description))
+    .setDescription(clip(`${a.description}\n${a.monitor.url ? `${a.monitor.url} · ` : ''}region ${a.region}`, LIMIT.description))
     .setTimestamp(new Date(a.at));
   return { embeds: [embed.toJSON()], allowed_mentions: NO_MENTIONS };
 }

@@ -109,7 +109,7 @@ function statusChangeMessage(a: StatusChangeAnnouncement): SlackMessage {
 
 function monitorMessage(a: MonitorAnnouncement): SlackMessage {
   const down = a.change === 'down';
-  const headline = `${down ? ':red_circle:' : ':white_check_mark:'} Monitor *${esc(a.monitor.name)}* ${down ? 'is down' : 'recovered'} (${esc(a.monitor.url)})`;
+  const headline = `${down ? ':red_circle:' : ':white_check_mark:'} Monitor *${esc(a.monitor.name)}* ${down ? 'is down' : 'recovered'}${a.monitor.url ? ` (${esc(a.monitor.url)})` : ''}`;
   return {
     text: `Monitor ${a.monitor.name} ${down ? 'is down' : 'recovered'}`,
     blocks: [section(headline), context(`${when(a.at)} · ${esc(a.region)}${a.description ? ` · ${esc(a.description)}` : ''}`)],

@@ -143,6 +143,24 @@ describe('the Slack publisher', () => {
     expect(fake.messages.get('CMON')!.map((m) => m.text)).toEqual(['Monitor Homepage is down']);
   });
 
+  it('a heartbeat monitor, which has no address to show, is named alone', async () => {
+    const { recorder } = memoryRecorder();
+    const a: MonitorAnnouncement = {
+      kind: 'monitor',
+      channel: channel('CBEAT'),
+      monitor: { id: 604, name: 'Nightly backup', url: '' },
+      change: 'down',
+      description: 'Down in local: no heartbeat since 2026-11-21T09:00:00.000Z',
+      region: 'local',
+      at: '2026-11-22T10:00:00.000Z',
+    };
+    await publisher().deliver(delivery(a), recorder);
+    const posted = JSON.stringify(fake.messages.get('CBEAT'));
+    expect(posted).toContain('Monitor *Nightly backup* is down');
+    expect(posted).not.toContain('is down (');
+    expect(posted).toContain('no heartbeat since 2026-11-21T09:00:00.000Z');
+  });
+
   it('a digest with edit-in-place edits its one message; without, it posts each time', async () => {
     const { recorder } = memoryRecorder();
     const digest = (editInPlace: boolean, status: 'ok' | 'major'): DigestAnnouncement => ({
