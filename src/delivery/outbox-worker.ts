@@ -353,7 +353,8 @@ export function createOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
     start() {
       if (running) return;
       running = true;
-      if (!options.ceiling) ceiling = followEventLoop({ max: concurrency, min: Math.min(concurrency, 4), lateMs: 4 });
+      // Never below half the concurrency: a busy machine slows a drain, it does not starve it.
+      if (!options.ceiling) ceiling = followEventLoop({ max: concurrency, min: Math.ceil(concurrency / 2), lateMs: 4 });
       wake();
       schedule();
     },
