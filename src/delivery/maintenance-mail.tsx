@@ -1,6 +1,7 @@
 import type { MaintenanceNotification } from '../domain/notifications/maintenance-payload.js';
 import type { RenderedMail } from './mail-render.js';
 import { MailDocument, STYLE, footer, html, oneLine, timeText } from './mail-render.js';
+import { UpdateText } from '../http/pages/render/update-text.js';
 
 const EVENT_LABELS: Record<MaintenanceNotification['event'], string> = {
   'maintenance.scheduled': 'Scheduled maintenance',
@@ -40,7 +41,7 @@ export function renderMaintenanceMail(n: MaintenanceNotification, links: { pageU
         <h1 style="font-size:20px;margin:0 0 12px">{title}</h1>
         <p>{window}</p>
         <p>{services}</p>
-        {said ? <p style="white-space:pre-wrap">{said}</p> : null}
+        {said ? <UpdateText text={said} /> : null}
         <p>
           <a href={n.maintenance.tracker_url}>Details</a>
         </p>
