@@ -4,7 +4,7 @@ import type { ProbeOutcome } from '../domain/monitors/probe-results.js';
 import { resolverAddress } from '../domain/monitors/resolver-address.js';
 import { throwIfStopping } from '../infrastructure/outbound.js';
 import { isBlockedAddress } from '../infrastructure/target-guard.js';
-import type { ProbeSettings } from './http-probe.js';
+import type { ProbeSettings } from './probe-settings.js';
 
 export interface DnsQuery {
   /** `dns://name` */

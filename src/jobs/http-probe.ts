@@ -6,21 +6,12 @@ import type { DnsRecord, ProbeType } from '../domain/monitors/monitor.js';
 import { probeDns } from './dns-probe.js';
 import { probeTcp } from './tcp-probe.js';
 import { probeTls } from './tls-probe.js';
+import type { ProbeSettings } from './probe-settings.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 export { MAX_REDIRECTS } from '../infrastructure/outbound.js';
 
-export interface ProbeSettings {
-  timeoutMs: number;
-  blockPrivateTargets: boolean;
-  userAgent: string;
-  /** Fired when the process stops: a probe under way ends with StoppingError, recorded nowhere. */
-  stop?: AbortSignal;
-  /** Certificates a tls probe trusts besides the public roots (a private CA). */
-  trustedCertificates?: string[];
-  /** Wall-clock time in epoch ms, against which certificates expire. */
-  now?: () => number;
-}
+export type { ProbeSettings };
 
 export interface ProbeTarget {
   url: string;

@@ -1,9 +1,10 @@
 import { isIP } from 'node:net';
 import { connect, rootCertificates } from 'node:tls';
+import type { TLSSocket } from 'node:tls';
 import type { ProbeOutcome } from '../domain/monitors/probe-results.js';
-import { throwIfStopping } from '../infrastructure/outbound.js';
-import { describeSocketError, endpointOf, guardFor } from './socket-connect.js';
-import type { ProbeSettings } from './http-probe.js';
+import { endpointOf, socketProbe } from './socket-connect.js';
+import type { guardFor } from './socket-connect.js';
+import type { ProbeSettings } from './probe-settings.js';
 
 const DAY_MS = 86_400_000;
 
@@ -22,18 +23,11 @@ const REASONS: Record<string, string> = {
  * chain does not verify (or does not name the host), or the certificate
  * expires within `daysBeforeExpiry` days; the reason says which, and when.
  */
-export async function probeTls(url: string, daysBeforeExpiry: number, settings: ProbeSettings): Promise<ProbeOutcome> {
-  throwIfStopping(settings.stop);
+export function probeTls(url: string, daysBeforeExpiry: number, settings: ProbeSettings): Promise<ProbeOutcome> {
   const { host, port } = endpointOf(url, 443);
-  let guard: ReturnType<typeof guardFor>;
-  try {
-    guard = guardFor(host, settings.blockPrivateTargets);
-  } catch (error) {
-    return { ok: false, reason: (error as Error).message };
-  }
   const now = settings.now ?? Date.now;
-  const outcome = await new Promise<ProbeOutcome>((resolve) => {
-    const socket = connect({
+  const open = (guard: ReturnType<typeof guardFor>) =>
+    connect({
       host,
       port,
       ...guard,
@@ -42,34 +36,22 @@ export async function probeTls(url: string, daysBeforeExpiry: number, settings: 
       // Verified below rather than refused in the handshake, so that the answer can say why and until when.
       rejectUnauthorized: false,
     });
-    const finish = (result: ProbeOutcome) => {
-      clearTimeout(timer);
-      settings.stop?.removeEventListener('abort', onStop);
-      socket.destroy();
-      resolve(result);
-    };
-    const timer = setTimeout(() => finish({ ok: false, reason: `timeout after ${settings.timeoutMs / 1000} s` }), settings.timeoutMs);
-    const onStop = () => finish({ ok: false, reason: 'stopped' });
-    settings.stop?.addEventListener('abort', onStop, { once: true });
-    socket.once('error', (error) => finish({ ok: false, reason: describeSocketError(error, settings.timeoutMs) }));
-    socket.once('secureConnect', () => {
+  return socketProbe(host, settings, open, {
+    event: 'secureConnect',
+    judge: (socket: TLSSocket): ProbeOutcome => {
       const validTo = new Date(socket.getPeerCertificate().valid_to).getTime();
       const day = Number.isNaN(validTo) ? '' : new Date(validTo).toISOString().slice(0, 10);
       if (!socket.authorized) {
         const code = String(socket.authorizationError ?? 'unknown');
         const reason = code === 'CERT_HAS_EXPIRED' ? `expired on ${day}` : (REASONS[code] ?? code);
-        finish({ ok: false, reason: `certificate not valid: ${reason}` });
-        return;
+        return { ok: false, reason: `certificate not valid: ${reason}` };
       }
       const left = validTo - now();
       if (left < daysBeforeExpiry * DAY_MS) {
         const days = Math.max(0, Math.ceil(left / DAY_MS));
-        finish({ ok: false, reason: `certificate expires in ${days} ${days === 1 ? 'day' : 'days'} (${day})` });
-        return;
+        return { ok: false, reason: `certificate expires in ${days} ${days === 1 ? 'day' : 'days'} (${day})` };
       }
-      finish({ ok: true });
-    });
+      return { ok: true };
+    },
   });
-  throwIfStopping(settings.stop);
-  return outcome;
 }

@@ -1,0 +1,12 @@
+/** How every kind of probe runs: its timeout, the private-target guard, and the process's stop. */
+export interface ProbeSettings {
+  timeoutMs: number;
+  blockPrivateTargets: boolean;
+  userAgent: string;
+  /** Fired when the process stops: a probe under way ends with StoppingError, recorded nowhere. */
+  stop?: AbortSignal;
+  /** Certificates a tls probe trusts besides the public roots (a private CA). */
+  trustedCertificates?: string[];
+  /** Wall-clock time in epoch ms, against which certificates expire. */
+  now?: () => number;
+}
