@@ -110,12 +110,22 @@ async function seedBefore0009(db: Db): Promise<void> {
   if (error) throw error;
   // Today's setup writes its audit rows, which the schema of 0008 has no table for yet: one is lent meanwhile.
   await auditEvents.up(db as unknown as Kysely<unknown>);
-  // And the service a monitor watches, which 0017 adds.
-  await db.schema.alterTable('custom_monitors').addColumn('service_id', 'bigint').execute();
+  // And the monitor columns later migrations add (0017: the service it watches; 0019: the probe kinds' settings).
+  const lent = [
+    ['service_id', 'bigint'],
+    ['dns_record', 'text'],
+    ['dns_expect', 'text'],
+    ['dns_server', 'text'],
+    ['days_before_expiry', 'bigint'],
+    ['grace_seconds', 'bigint'],
+    ['heartbeat_token', 'text'],
+    ['last_heartbeat_at', 'bigint'],
+  ] as const;
+  for (const [column, type] of lent) await db.schema.alterTable('custom_monitors').addColumn(column, type).execute();
   const ctx = createDomainContext({ db, clock: manualClock(T0), publicUrl: 'http://localhost:8080' });
   await applySetup(ctx, parseConfig('old.yml', OLD_DEMO).config.setup);
   await db.schema.dropTable('audit_events').execute();
-  await db.schema.alterTable('custom_monitors').dropColumn('service_id').execute();
+  for (const [column] of lent) await db.schema.alterTable('custom_monitors').dropColumn(column).execute();
   const at = Date.parse(T0);
   // The page as 0008 stored it (its services carried a status then).
   const company = await db.selectFrom('companies').select('id').where('name', '=', 'Demo').executeTakeFirstOrThrow();
