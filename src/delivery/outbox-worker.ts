@@ -100,13 +100,19 @@ export function createOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
   /** Deliveries under way, by row id. */
   const inFlight = new Map<number, { stream: string; work: Promise<void>; startedAt: number }>();
   const widths = Object.fromEntries(publishers.map((p) => [p.streamPrefix, p.streamWidth ?? 1]));
-  /** The latest starts of each rate-limited stream, oldest first: no more than its rate in any window (a second, or 1/rate when slower). */
-  const starts = new Map<string, number[]>();
+  /**
+   * The latest deliveries of each rate-limited stream, oldest first. One counts
+   * from its start until a window (a second, or 1/rate when slower) after it
+   * ended: a request reaches its receiver somewhere between the two, so the
+   * receiver never sees more than the rate in any window.
+   */
+  const starts = new Map<string, { endedAt: number | null }[]>();
   const confirmations: { id: number; lease: string; settle: (marked: boolean) => void; fail: (error: unknown) => void }[] = [];
   let flushing: Promise<void> | null = null;
   const readyAt = new Map<string, number>();
   let running = false;
   let timer: NodeJS.Timeout | undefined;
+  let timerAt = Number.POSITIVE_INFINITY;
   let pass: Promise<void> | null = null;
   let again = false;
   let settledAt = Number.NEGATIVE_INFINITY;
@@ -121,24 +127,45 @@ export function createOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
     return { count, windowMs: (count * 1000) / rate };
   }
 
+  /** The stream's deliveries under way or ended within the window, after dropping the older ones. */
+  function recent(stream: string, now: number): { endedAt: number | null }[] {
+    const windowMs = limitOf(stream)?.windowMs ?? 0;
+    const kept = (starts.get(stream) ?? []).filter((d) => d.endedAt === null || d.endedAt > now - windowMs);
+    if (kept.length > 0) starts.set(stream, kept);
+    else starts.delete(stream);
+    return kept;
+  }
+
   /** Deliveries the stream's rate limit lets start now; Infinity without one. */
   function allowance(stream: string, now: number): number {
     const limit = limitOf(stream);
     if (!limit) return Number.POSITIVE_INFINITY;
-    const recent = (starts.get(stream) ?? []).filter((at) => at > now - limit.windowMs);
-    return limit.count - recent.length;
+    return limit.count - recent(stream, now).length;
   }
 
-  /** Records a start; a stream whose window is full is held back until its oldest start leaves the window. */
-  function recordStart(stream: string, now: number): void {
+  /** Counts a start; the returned `end` is called when the delivery is over, whatever its outcome. */
+  function recordStart(stream: string, now: number): () => void {
     const limit = limitOf(stream);
-    if (!limit) return;
-    const recent = [...(starts.get(stream) ?? []).filter((at) => at > now - limit.windowMs), now];
-    starts.set(stream, recent);
-    if (recent.length >= limit.count) holdUntil(stream, recent[recent.length - limit.count]! + limit.windowMs);
+    if (!limit) return () => undefined;
+    const delivery = { endedAt: null as number | null };
+    starts.set(stream, [...recent(stream, now), delivery]);
+    return () => {
+      delivery.endedAt = Date.now();
+      // Full: held back until the window of the delivery that ended first among the counted ones is over.
+      const counted = recent(stream, delivery.endedAt);
+      const ended = counted.flatMap((d) => (d.endedAt === null ? [] : [d.endedAt])).sort((a, b) => a - b);
+      if (counted.length >= limit.count && ended.length > 0) holdUntil(stream, ended[0]! + limit.windowMs);
+    };
   }
 
-  const holdUntil = (stream: string, at: number) => readyAt.set(stream, Math.max(at, readyAt.get(stream) ?? 0));
+  /** Holds a stream back until `at`; the next pass comes then if the timer would wake later. */
+  function holdUntil(stream: string, at: number): void {
+    readyAt.set(stream, Math.max(at, readyAt.get(stream) ?? 0));
+    if (running && at < timerAt) {
+      clearTimeout(timer);
+      schedule();
+    }
+  }
 
   /** Marks a confirmed row sent along with the others confirmed meanwhile: one transaction, not one per row. */
   function confirm(entry: ClaimedEntry): Promise<boolean> {
@@ -225,7 +252,7 @@ export function createOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
       else heldElsewhere();
     } finally {
       clearInterval(renewal);
-      holdUntil(entry.stream, Date.now() + pacedMs);
+      if (pacedMs > 0) holdUntil(entry.stream, Date.now() + pacedMs);
     }
 
     async function failed(error: unknown): Promise<void> {
@@ -285,9 +312,7 @@ export function createOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
       if (at > now) busy.add(stream);
       else readyAt.delete(stream);
     }
-    for (const [stream, times] of starts) {
-      if (times.at(-1)! <= now - (limitOf(stream)?.windowMs ?? 0)) starts.delete(stream);
-    }
+    for (const stream of [...starts.keys()]) recent(stream, now);
     const claimed = await claimDue(ctx, {
       limit: free,
       leaseMs,
@@ -299,11 +324,12 @@ export function createOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
     // A start counts from when its request can leave, not from when the pass began.
     const startedAt = Date.now();
     for (const entry of claimed) {
-      recordStart(entry.stream, startedAt);
+      const ended = recordStart(entry.stream, startedAt);
       const publisher = publisherFor(entry.stream)!;
       const work = deliverOne(entry, publisher)
         .catch((error: unknown) => logger.error(`outbox row ${entry.id} could not be recorded`, error))
         .finally(() => {
+          ended();
           inFlight.delete(entry.id);
           if (running) wakeSoon();
         });
@@ -340,6 +366,7 @@ export function createOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
     if (!running) return;
     // The next pass comes when a paced stream is ready again, or at the poll interval.
     const soonest = Math.min(Date.now() + pollMs, ...readyAt.values());
+    timerAt = Math.max(Date.now() + 10, soonest);
     timer = setTimeout(
       () => {
         wake();
