@@ -18,9 +18,20 @@ import type { Database } from './schema.js';
 /** A unit of writing: it uses only the transaction it is given. */
 export type WriteUnit<T> = (trx: Kysely<Database>) => Promise<T>;
 
+/** How a unit's commit must reach the disk. */
+export interface WriteOptions {
+  /**
+   * False for bookkeeping whose loss at a power cut only repeats work (an
+   * outbox row marked sent is delivered again, with the same key): its commit
+   * does not wait for the disk, which a later durable commit syncs along.
+   * Default true: answered only once on disk.
+   */
+  durable?: boolean;
+}
+
 export interface Writer {
   /** Runs the unit in a transaction; resolves once its changes are committed, rejects with the unit's error after undoing them. */
-  run<T>(unit: WriteUnit<T>): Promise<T>;
+  run<T>(unit: WriteUnit<T>, options?: WriteOptions): Promise<T>;
 }
 
 interface Pending {
@@ -30,6 +41,7 @@ interface Pending {
   attempts: number;
   /** Runs in a transaction of its own (after a transaction it shared failed). */
   alone: boolean;
+  durable: boolean;
 }
 
 type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown } | { ok: 'later' };
@@ -206,6 +218,9 @@ interface Tx {
  * parameters, so it is sent as a simple query, which may hold two statements.
  */
 const PREPARED_BEGIN = sql.raw('begin; set local plan_cache_mode = force_generic_plan');
+const PREPARED_BEGIN_NOT_SYNCED = sql.raw('begin; set local plan_cache_mode = force_generic_plan; set local synchronous_commit = off');
+/** SQLite sets it between transactions only; WAL mode keeps every commit whole either way. */
+const SYNCED = { true: sql.raw('pragma synchronous = FULL'), false: sql.raw('pragma synchronous = NORMAL') };
 const COMMIT = sql.raw('commit');
 const ROLLBACK = sql.raw('rollback');
 
@@ -243,6 +258,8 @@ export function createWriter(
   const slots = postgres ? Math.max(1, Math.floor(poolSizeOf(db) / 2)) : 1;
   const queue: Pending[] = [];
   let running = 0;
+  /** SQLite: whether the connection's commits wait for the disk now (it is opened so). */
+  let synced = true;
 
   async function runAlone(trx: Kysely<Database>, p: Pending, deferred: Deferred | null, turn: Turn): Promise<Outcome> {
     try {
@@ -302,13 +319,17 @@ export function createWriter(
    * transaction's statements keep the plan they were prepared with (see
    * PREPARED_BEGIN).
    */
-  async function inTransaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
+  async function inTransaction<T>(durable: boolean, fn: (tx: Tx) => Promise<T>): Promise<T> {
     if (!postgres) {
+      if (synced !== durable) {
+        await SYNCED[`${durable}`].execute(db);
+        synced = durable;
+      }
       const trx = await db.startTransaction().execute();
       return fn({ trx, savepoints: trx, commit: () => trx.commit().execute(), rollback: () => trx.rollback().execute() });
     }
     return db.connection().execute(async (conn) => {
-      await PREPARED_BEGIN.execute(conn);
+      await (durable ? PREPARED_BEGIN : PREPARED_BEGIN_NOT_SYNCED).execute(conn);
       return fn({
         trx: conn,
         savepoints: null,
@@ -324,40 +345,44 @@ export function createWriter(
     let seen: Promise<void> = Promise.resolve();
     let outcomes: Outcome[] | null;
     try {
-      outcomes = await inTransaction(async ({ trx, savepoints, commit, rollback }) => {
-        options.onBatch?.(batch.length);
-        try {
-          let done: Outcome[] | null;
-          // SQLite: the rows units leave to the commit (see deferInsert).
-          const deferred: Deferred | null = savepoints ? new Map() : null;
-          if (batch.length === 1) {
-            done = [await runAlone(trx, batch[0]!, deferred, { tx, mayWait: true, ran: 0 })];
-          } else {
-            done = savepoints ? await runInSavepoints(savepoints, batch, deferred!) : await runShared(trx, batch, tx);
-          }
-          if (done === null || (batch.length === 1 && !done[0]!.ok)) {
-            await rollback();
+      // Synced to disk when any unit must be: a synced commit also makes the unsynced ones before it durable.
+      outcomes = await inTransaction(
+        batch.some((p) => p.durable),
+        async ({ trx, savepoints, commit, rollback }) => {
+          options.onBatch?.(batch.length);
+          try {
+            let done: Outcome[] | null;
+            // SQLite: the rows units leave to the commit (see deferInsert).
+            const deferred: Deferred | null = savepoints ? new Map() : null;
+            if (batch.length === 1) {
+              done = [await runAlone(trx, batch[0]!, deferred, { tx, mayWait: true, ran: 0 })];
+            } else {
+              done = savepoints ? await runInSavepoints(savepoints, batch, deferred!) : await runShared(trx, batch, tx);
+            }
+            if (done === null || (batch.length === 1 && !done[0]!.ok)) {
+              await rollback();
+              return done;
+            }
+            if (deferred) await insertDeferred(trx, deferred);
+            // Which replicas listen, read before the commit: each must hear of it before any unit is answered
+            // (unless no unit changed what they cache: then none will hear of it).
+            const later = done.filter((o) => o.ok === 'later').length;
+            const quiet = tx.quiet + later >= batch.length;
+            const note = feed && !quiet ? await noteOf(trx, tx) : null;
+            xid = note?.xid ?? null;
+            if (note && feed) seen = feed.expectSeen(note.xid, note.listeners);
+            if (xid) feed?.committing(xid);
+            await commit();
+            if (xid) feed?.committed(xid);
+            options.afterCommit?.();
             return done;
+          } catch (error) {
+            await rollback().catch(() => undefined);
+            if (xid) feed?.forget(xid);
+            return batch.map((): Outcome => ({ ok: false, error }));
           }
-          if (deferred) await insertDeferred(trx, deferred);
-          // Which replicas listen, read before the commit: each must hear of it before any unit is answered
-          // (unless no unit changed what they cache: then none will hear of it).
-          const later = done.filter((o) => o.ok === 'later').length;
-          const quiet = tx.quiet + later >= batch.length;
-          const note = feed && !quiet ? await noteOf(trx, tx) : null;
-          xid = note?.xid ?? null;
-          if (note && feed) seen = feed.expectSeen(note.xid, note.listeners);
-          if (xid) feed?.committing(xid);
-          await commit();
-          if (xid) feed?.committed(xid);
-          options.afterCommit?.();
-          return done;
-        } catch (error) {
-          await rollback().catch(() => undefined);
-          if (xid) feed?.forget(xid);
-          return batch.map((): Outcome => ({ ok: false, error }));
-        }
-      });
+        },
+      );
     } catch (error) {
       // No transaction could be begun.
       for (const p of batch) p.reject(error);
@@ -413,9 +438,9 @@ export function createWriter(
   }
 
   return {
-    run<T>(unit: WriteUnit<T>): Promise<T> {
+    run<T>(unit: WriteUnit<T>, options: WriteOptions = {}): Promise<T> {
       return new Promise<T>((resolve, reject) => {
-        queue.push({ unit, resolve: resolve as (v: unknown) => void, reject, attempts: 0, alone: false });
+        queue.push({ unit, resolve: resolve as (v: unknown) => void, reject, attempts: 0, alone: false, durable: options.durable ?? true });
         if (running < slots) void drain();
       });
     },

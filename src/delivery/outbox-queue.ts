@@ -179,9 +179,9 @@ export async function claimDue(
   if (candidates.length === 0) return [];
   if (dialectOf(ctx.db).sharedByProcesses) {
     // PostgreSQL: taken again under row locks; rows another replica is claiming right now are skipped, not waited for.
-    return ctx.write(async (trx) => take(trx, pick(await dialectOf(trx).forClaim(heads(trx), 'o').execute())));
+    return ctx.write(async (trx) => take(trx, pick(await dialectOf(trx).forClaim(heads(trx), 'o').execute())), BOOKKEEPING);
   }
-  return ctx.write((trx) => take(trx, candidates));
+  return ctx.write((trx) => take(trx, candidates), BOOKKEEPING);
 }
 
 /**
@@ -194,14 +194,23 @@ const holding = (trx: Kysely<Database>, id: number, lease: string) =>
 
 const changed = (result: { numUpdatedRows: bigint }) => Number(result.numUpdatedRows) === 1;
 
+/**
+ * Claims, leases and outcomes are not synced to disk one by one: a power cut
+ * that loses them only delivers a row again, with the same key, or tries it
+ * once more. What a delivery must not repeat (its steps) is synced.
+ */
+const BOOKKEEPING = { durable: false } as const;
+
 /** Holds the row for another `leaseMs`; false when the lease is no longer this claim's. */
 export async function renewLease(ctx: DomainContext, id: number, lease: string, leaseMs: number): Promise<boolean> {
   const now = ctx.clock.now().getTime();
   return changed(
-    await ctx.write((trx) =>
-      holding(trx, id, lease)
-        .set({ lease_until: now + leaseMs })
-        .executeTakeFirst(),
+    await ctx.write(
+      (trx) =>
+        holding(trx, id, lease)
+          .set({ lease_until: now + leaseMs })
+          .executeTakeFirst(),
+      BOOKKEEPING,
     ),
   );
 }
@@ -229,7 +238,7 @@ export async function markSentBatch(ctx: DomainContext, claims: readonly { id: n
         .executeTakeFirst();
       if (changed(result)) marked.add(id);
     }
-  });
+  }, BOOKKEEPING);
   return marked;
 }
 
@@ -241,24 +250,26 @@ export async function markFailed(
   failure: { error: string; countsAsAttempt: boolean; retryAt: number; dead: boolean },
 ): Promise<boolean> {
   return changed(
-    await ctx.write((trx) =>
-      holding(trx, id, lease)
-        .set((eb) => ({
-          state: failure.dead ? 'dead' : 'pending',
-          attempts: failure.countsAsAttempt ? eb('attempts', '+', 1) : eb.ref('attempts'),
-          last_error: failure.error.slice(0, 2000),
-          next_attempt_at: failure.retryAt,
-          lease_until: null,
-          lease_token: null,
-        }))
-        .executeTakeFirst(),
+    await ctx.write(
+      (trx) =>
+        holding(trx, id, lease)
+          .set((eb) => ({
+            state: failure.dead ? 'dead' : 'pending',
+            attempts: failure.countsAsAttempt ? eb('attempts', '+', 1) : eb.ref('attempts'),
+            last_error: failure.error.slice(0, 2000),
+            next_attempt_at: failure.retryAt,
+            lease_until: null,
+            lease_token: null,
+          }))
+          .executeTakeFirst(),
+      BOOKKEEPING,
     ),
   );
 }
 
 /** Gives up this process's claim on a row without counting an attempt: the stop cut its delivery short. */
 export async function releaseClaim(ctx: DomainContext, id: number, lease: string): Promise<boolean> {
-  return changed(await ctx.write((trx) => holding(trx, id, lease).set({ lease_until: null, lease_token: null }).executeTakeFirst()));
+  return changed(await ctx.write((trx) => holding(trx, id, lease).set({ lease_until: null, lease_token: null }).executeTakeFirst(), BOOKKEEPING));
 }
 
 /** Records a confirmed step of a multi-step delivery. */

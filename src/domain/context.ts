@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Db } from '../db/database.js';
 import type { Database } from '../db/schema.js';
 import { createWriter } from '../db/writer.js';
-import type { WriteUnit } from '../db/writer.js';
+import type { WriteOptions, WriteUnit } from '../db/writer.js';
 import type { ChatPlatform } from '../db/schema.js';
 import type { Clock } from './clock.js';
 import type { Company } from './companies/company.js';
@@ -14,7 +14,7 @@ export interface DomainContext {
   /** For reads. Writes go through `write`. */
   readonly db: Db;
   /** Runs a unit of writes in a transaction; resolves once it is committed (see db/writer.ts). */
-  write<T>(unit: WriteUnit<T>): Promise<T>;
+  write<T>(unit: WriteUnit<T>, options?: WriteOptions): Promise<T>;
   readonly clock: Clock;
   /** Base of `tracker_url` values, without a trailing slash. */
   readonly publicUrl: string;
@@ -75,7 +75,7 @@ export function createDomainContext(options: DomainContextOptions): DomainContex
   const base: DomainContext = {
     afterCommit,
     db: options.db,
-    write: (unit) => writer.run(unit),
+    write: (unit, options) => writer.run(unit, options),
     clock: options.clock,
     publicUrl: options.publicUrl.replace(/\/+$/, ''),
     userReports: options.userReports ?? DEFAULT_USER_REPORTS,

@@ -77,6 +77,25 @@ describe('createWriter', () => {
     expect(await actions()).toEqual(['a', 'c', 'd', 'e']);
   });
 
+  it('syncs every commit that holds a durable unit to disk, and bookkeeping alone not', async () => {
+    const writer = createWriter(db);
+    /** How the commit of the unit's transaction reaches the disk, read inside it. */
+    const syncOf = async (trx: Db): Promise<string> => {
+      if (TEST_ENGINE === 'postgres') return (await sql<{ s: string }>`select current_setting('synchronous_commit') as s`.execute(trx)).rows[0]!.s;
+      const level = (await sql<{ synchronous: number }>`pragma synchronous`.execute(trx)).rows[0]!.synchronous;
+      return level === 2 ? 'on' : 'off';
+    };
+    expect(await writer.run(syncOf)).toBe('on');
+    expect(await writer.run(syncOf, { durable: false })).toBe('off');
+    // Arriving together: the durable unit is synced whatever shares its transaction; on SQLite they share one.
+    const [durable, along] = await Promise.all([writer.run(syncOf), writer.run(syncOf, { durable: false })]);
+    expect(durable).toBe('on');
+    if (TEST_ENGINE === 'sqlite') expect(along).toBe('on');
+    expect(await writer.run(syncOf)).toBe('on');
+    expect(await writer.run(async (trx) => [await syncOf(trx), (await insertMeta('kept')(trx)).length])).toEqual(['on', 1]);
+    expect(await writtenKeys()).toEqual(['kept']);
+  });
+
   it('keeps serving after a batch fails as a whole', async () => {
     const writer = createWriter(db);
     await expect(
