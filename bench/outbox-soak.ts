@@ -9,6 +9,7 @@
  * the API's p99 meanwhile.
  *   BENCH_ENGINES       `sqlite,postgres` (default)
  *   BENCH_POSTGRES_URL  where the PostgreSQL run creates its database (default postgres://postgres@127.0.0.1:5432/test)
+ *   BENCH_CPU_PROF      a folder: each replica writes a CPU profile there (node --cpu-prof)
  */
 import { fork } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
@@ -32,6 +33,7 @@ const KEY = 'soak-key-1';
 const TARGETS: Record<string, { rate: number }> = { SQLite: { rate: 500 }, PostgreSQL: { rate: 300 } };
 const API_P99_MS = 10;
 const DRAIN_TIMEOUT_MS = 10 * 60_000;
+const CPU_PROF_DIR = process.env.BENCH_CPU_PROF;
 
 const config = (hook: string) => `
 public_url: http://status.test
@@ -107,7 +109,10 @@ async function startReceiver(): Promise<Receiver> {
 // ---------------------------------------------------------------- run
 
 function startReplica(dbPath: string, configPath: string): Promise<{ proc: ChildProcess; port: number }> {
-  const proc = fork(fileURLToPath(import.meta.url), ['replica', dbPath, configPath], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const proc = fork(fileURLToPath(import.meta.url), ['replica', dbPath, configPath], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    execArgv: CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF_DIR}`] : [],
+  });
   return new Promise((ok, fail) => {
     proc.once('exit', (code) => fail(new Error(`a replica exited before it was ready (${code})`)));
     proc.on('message', (m: { type: string; port: number }) => m.type === 'ready' && ok({ proc, port: m.port }));
