@@ -3,6 +3,7 @@ import { BOARD_ID } from '../domain/boards/board.js';
 import { normalizeTags, MAX_TAGS, TAG_MAX_LENGTH } from '../domain/boards/board-input.js';
 import { digestSettings } from '../domain/chat/subscription-input.js';
 import { NOTIFY_EVENTS } from '../domain/companies/company.js';
+import { notifyDestination } from './notify-schema.js';
 import { parseProxyRange } from '../infrastructure/client-address.js';
 import { JOB_NAMES } from '../jobs/jobs.js';
 import { FEED_KINDS } from '../domain/vendors/vendor-snapshot.js';
@@ -217,6 +218,8 @@ const company = z.strictObject({
     .optional(),
   discord: z.strictObject({ guild_id: z.string().trim().min(1).max(100) }).optional(),
   channels: z.array(channel).default([]),
+  /** Paging and chat destinations told of the company's incidents: PagerDuty, Opsgenie, Microsoft Teams, Telegram. */
+  notify: z.array(notifyDestination).default([]),
 });
 
 /** The config file. Unknown keys are errors, so that a misspelt key never goes unnoticed. */
@@ -372,6 +375,13 @@ export const configFileSchema = z
           });
         });
       });
+    });
+    config.companies.forEach((c, i) => {
+      seen(
+        'notification destination',
+        c.notify.map((d, j) => ({ value: JSON.stringify(d), path: ['companies', i, 'notify', j] })),
+        true,
+      );
     });
     seen(
       'API key',

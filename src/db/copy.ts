@@ -37,6 +37,8 @@ export const TABLES_IN_ORDER = [
   // Minutes of rows at most; copied, so that a request replayed just after a move is still known.
   'seen_chat_requests',
   'audit_events',
+  'notify_destinations',
+  'notify_messages',
 ] as const satisfies readonly (keyof Database)[];
 
 type Table = (typeof TABLES_IN_ORDER)[number];
@@ -63,6 +65,7 @@ const WITH_ID: readonly Table[] = [
   'outbox',
   'channel_subscriptions',
   'user_reports',
+  'notify_destinations',
 ];
 
 const BATCH = 500;

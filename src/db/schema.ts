@@ -279,6 +279,28 @@ export interface OutboxTable {
   lease_token: string | null;
 }
 
+export type NotifyKind = 'pagerduty' | 'opsgenie' | 'teams' | 'telegram';
+
+/** A company's paging or chat destination (see domain/notifications/notify-destination.ts). */
+export interface NotifyDestinationsTable {
+  id: Generated<number>;
+  company_id: number;
+  kind: NotifyKind;
+  /** JSON, secrets included: read by the destination's publisher only. */
+  settings: string;
+  /** Digest of kind and settings: the entry's identity across applies. */
+  config_key: string;
+  created_at: number;
+}
+
+/** The first message a destination posted about an incident, which later ones reply to. */
+export interface NotifyMessagesTable {
+  destination_id: number;
+  incident_id: number;
+  message_id: string;
+  created_at: number;
+}
+
 export type ChatPlatform = 'slack' | 'discord';
 
 export interface ChatLinksTable {
@@ -389,6 +411,8 @@ export interface Database {
   chat_messages: ChatMessagesTable;
   seen_chat_requests: SeenChatRequestsTable;
   audit_events: AuditEventsTable;
+  notify_destinations: NotifyDestinationsTable;
+  notify_messages: NotifyMessagesTable;
 }
 
 /** A list of rows as one JSON column reads (see jsonRows): PostgreSQL's driver parses JSON, SQLite's hands over the text. */

@@ -24,6 +24,7 @@ const KINDS = {
   subscribers: ['subscriber', 'subscribers'],
   chatLinks: ['chat workspace', 'chat workspaces'],
   channelSubscriptions: ['channel subscription', 'channel subscriptions'],
+  notifyDestinations: ['notification destination', 'notification destinations'],
 } as const satisfies Record<string, readonly [string, string]>;
 
 type Kind = keyof typeof KINDS;
@@ -55,74 +56,77 @@ export async function snapshotSetup(trx: Kysely<Database>, setup: Setup): Promis
   const names = [...setup.companies.map((c) => c.name), ...(setup.demo ? [] : [DEMO_COMPANY])];
   const companies = names.length ? await trx.selectFrom('companies').select(['id', 'name', 'plan', 'notify_on']).where('name', 'in', names).execute() : [];
   const ids = companies.length ? companies.map((c) => c.id) : [-1];
-  const [monitored, admins, keys, services, windows, monitors, boards, boardServices, pages, pageServices, hooks, emails, links, channels] = await Promise.all([
-    trx.selectFrom('company_monitored_services').select(['company_id', 'service_id']).where('company_id', 'in', ids).execute(),
-    trx.selectFrom('chat_admins').select(['company_id', 'platform', 'user_id']).where('company_id', 'in', ids).execute(),
-    trx.selectFrom('api_keys').select(['id', 'company_id', 'label']).where('company_id', 'in', ids).execute(),
-    trx
-      .selectFrom('services')
-      .select(['id', 'urlname', 'name', 'status_page_url', 'company_id', 'demo', 'feed_kind', 'feed_url', 'poll_always'])
-      .where((eb) => eb.or([eb('company_id', 'is', null), eb('company_id', 'in', ids)]))
-      .execute(),
-    trx.selectFrom('maintenance_windows').select(['service_id', 'starts_at', 'ends_at']).execute(),
-    trx
-      .selectFrom('custom_monitors')
-      .select([
-        'id',
-        'company_id',
-        'name',
-        'url',
-        'probe_type',
-        'keyword',
-        'interval_seconds',
-        'dns_record',
-        'dns_expect',
-        'dns_server',
-        'days_before_expiry',
-        'grace_seconds',
-        'service_id',
-      ])
-      .where('company_id', 'in', ids)
-      .execute(),
-    trx.selectFrom('boards').select(['id', 'company_id', 'name', 'urlname']).where('company_id', 'in', ids).execute(),
-    trx
-      .selectFrom('board_services')
-      .innerJoin('boards', 'boards.id', 'board_services.board_id')
-      .select(['board_id', 'service_id', 'tags'])
-      .where('boards.company_id', 'in', ids)
-      .execute(),
-    trx
-      .selectFrom('status_pages')
-      .select(['id', 'company_id', 'name', 'slug', 'url', 'host', 'third_party', 'monitors'])
-      .where('company_id', 'in', ids)
-      .execute(),
-    trx
-      .selectFrom('status_page_services')
-      .innerJoin('status_pages', 'status_pages.id', 'status_page_services.status_page_id')
-      .select(['status_page_id', 'service_id'])
-      .where('status_pages.company_id', 'in', ids)
-      .execute(),
-    trx
-      .selectFrom('subscribers')
-      .innerJoin('status_pages', 'status_pages.id', 'subscribers.status_page_id')
-      .select(['status_page_id', 'target', 'secret'])
-      .where('status_pages.company_id', 'in', ids)
-      .execute(),
-    // Addresses that signed up on a page are the visitors', not the config's.
-    trx
-      .selectFrom('email_subscribers')
-      .innerJoin('status_pages', 'status_pages.id', 'email_subscribers.status_page_id')
-      .select(['status_page_id', 'email', 'state'])
-      .where('status_pages.company_id', 'in', ids)
-      .where('origin', '=', 'config')
-      .execute(),
-    trx.selectFrom('chat_links').select(['platform', 'workspace_id', 'company_id']).where('company_id', 'in', ids).execute(),
-    trx
-      .selectFrom('channel_subscriptions')
-      .select(['platform', 'workspace_id', 'channel_id', 'target_key', 'company_id', 'schedule', 'timezone', 'only_on_change', 'edit_in_place'])
-      .where('company_id', 'in', ids)
-      .execute(),
-  ]);
+  const [monitored, admins, keys, services, windows, monitors, boards, boardServices, pages, pageServices, hooks, emails, links, channels, destinations] =
+    await Promise.all([
+      trx.selectFrom('company_monitored_services').select(['company_id', 'service_id']).where('company_id', 'in', ids).execute(),
+      trx.selectFrom('chat_admins').select(['company_id', 'platform', 'user_id']).where('company_id', 'in', ids).execute(),
+      trx.selectFrom('api_keys').select(['id', 'company_id', 'label']).where('company_id', 'in', ids).execute(),
+      trx
+        .selectFrom('services')
+        .select(['id', 'urlname', 'name', 'status_page_url', 'company_id', 'demo', 'feed_kind', 'feed_url', 'poll_always'])
+        .where((eb) => eb.or([eb('company_id', 'is', null), eb('company_id', 'in', ids)]))
+        .execute(),
+      trx.selectFrom('maintenance_windows').select(['service_id', 'starts_at', 'ends_at']).execute(),
+      trx
+        .selectFrom('custom_monitors')
+        .select([
+          'id',
+          'company_id',
+          'name',
+          'url',
+          'probe_type',
+          'keyword',
+          'interval_seconds',
+          'dns_record',
+          'dns_expect',
+          'dns_server',
+          'days_before_expiry',
+          'grace_seconds',
+          'service_id',
+        ])
+        .where('company_id', 'in', ids)
+        .execute(),
+      trx.selectFrom('boards').select(['id', 'company_id', 'name', 'urlname']).where('company_id', 'in', ids).execute(),
+      trx
+        .selectFrom('board_services')
+        .innerJoin('boards', 'boards.id', 'board_services.board_id')
+        .select(['board_id', 'service_id', 'tags'])
+        .where('boards.company_id', 'in', ids)
+        .execute(),
+      trx
+        .selectFrom('status_pages')
+        .select(['id', 'company_id', 'name', 'slug', 'url', 'host', 'third_party', 'monitors'])
+        .where('company_id', 'in', ids)
+        .execute(),
+      trx
+        .selectFrom('status_page_services')
+        .innerJoin('status_pages', 'status_pages.id', 'status_page_services.status_page_id')
+        .select(['status_page_id', 'service_id'])
+        .where('status_pages.company_id', 'in', ids)
+        .execute(),
+      trx
+        .selectFrom('subscribers')
+        .innerJoin('status_pages', 'status_pages.id', 'subscribers.status_page_id')
+        .select(['status_page_id', 'target', 'secret'])
+        .where('status_pages.company_id', 'in', ids)
+        .execute(),
+      // Addresses that signed up on a page are the visitors', not the config's.
+      trx
+        .selectFrom('email_subscribers')
+        .innerJoin('status_pages', 'status_pages.id', 'email_subscribers.status_page_id')
+        .select(['status_page_id', 'email', 'state'])
+        .where('status_pages.company_id', 'in', ids)
+        .where('origin', '=', 'config')
+        .execute(),
+      trx.selectFrom('chat_links').select(['platform', 'workspace_id', 'company_id']).where('company_id', 'in', ids).execute(),
+      trx
+        .selectFrom('channel_subscriptions')
+        .select(['platform', 'workspace_id', 'channel_id', 'target_key', 'company_id', 'schedule', 'timezone', 'only_on_change', 'edit_in_place'])
+        .where('company_id', 'in', ids)
+        .execute(),
+      // Their keys only: a snapshot holds no secret.
+      trx.selectFrom('notify_destinations').select(['company_id', 'kind', 'config_key']).where('company_id', 'in', ids).execute(),
+    ]);
   const monitoredOf = listsOf(
     monitored,
     (r) => r.company_id,
@@ -200,6 +204,11 @@ export async function snapshotSetup(trx: Kysely<Database>, setup: Setup): Promis
       channels,
       (c) => `${c.platform}:${c.workspace_id}:${c.channel_id}:${c.target_key}`,
       (c) => c,
+    ),
+    notifyDestinations: byKey(
+      destinations,
+      (d) => `${d.company_id}:${d.config_key}`,
+      (d) => d.kind,
     ),
   };
 }

@@ -13,6 +13,7 @@ import { invalidInput } from '../errors.js';
 import { changesBetween, snapshotSetup } from './apply-changes.js';
 import type { KindChanges } from './apply-changes.js';
 import { applyChat } from './apply-chat.js';
+import { applyNotifyDestinations } from './apply-notify.js';
 import { applyStatusPages } from './apply-status-pages.js';
 import type { SuppressedSubscriber } from './apply-status-pages.js';
 import { OTHER_CATALOG_SERVICE_IDS_FROM } from '../services/service-ids.js';
@@ -107,6 +108,7 @@ async function auditApply(ctx: DomainContext, trx: Kysely<Database>, companyId: 
       custom_monitors: { to: spec.custom_monitors.length },
       boards: { to: spec.boards.length },
       status_pages: { to: spec.status_pages.length },
+      notify: { to: spec.notify?.length ?? 0 },
     },
   });
 }
@@ -336,5 +338,6 @@ async function applyCompanyResources(
   const suppressed = await applyStatusPages(trx, { companyId, pages: spec.status_pages, publicUrl, now, path });
 
   await applyChat(trx, companyId, spec, now, path);
+  await applyNotifyDestinations(trx, companyId, spec.notify ?? [], now);
   return suppressed;
 }

@@ -1,5 +1,6 @@
 import type { Plan, NotifyEvent } from '../companies/company.js';
 import type { DnsRecord, ProbeType } from '../monitors/monitor.js';
+import type { NotifyDestinationSpec } from '../notifications/notify-destination.js';
 import type { FeedKind } from '../vendors/vendor-snapshot.js';
 
 /**
@@ -63,6 +64,8 @@ export interface CompanySpec {
     monitors: number[];
     boards: { board: string; schedule: string; timezone: string; only_on_change: boolean; edit_in_place: boolean }[];
   }[];
+  /** Paging and chat destinations told of the company's incidents (absent: none). */
+  notify?: NotifyDestinationSpec[] | undefined;
 }
 
 export interface StatusPageSpec {
