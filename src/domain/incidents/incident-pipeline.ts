@@ -14,6 +14,7 @@ import { recipientColumns, recipientsOf } from '../notifications/change-recipien
 import type { ChangeRecipients, RecipientColumns } from '../notifications/change-recipients.js';
 import { guardedOutboxWrites, outboxWrites, queuable } from '../notifications/enqueue.js';
 import type { OutboxRow } from '../notifications/enqueue.js';
+import { destinationRows } from '../notifications/notify-destination.js';
 import { incidentNotificationRows } from '../notifications/outbox.js';
 import type { ServiceStatus } from '../services/service.js';
 import { statusFactColumns, statusFactsAre, statusFactsOf, statusOf, statusWith } from '../services/service-status.js';
@@ -31,9 +32,10 @@ import type { IncidentRow, StoredUpdate } from './incident-repository.js';
  * pipeline stores it and makes every consequence of it, the same for all:
  * the stored incident and its timeline, the service's change on its status
  * pages, the outbox rows for each destination the change concerns (webhook
- * and email subscribers of those pages, the channels following the company's
- * incidents or the service, a status-change message where the service's
- * status moved), and the audit row.
+ * and email subscribers of those pages, the company's paging and chat
+ * destinations, the channels following the company's incidents or the
+ * service, a status-change message where the service's status moved), and
+ * the audit row.
  */
 
 /** Who made a change; it decides nothing of its consequences but how chat labels the incident. */
@@ -482,6 +484,15 @@ export async function applyIncidentChanges(
           { company: scope.company!, event: change.event, incident: change.incident, serviceStatus: after, now },
         );
         for (const row of notifications) rows.push({ row, guarded: true });
+        // What a pager or chat destination is told does not depend on the service's status: queued whatever it is.
+        const paged = destinationRows(scope.recipients.destinations, {
+          companyId: scope.company!.id,
+          event: change.event,
+          incident: change.incident,
+          posted: change.posted,
+          now,
+        });
+        for (const row of paged) rows.push({ row, guarded: false });
       }
       const channels = own ? scope.recipients.incidentChannels : scope.recipients.serviceChannels;
       const label = source === 'users' ? 'users' : own ? 'company' : 'vendor';

@@ -7,6 +7,8 @@ import { channelsFollowingIncidentsQuery, channelsFollowingServiceQuery } from '
 import type { ChannelRow, ServiceChannelRow } from './channel-outbox.js';
 import { confirmedSubscribersQuery } from './email-notifications.js';
 import type { EmailSubscriberRow } from './email-notifications.js';
+import { destinationsOfCompanyQuery } from './notify-destination.js';
+import type { DestinationRow } from './notify-destination.js';
 import { subscribersOfServiceQuery } from './outbox.js';
 import type { SubscriberRow } from './outbox.js';
 
@@ -19,6 +21,8 @@ export interface ChangeRecipients {
   incidentChannels: ServiceChannelRow[];
   /** Channels following the service, told when its status moves. */
   serviceChannels: ServiceChannelRow[];
+  /** The company's paging and chat destinations (PagerDuty, Opsgenie, Teams, Telegram). */
+  destinations: DestinationRow[];
 }
 
 export interface RecipientColumns {
@@ -26,6 +30,7 @@ export interface RecipientColumns {
   emails: JsonRows<EmailSubscriberRow>;
   incident_channels: JsonRows<ChannelRow & { id: number }>;
   service_channels: JsonRows<ServiceChannelRow & { id: number }>;
+  destinations: JsonRows<DestinationRow>;
 }
 
 /**
@@ -40,6 +45,7 @@ export function recipientColumns(db: Kysely<Database>, company: number | Express
     jsonRows(db, confirmedSubscribersQuery(db, service, company), ['id', 'services', 'page_id', 'page_name', 'page_url'], 'id').as('emails'),
     jsonRows(db, channelsFollowingIncidentsQuery(db, company), ['id', 'platform', 'workspace_id', 'channel_id'], 'id').as('incident_channels'),
     jsonRows(db, channelsFollowingServiceQuery(db, service), ['id', 'platform', 'workspace_id', 'channel_id', 'company_id'], 'id').as('service_channels'),
+    jsonRows(db, destinationsOfCompanyQuery(db, company), ['id', 'kind'], 'id').as('destinations'),
   ] as const;
 }
 
@@ -49,5 +55,6 @@ export function recipientsOf(row: RecipientColumns, companyId: number): ChangeRe
     emails: rowsOf(row.emails),
     incidentChannels: rowsOf(row.incident_channels).map((c) => ({ ...c, company_id: companyId })),
     serviceChannels: rowsOf(row.service_channels),
+    destinations: rowsOf(row.destinations).map((d) => ({ id: Number(d.id), kind: d.kind })),
   };
 }
