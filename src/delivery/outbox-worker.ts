@@ -270,7 +270,7 @@ export function createOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
       // Being told to slow down is not a failed attempt.
       const countsAsAttempt = !failure?.rateLimited;
       const attempts = entry.attempts + (countsAsAttempt ? 1 : 0);
-      const dead = countsAsAttempt && attempts >= maxAttempts;
+      const dead = countsAsAttempt && (attempts >= maxAttempts || failure?.permanent === true);
       const delay = failure?.retryAfterMs ?? backoff(attempts);
       // Told to slow down: the destination's other rows wait as long (its rate limit), in this process.
       if (failure?.rateLimited) pacedMs = Math.max(pacedMs, delay);

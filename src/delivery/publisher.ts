@@ -26,7 +26,7 @@ export interface DeliveryRecorder {
   rememberMessage(channelId: string, subject: string, messageId: string): Promise<void>;
 }
 
-/** A destination: Slack, Discord, or webhooks. */
+/** A destination: Slack, Discord, webhooks, mail, or a company's pager or chat (PagerDuty, Opsgenie, Teams, Telegram). */
 export interface Publisher {
   readonly name: string;
   /** The start of the names of the streams it delivers (`slack:`, `subscriber:`…): the outbox looks only for rows some publisher takes. */
@@ -54,15 +54,22 @@ export interface DestinationLimits {
 
 export const DEFAULT_DESTINATION_LIMITS: DestinationLimits = { concurrency: 8, perSecond: null };
 
-/** A failed delivery; `retryAfterMs` when the platform said when to come back (HTTP 429 Retry-After). */
+/**
+ * A failed delivery; `retryAfterMs` when the platform said when to come back
+ * (HTTP 429 Retry-After); `permanent` when it refused the notification itself
+ * (an invalid event, a key it does not know), which no retry changes: the row
+ * is dead-lettered at once (`statusbot outbox retry` puts it back).
+ */
 export class DeliveryFailure extends Error {
   readonly retryAfterMs: number | null;
   readonly rateLimited: boolean;
-  constructor(message: string, options: { retryAfterMs?: number | null; rateLimited?: boolean } = {}) {
+  readonly permanent: boolean;
+  constructor(message: string, options: { retryAfterMs?: number | null; rateLimited?: boolean; permanent?: boolean } = {}) {
     super(message);
     this.name = 'DeliveryFailure';
     this.retryAfterMs = options.retryAfterMs ?? null;
     this.rateLimited = options.rateLimited ?? false;
+    this.permanent = options.permanent ?? false;
   }
 }
 
