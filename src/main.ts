@@ -35,6 +35,11 @@ import type { ChatPlatform } from './db/schema.js';
 import { createOutboxWorker } from './delivery/outbox-worker.js';
 import type { OutboxWorker, OutboxWorkerOptions } from './delivery/outbox-worker.js';
 import { createWebhookPublisher } from './delivery/webhook-publisher.js';
+import { createDestinationClient } from './delivery/destination-client.js';
+import { createOpsgeniePublisher } from './delivery/opsgenie-publisher.js';
+import { createPagerDutyPublisher } from './delivery/pagerduty-publisher.js';
+import { createTeamsPublisher } from './delivery/teams-publisher.js';
+import { createTelegramPublisher } from './delivery/telegram-publisher.js';
 import { createMailPublisher } from './delivery/mail-publisher.js';
 import { emailSubscriberCount } from './domain/status-pages/subscriptions.js';
 import { createOutboundDispatcher } from './infrastructure/outbound.js';
@@ -209,6 +214,12 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       blockPrivateTargets: config.probes.blockPrivateTargets,
       followRedirects: false,
     });
+    // Pagers and chat APIs are reached the same way: their addresses come from the config too.
+    const destinations = {
+      ctx,
+      post: createDestinationClient({ dispatcher: webhooks.dispatcher, timeoutMs: config.probes.timeoutMs, stop: stop.signal }),
+      perSecond: config.outbox.perDestination.perSecond,
+    };
     // Without smtp, mail to status page subscribers waits in the outbox until it is configured.
     const mail = config.smtp
       ? createMailPublisher({
@@ -233,6 +244,10 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
           limits: config.outbox.perDestination,
         }),
         ...(mail ? [mail] : []),
+        createPagerDutyPublisher(destinations),
+        createOpsgeniePublisher(destinations),
+        createTeamsPublisher(destinations),
+        createTelegramPublisher(destinations),
         ...fronts.map((f) => f.publisher),
       ],
       onDelivered: metrics.delivered,
