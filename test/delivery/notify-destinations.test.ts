@@ -1,4 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { authenticate } from '../../src/domain/companies/api-keys.js';
+import { createIncident } from '../../src/domain/incidents/incident-service.js';
 import { startFakeOpsgenie } from '../fakes/fake-opsgenie.js';
 import { startFakePagerDuty } from '../fakes/fake-pagerduty.js';
 import { startFakeTeams } from '../fakes/fake-teams.js';
@@ -101,6 +103,22 @@ describe('paging and chat destinations', () => {
       payload: { severity: 'critical', custom_details: { update: 'Fix rolling out <now> & soon' } },
     });
     expect(resolve).toEqual({ routing_key: ROUTING_KEY, event_action: 'resolve', dedup_key: `statusbot-${id}` });
+  });
+
+  it('an incident opened from chat reaches every destination as one from the API does', async () => {
+    const s = await start();
+    const acme = await authenticate(s.ctx, ACME_KEY);
+    const fromChat = s.ctx.actingAs({ actor: 'slack:T0123ABCD/U0123ABCD', requestId: null });
+    const incident = await createIncident(fromChat, acme, { service_id: 1001, title: 'Opened in Slack', status: 'major' });
+    await waitUntil(() => allSent(s, 4));
+    expect(pagerduty.received[0]!.json).toMatchObject({
+      event_action: 'trigger',
+      dedup_key: `statusbot-${incident.id}`,
+      payload: { summary: 'Opened in Slack' },
+    });
+    expect(opsgenie.received[0]!.json.alias).toBe(`statusbot-${incident.id}`);
+    expect(teams.received).toHaveLength(1);
+    expect(telegram.messages).toHaveLength(1);
   });
 
   it('a minor incident is a PagerDuty warning and an Opsgenie P3', async () => {

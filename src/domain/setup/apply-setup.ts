@@ -36,7 +36,8 @@ export interface ApplyReport {
  * services, monitors, boards, incidents or API keys but the demo's, with
  * `demo: false` (see removeDemo); the lists that belong to
  * one declared item (monitored services, a status page's services and
- * subscribers) are set to exactly what is declared. Applying twice changes nothing.
+ * subscribers, a company's notification destinations) are set to exactly
+ * what is declared. Applying twice changes nothing.
  * A clash with existing data is an invalid_input error whose path names the entry.
  */
 export async function applySetup(ctx: DomainContext, setup: Setup): Promise<ApplyReport> {
