@@ -58,6 +58,7 @@ describe('parseConfig: the README example', () => {
             name: 'Acme',
             plan: 'business',
             notify_on: expect.any(Array),
+            notify: [],
             api_keys: ['acme-key-1'],
             monitored_services: ['demo-service-minor'],
             custom_services: [{ id: 1001, name: 'Acme API', urlname: 'acme-api', status_page_url: null }],
