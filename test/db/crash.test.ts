@@ -12,29 +12,14 @@ import { openDatabase } from '../../src/db/database.js';
 import { runningClock } from '../../src/domain/clock.js';
 import { createTestDatabase, TEST_ENGINE } from '../helpers/test-database.js';
 import type { TestDatabase } from '../helpers/test-database.js';
-import { ACME_KEY, startTestServer } from '../helpers/test-server.js';
+import { ACME_KEY, acmeConfig, startTestServer, webhookEntry } from '../helpers/test-server.js';
 import { waitUntil } from '../helpers/wait-until.js';
 
 /** The compiled CLI: `npm test` builds it first (pretest). */
 const CLI = join(resolve(dirname(fileURLToPath(import.meta.url)), '../..'), 'dist', 'src', 'cli.js');
 const SECRET = 'crash-test-secret-0123';
 
-const config = (hook: string) => `
-public_url: http://status.test
-rate_limit: { per_minute: 1000000 }
-companies:
-  - name: Acme
-    plan: business
-    api_keys: ["${ACME_KEY}"]
-    custom_services:
-      - { id: 1001, name: Acme API, urlname: acme-api }
-    status_pages:
-      - name: Acme status
-        url: https://status.acme.example
-        services: [acme-api]
-        subscribers:
-          - { webhook: "${hook}/hook", secret: "${SECRET}" }
-`;
+const config = (hook: string) => acmeConfig({ top: 'rate_limit: { per_minute: 1000000 }', subscribers: [webhookEntry(`${hook}/hook`, SECRET)] });
 
 const cleanup: (() => Promise<void> | void)[] = [];
 afterEach(async () => {

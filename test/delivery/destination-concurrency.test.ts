@@ -10,29 +10,14 @@ import type { Delivery, Publisher } from '../../src/delivery/publisher.js';
 import { silentLogger } from '../../src/infrastructure/pino-logger.js';
 import { startFakeWebhook } from '../fakes/fake-webhook.js';
 import type { FakeWebhook } from '../fakes/fake-webhook.js';
-import { ACME_KEY, startTestServer } from '../helpers/test-server.js';
+import { acmeConfig, startTestServer, webhookEntry } from '../helpers/test-server.js';
 import type { TestServer } from '../helpers/test-server.js';
 import { waitUntil } from '../helpers/wait-until.js';
 
 const FAST = { enabled: true, baseDelayMs: 10, maxDelayMs: 40, pollMs: 10 } as const;
 
-const config = (hooks: string[], outbox = '') => `
-public_url: http://status.test
-rate_limit: { per_minute: 100000 }
-${outbox}
-companies:
-  - name: Acme
-    plan: business
-    api_keys: ["${ACME_KEY}"]
-    custom_services:
-      - { id: 1001, name: Acme API, urlname: acme-api }
-    status_pages:
-      - name: Acme status
-        url: https://status.acme.example
-        services: [acme-api]
-        subscribers:
-${hooks.map((hook) => `          - { webhook: "${hook}", secret: "whsec-0123456789abcdef" }`).join('\n')}
-`;
+const config = (hooks: string[], outbox = '') =>
+  acmeConfig({ top: `rate_limit: { per_minute: 100000 }\n${outbox}`, subscribers: hooks.map((hook) => webhookEntry(hook)) });
 
 const servers: TestServer[] = [];
 const hooks: FakeWebhook[] = [];

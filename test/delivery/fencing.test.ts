@@ -7,28 +7,14 @@ import { recordingLogger } from '../helpers/loggers.js';
 import type { LogRecord } from '../helpers/loggers.js';
 import { createTestDatabase } from '../helpers/test-database.js';
 import type { TestDatabase } from '../helpers/test-database.js';
-import { ACME_KEY, startTestServer, T0 } from '../helpers/test-server.js';
+import { acmeConfig, startTestServer, T0, webhookEntry } from '../helpers/test-server.js';
 import type { TestServer, TestServerOptions } from '../helpers/test-server.js';
 import { waitUntil } from '../helpers/wait-until.js';
 
 const FAST = { enabled: true, baseDelayMs: 10, maxDelayMs: 40, pollMs: 10 } as const;
 
-const config = (hook: string, timeoutSeconds = 10) => `
-public_url: http://status.test
-probes: { timeout_seconds: ${timeoutSeconds} }
-companies:
-  - name: Acme
-    plan: business
-    api_keys: ["${ACME_KEY}"]
-    custom_services:
-      - { id: 1001, name: Acme API, urlname: acme-api }
-    status_pages:
-      - name: Acme status
-        url: https://status.acme.example
-        services: [acme-api]
-        subscribers:
-          - { webhook: "${hook}/hooks/a", secret: "whsec-0123456789abcdef" }
-`;
+const config = (hook: string, timeoutSeconds = 10) =>
+  acmeConfig({ top: `probes: { timeout_seconds: ${timeoutSeconds} }`, subscribers: [webhookEntry(`${hook}/hooks/a`)] });
 
 let hook: FakeWebhook;
 let database: TestDatabase;

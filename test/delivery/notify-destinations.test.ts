@@ -9,7 +9,7 @@ import type { FakeTelegram } from '../fakes/fake-telegram.js';
 import type { FakeJsonApi } from '../fakes/fake-json-api.js';
 import { createTestDatabase } from '../helpers/test-database.js';
 import type { TestDatabase } from '../helpers/test-database.js';
-import { ACME_KEY, startTestServer } from '../helpers/test-server.js';
+import { ACME_KEY, acmeConfig, startTestServer } from '../helpers/test-server.js';
 import type { TestServer, TestServerOptions } from '../helpers/test-server.js';
 import { waitUntil } from '../helpers/wait-until.js';
 
@@ -27,25 +27,15 @@ let telegram: FakeTelegram;
 let database: TestDatabase;
 const servers: TestServer[] = [];
 
-const config = (extra = '') => `
-public_url: http://status.test
-${extra}
-companies:
-  - name: Acme
-    plan: business
-    api_keys: ["${ACME_KEY}"]
-    custom_services:
-      - { id: 1001, name: Acme API, urlname: acme-api }
-    status_pages:
-      - name: Acme status
-        url: https://status.acme.example
-        services: [acme-api]
-    notify:
+const config = (extra = '') =>
+  acmeConfig({
+    top: extra,
+    company: `    notify:
       - { pagerduty: { routing_key: "${ROUTING_KEY}", url: "${pagerduty.url}/v2/enqueue" } }
       - { opsgenie: { api_key: "${GENIE_KEY}", url: "${opsgenie.url}" } }
       - { teams: { webhook: "${teams.url}/workflows/abc/triggers/manual/paths/invoke?api-version=1&sig=${SIG}" } }
-      - { telegram: { bot_token: "${BOT_TOKEN}", chat_id: "${CHAT}", api_url: "${telegram.url}" } }
-`;
+      - { telegram: { bot_token: "${BOT_TOKEN}", chat_id: "${CHAT}", api_url: "${telegram.url}" } }`,
+  });
 
 beforeEach(async () => {
   [pagerduty, opsgenie, teams, telegram, database] = await Promise.all([

@@ -6,27 +6,13 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { retryDead } from '../../src/delivery/outbox-queue.js';
 import { startFakeWebhook } from '../fakes/fake-webhook.js';
 import type { FakeWebhook } from '../fakes/fake-webhook.js';
-import { ACME_KEY, startTestServer } from '../helpers/test-server.js';
+import { acmeConfig, startTestServer, webhookEntry } from '../helpers/test-server.js';
 import type { TestServer, TestServerOptions } from '../helpers/test-server.js';
 
 const SECRET = 'whsec-0123456789abcdef';
 const FAST = { enabled: true, baseDelayMs: 10, maxDelayMs: 40, pollMs: 10 } as const;
 
-const config = (hook: string) => `
-public_url: http://status.test
-companies:
-  - name: Acme
-    plan: business
-    api_keys: ["${ACME_KEY}"]
-    custom_services:
-      - { id: 1001, name: Acme API, urlname: acme-api }
-    status_pages:
-      - name: Acme status
-        url: https://status.acme.example
-        services: [acme-api]
-        subscribers:
-          - { webhook: "${hook}/hooks/a", secret: "${SECRET}" }
-`;
+const config = (hook: string) => acmeConfig({ subscribers: [webhookEntry(`${hook}/hooks/a`, SECRET)] });
 
 let hook: FakeWebhook;
 let database: TestDatabase;

@@ -44,6 +44,33 @@ companies:
           - { urlname: demo-service, tags: [core] }
 `;
 
+/**
+ * Acme with one custom service on one status page: the config the delivery
+ * tests start from. `top` adds top-level keys; `subscribers` are the page's
+ * entries (YAML flow maps); `company` adds keys of Acme, indented by 4.
+ */
+export function acmeConfig(options: { top?: string; subscribers?: string[]; company?: string } = {}): string {
+  const subscribers = options.subscribers?.length ? `        subscribers:\n${options.subscribers.map((s) => `          - ${s}\n`).join('')}` : '';
+  return `
+public_url: http://status.test
+${options.top ?? ''}
+companies:
+  - name: Acme
+    plan: business
+    api_keys: ["${ACME_KEY}"]
+    custom_services:
+      - { id: 1001, name: Acme API, urlname: acme-api }
+    status_pages:
+      - name: Acme status
+        url: https://status.acme.example
+        services: [acme-api]
+${subscribers}${options.company ?? ''}
+`;
+}
+
+/** A page's webhook subscriber, as `acmeConfig` takes it. */
+export const webhookEntry = (url: string, secret = 'whsec-0123456789abcdef') => `{ webhook: "${url}", secret: "${secret}" }`;
+
 /** Two business companies and one on the free plan, as in the README's example. */
 export const STANDARD_CONFIG = `
 public_url: http://status.test
