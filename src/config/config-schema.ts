@@ -9,6 +9,7 @@ import { JOB_NAMES } from '../jobs/jobs.js';
 import { FEED_KINDS } from '../domain/vendors/vendor-snapshot.js';
 import { slugOf } from '../domain/status-pages/page-slug.js';
 import { CUSTOM_SERVICE_ID_RULE, isCustomServiceId } from '../domain/services/service-ids.js';
+import { DEFAULT_SERVICE_LABEL } from '../domain/alerts/alert-settings.js';
 import { DEFAULT_DAYS_BEFORE_EXPIRY, DNS_RECORDS, PROBE_TYPES } from '../domain/monitors/monitor.js';
 import type { ProbeType } from '../domain/monitors/monitor.js';
 import { resolverAddress } from '../domain/monitors/resolver-address.js';
@@ -220,6 +221,15 @@ const company = z.strictObject({
   channels: z.array(channel).default([]),
   /** Paging and chat destinations told of the company's incidents: PagerDuty, Opsgenie, Microsoft Teams, Telegram. */
   notify: z.array(notifyDestination).default([]),
+  /** How alerts (Alertmanager, Grafana) find the custom service they are about. */
+  alerts: z
+    .strictObject({
+      /** The label whose value is the urlname or name of the service. */
+      service_label: z.string().trim().min(1).max(100).default(DEFAULT_SERVICE_LABEL),
+      /** The id of one of the company's custom services: for alerts whose label names none. */
+      default_service_id: customServiceId.optional(),
+    })
+    .optional(),
 });
 
 /** The config file. Unknown keys are errors, so that a misspelt key never goes unnoticed. */
@@ -321,6 +331,14 @@ export const configFileSchema = z
           ctx.addIssue({ code: 'custom', path: ['companies', i, 'channels', j, 'discord'], message: 'needs discord.guild_id on the company' });
         }
       });
+      const fallback = c.alerts?.default_service_id;
+      if (fallback !== undefined && !c.custom_services.some((s) => s.id === fallback)) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['companies', i, 'alerts', 'default_service_id'],
+          message: 'must be the id of one of the custom_services of this company',
+        });
+      }
     });
     const seen = (what: string, values: { value: string | number; path: (string | number)[] }[], secret = false) => {
       const first = new Set<string | number>();

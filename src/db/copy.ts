@@ -39,6 +39,7 @@ export const TABLES_IN_ORDER = [
   'audit_events',
   'notify_destinations',
   'notify_messages',
+  'alert_groups',
 ] as const satisfies readonly (keyof Database)[];
 
 type Table = (typeof TABLES_IN_ORDER)[number];

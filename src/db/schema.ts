@@ -7,6 +7,10 @@ export interface CompaniesTable {
   plan: 'free' | 'business';
   notify_on: string;
   created_at: number;
+  /** The label of an alert that names the custom service it is about (its urlname or name). */
+  alert_service_label: Generated<string>;
+  /** The custom service of alerts whose label names none. */
+  alert_default_service_id: number | null;
 }
 
 export interface ApiKeysTable {
@@ -368,6 +372,19 @@ export interface AuditEventsTable {
   changes: string;
 }
 
+export type AlertSource = 'alertmanager' | 'generic';
+
+/** An alert group (groupKey, dedup_key) of a company and its incident. */
+export interface AlertGroupsTable {
+  company_id: number;
+  source: AlertSource;
+  dedup_key: string;
+  incident_id: number;
+  /** What fired last: the firing alerts' fingerprints (Alertmanager), the trigger's fields (generic); JSON. */
+  firing: string;
+  updated_at: number;
+}
+
 export interface JobLeasesTable {
   slot: string;
   holder: string;
@@ -413,6 +430,7 @@ export interface Database {
   audit_events: AuditEventsTable;
   notify_destinations: NotifyDestinationsTable;
   notify_messages: NotifyMessagesTable;
+  alert_groups: AlertGroupsTable;
 }
 
 /** A list of rows as one JSON column reads (see jsonRows): PostgreSQL's driver parses JSON, SQLite's hands over the text. */

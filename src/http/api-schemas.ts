@@ -262,6 +262,29 @@ export const auditEvent = named(
   }),
 );
 
+/** What an alert notification did: the incidents it is about (not in the spec: statusbot's own). */
+export const alertBatch = named(
+  'AlertBatch',
+  z.strictObject({
+    type: z.literal('alert_batch'),
+    attributes: z.strictObject({
+      incidents: z
+        .array(numericId)
+        .describe('Ids of the incidents the alerts opened, changed or found unchanged; empty when they resolve a group that has none'),
+    }),
+  }),
+);
+
+/** An incident's postmortem, a Markdown document (not in the spec: statusbot's own). */
+export const postmortemText = named(
+  'Postmortem',
+  z
+    .string()
+    .describe(
+      'Markdown: the title, service, severity, lead, start, resolution and duration, the timeline (updates, changes, notifications sent; oldest first), and the sections Impact, Root cause and Action items to fill in',
+    ),
+);
+
 const one = <S extends z.ZodType>(id: string, schema: S) => named(id, z.strictObject({ data: schema }));
 const list = <S extends z.ZodType>(id: string, schema: S) => named(id, z.strictObject({ data: z.array(schema) }));
 
@@ -277,6 +300,7 @@ export const boardDocument = one('BoardDocument', board);
 export const maintenanceDocument = one('MaintenanceDocument', maintenance);
 export const maintenanceList = list('MaintenanceList', maintenance);
 export const boardServiceDocument = one('BoardServiceDocument', boardService);
+export const alertBatchDocument = named('AlertBatchDocument', z.strictObject({ data: alertBatch }));
 export const companyIncidentList = named(
   'CompanyIncidentList',
   z.strictObject({
@@ -293,6 +317,7 @@ export const auditEventList = named(
 );
 
 export type ServiceResource = z.infer<typeof service>;
+export type AlertBatchResource = z.infer<typeof alertBatch>;
 export type ServiceDetailResource = z.infer<typeof serviceDetail>;
 export type BoardServiceResource = z.infer<typeof boardService>;
 export type UserReportResource = z.infer<typeof userReport>;

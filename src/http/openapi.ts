@@ -105,7 +105,7 @@ function operation(route: Route, names: string[]): Json {
     [success.status]: {
       description: success.description,
       ...(success.headers ? { headers: Object.fromEntries(Object.entries(success.headers).map(([name, text]) => [name, header(text)])) } : {}),
-      ...(success.schema ? { content: { [JSON_TYPE]: { schema: ref(success.schema, where) } } } : {}),
+      ...(success.schema ? { content: { [success.mediaType ?? JSON_TYPE]: { schema: ref(success.schema, where) } } } : {}),
     },
   };
   const errors: [ErrorStatus, string][] = [];
@@ -197,6 +197,7 @@ export function buildOpenApiDocument(apiRoutes: readonly Route[]): Json {
       { name: 'Boards', description: 'Named groups of third-party services, with tags' },
       { name: 'Maintenance', description: 'Scheduled maintenance of your custom services' },
       { name: 'Audit', description: 'Who changed what in your company, from every front' },
+      { name: 'Alerts', description: 'Alerts of Alertmanager, Grafana and any monitoring tool, as incidents' },
       { name: 'API description', description: 'This document, without authentication' },
     ],
     paths,

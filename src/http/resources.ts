@@ -1,3 +1,4 @@
+import type { AlertBatch } from '../domain/alerts/alert-intake.js';
 import type { AuditEvent } from '../domain/audit/audit-trail.js';
 import type { Board, BoardService } from '../domain/boards/board.js';
 import type { Incident, IncidentSummary } from '../domain/incidents/incident.js';
@@ -6,6 +7,7 @@ import type { Monitor, MonitorIncident } from '../domain/monitors/monitor.js';
 import type { Service, ServiceDetail } from '../domain/services/service.js';
 import type { UserReport } from '../domain/vendors/user-reports.js';
 import type {
+  AlertBatchResource,
   AuditEventResource,
   BoardResource,
   BoardServiceResource,
@@ -189,6 +191,12 @@ export const auditEventResource = (e: AuditEvent): AuditEventResource => ({
     request_id: e.requestId,
     changes: e.changes,
   },
+});
+
+/** What an alert notification did, statusbot's own resource. */
+export const alertBatchResource = (b: AlertBatch): AlertBatchResource => ({
+  type: 'alert_batch',
+  attributes: { incidents: b.incidents.map(String) },
 });
 
 /** A maintenance, statusbot's own resource. */

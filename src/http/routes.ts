@@ -1,4 +1,7 @@
 import { z } from 'zod';
+import { receiveAlert, receiveAlertmanager } from '../domain/alerts/alert-intake.js';
+import type { AlertBatch } from '../domain/alerts/alert-intake.js';
+import { alertmanagerInput, genericAlertInput } from '../domain/alerts/alert-input.js';
 import { auditPageInput } from '../domain/audit/audit-input.js';
 import { listAuditEvents } from '../domain/audit/audit-trail.js';
 import { addServiceToBoard, getBoard, updateBoardService } from '../domain/boards/board-service.js';
@@ -18,6 +21,7 @@ import { parseInput } from '../domain/validation.js';
 import { userReportInput } from '../domain/vendors/user-report-input.js';
 import { reportProblem, reporters } from '../domain/vendors/user-reports.js';
 import {
+  alertBatchDocument,
   auditEventList,
   boardDocument,
   boardServiceDocument,
@@ -34,6 +38,7 @@ import {
   userReportDocument,
 } from './api-schemas.js';
 import {
+  alertBatchResource,
   auditEventResource,
   boardResource,
   boardServiceResource,
@@ -64,6 +69,8 @@ export interface ApiRequest {
 export interface Reply {
   status: number;
   body?: unknown;
+  /** A body that is not JSON, with its Content-Type. */
+  text?: { type: string; body: string };
   headers?: Record<string, string>;
 }
 
@@ -83,7 +90,7 @@ export interface Route {
 /** What the API description (openapi.ts) says of a route. */
 export interface RouteDoc {
   operationId: string;
-  tag: 'Services' | 'Incidents' | 'Custom monitors' | 'Boards' | 'Maintenance' | 'Audit';
+  tag: 'Services' | 'Incidents' | 'Custom monitors' | 'Boards' | 'Maintenance' | 'Audit' | 'Alerts';
   summary: string;
   description?: string;
   /** A schema for each `:name` of the path. */
@@ -93,7 +100,14 @@ export interface RouteDoc {
   /** The JSON body; `required` when an empty body is refused. */
   body?: { schema: z.ZodType; required: boolean; description?: string };
   /** The answer when it works: a schema of api-schemas.ts, none for an empty body. */
-  success: { status: 200 | 201 | 202 | 204; description: string; schema?: z.ZodType; headers?: Record<string, string> };
+  success: {
+    status: 200 | 201 | 202 | 204;
+    description: string;
+    schema?: z.ZodType;
+    /** The answer's media type when it is not JSON (then `Reply.text` carries it). */
+    mediaType?: string;
+    headers?: Record<string, string>;
+  };
   /**
    * When the domain refuses, by status. openapi.ts adds those of HTTP itself:
    * 400 (body, path encoding), 401, 413 (body), 422 (invalid fields), 429, 503.
@@ -113,6 +127,8 @@ const maintenanceId = z.int().min(0).describe("The maintenance's id");
 const boardId = z.string().regex(BOARD_ID).meta({ format: 'uuid', description: "The board's id" });
 
 const ok = (data: unknown): Reply => ({ status: 200, body: { data } });
+
+const alertBatchReply = (batch: AlertBatch): Reply => ({ status: 202, body: { data: alertBatchResource(batch) } });
 
 const serviceIncidentsQuery = z.object({
   include_user_reports: z.enum(['true', 'false']).optional().describe('`true` includes the incidents opened from user reports'),
@@ -474,6 +490,43 @@ export const routes: readonly Route[] = [
       await deleteMaintenance(ctx, company, idParam(params.id));
       return { status: 204 };
     },
+  },
+  {
+    method: 'POST',
+    path: '/alerts/alertmanager',
+    doc: {
+      operationId: 'receiveAlertmanagerAlerts',
+      tag: 'Alerts',
+      summary: 'Receive an Alertmanager or Grafana notification',
+      description:
+        "Point Alertmanager's webhook receiver (or a Grafana webhook contact point) here, with the API key as its bearer credentials. " +
+        'Each alert group (`groupKey`) is one incident, on the custom service whose urlname or name is the value of the label `service` ' +
+        "(your company's `alerts.service_label`), else on `alerts.default_service_id`. Its title is the `summary` annotation, else the `alertname` label; " +
+        'it is `major` when a firing alert has the label `severity` `critical` or `page`, else `minor`; its description lists the firing alerts. ' +
+        'The same alerts firing again change nothing; another set of firing alerts adds an update; `resolved` resolves the incident, and firing again reopens it. ' +
+        'Pages, subscribers, channels and the audit trail hear of each change as of one made through the API.',
+      body: { schema: alertmanagerInput, required: true },
+      success: { status: 202, description: 'The notification was applied', schema: alertBatchDocument },
+      errors: { 422: 'no custom service of yours is named by the service label, and no default service is set (the detail names the label)' },
+    },
+    handle: async ({ ctx, company, body }) => alertBatchReply(await receiveAlertmanager(ctx, company, body ?? {})),
+  },
+  {
+    method: 'POST',
+    path: '/alerts',
+    doc: {
+      operationId: 'receiveAlert',
+      tag: 'Alerts',
+      summary: 'Trigger or resolve an alert',
+      description:
+        "For any monitoring tool, as PagerDuty's Events API: `trigger` opens an incident on `service_id` for `dedup_key`, or, while that incident is open, " +
+        'updates it (the same fields again change nothing); once it is resolved, a trigger opens a new one. `resolve` resolves the open incident of the key, ' +
+        'with `description` as the closing update. The answer lists the incident concerned.',
+      body: { schema: genericAlertInput.meta({ type: 'object' }), required: true },
+      success: { status: 202, description: 'The alert was applied', schema: alertBatchDocument },
+      errors: { 422: 'service_id is not the id of a custom service of yours; or a resolve names a dedup_key that has no incident' },
+    },
+    handle: async ({ ctx, company, body }) => alertBatchReply(await receiveAlert(ctx, company, body ?? {})),
   },
   {
     method: 'GET',

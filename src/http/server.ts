@@ -101,6 +101,11 @@ function bearerKey(req: IncomingMessage): string {
 }
 
 function send(res: ServerResponse, reply: Reply): void {
+  if (reply.text) {
+    res.writeHead(reply.status, { ...reply.headers, 'Content-Type': reply.text.type, 'Content-Length': Buffer.byteLength(reply.text.body) });
+    res.end(reply.text.body);
+    return;
+  }
   if (reply.body === undefined) {
     res.writeHead(reply.status, reply.headers);
     res.end();

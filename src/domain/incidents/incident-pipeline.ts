@@ -28,7 +28,7 @@ import type { IncidentRow, StoredUpdate } from './incident-repository.js';
 /*
  * Every change of an incident goes through `applyIncidentChanges`, whoever
  * makes it: a company through the API or chat, a vendor's feed, users'
- * reports, the demo. The source decides what the incident becomes; the
+ * reports, the demo, alerts. The source decides what the incident becomes; the
  * pipeline stores it and makes every consequence of it, the same for all:
  * the stored incident and its timeline, the service's change on its status
  * pages, the outbox rows for each destination the change concerns (webhook
@@ -39,7 +39,7 @@ import type { IncidentRow, StoredUpdate } from './incident-repository.js';
  */
 
 /** Who made a change; it decides nothing of its consequences but how chat labels the incident. */
-export type ChangeSource = 'api' | 'chat' | 'vendor' | 'users' | 'demo';
+export type ChangeSource = 'api' | 'chat' | 'vendor' | 'users' | 'demo' | 'alerts';
 
 type ServiceColumns = Pick<Selectable<ServicesTable>, 'id' | 'name' | 'urlname' | 'company_id' | 'status_page_url'>;
 

@@ -54,7 +54,13 @@ function listsOf<R>(rows: readonly R[], key: (r: R) => string | number, value: (
 export async function snapshotSetup(trx: Kysely<Database>, setup: Setup): Promise<SetupSnapshot> {
   // With `demo: false`, the demo company is what apply removes: it is told among the changes.
   const names = [...setup.companies.map((c) => c.name), ...(setup.demo ? [] : [DEMO_COMPANY])];
-  const companies = names.length ? await trx.selectFrom('companies').select(['id', 'name', 'plan', 'notify_on']).where('name', 'in', names).execute() : [];
+  const companies = names.length
+    ? await trx
+        .selectFrom('companies')
+        .select(['id', 'name', 'plan', 'notify_on', 'alert_service_label', 'alert_default_service_id'])
+        .where('name', 'in', names)
+        .execute()
+    : [];
   const ids = companies.length ? companies.map((c) => c.id) : [-1];
   const [monitored, admins, keys, services, windows, monitors, boards, boardServices, pages, pageServices, hooks, emails, links, channels, destinations] =
     await Promise.all([
@@ -156,7 +162,7 @@ export async function snapshotSetup(trx: Kysely<Database>, setup: Setup): Promis
     companies: byKey(
       companies,
       (c) => c.name,
-      (c) => [c.plan, c.notify_on, monitoredOf.get(String(c.id)), adminsOf.get(String(c.id))],
+      (c) => [c.plan, c.notify_on, monitoredOf.get(String(c.id)), adminsOf.get(String(c.id)), c.alert_service_label, c.alert_default_service_id],
     ),
     apiKeys: byKey(
       keys,

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { DEFAULT_SERVICE_LABEL } from '../alerts/alert-settings.js';
 import { newHeartbeatToken } from '../monitors/heartbeats.js';
 import type { Kysely } from 'kysely';
 import { sql } from 'kysely';
@@ -232,6 +233,11 @@ async function applyCompanyIdentity(trx: Kysely<Database>, spec: CompanySpec, no
       .execute();
   }
   await dialectOf(trx).afterGivenIds(trx, 'services');
+  await trx
+    .updateTable('companies')
+    .set({ alert_service_label: spec.alerts?.service_label ?? DEFAULT_SERVICE_LABEL, alert_default_service_id: spec.alerts?.default_service_id ?? null })
+    .where('id', '=', companyId)
+    .execute();
 
   return companyId;
 }

@@ -66,6 +66,8 @@ export interface CompanySpec {
   }[];
   /** Paging and chat destinations told of the company's incidents (absent: none). */
   notify?: NotifyDestinationSpec[] | undefined;
+  /** How alerts find their service; absent: the label `service`, no default service. */
+  alerts?: { service_label: string; default_service_id?: number | undefined } | undefined;
 }
 
 export interface StatusPageSpec {
