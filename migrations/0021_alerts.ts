@@ -23,4 +23,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .execute();
   // A deleted incident takes its group along.
   await db.schema.createIndex('alert_groups_incident').on('alert_groups').column('incident_id').execute();
+
+  // An incident's postmortem reads the audit rows of that incident.
+  await db.schema.createIndex('audit_events_target').on('audit_events').columns(['target_type', 'target_id']).execute();
 }

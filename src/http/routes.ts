@@ -9,6 +9,8 @@ import type { Company } from '../domain/companies/company.js';
 import type { DomainContext } from '../domain/context.js';
 import { notFound } from '../domain/errors.js';
 import { listCompanyIncidents } from '../domain/incidents/company-incidents.js';
+import { getPostmortem } from '../domain/incidents/postmortem.js';
+import { postmortemMarkdown } from '../domain/incidents/postmortem-markdown.js';
 import { createIncident, deleteIncident, getIncident, listServiceIncidents, updateIncident } from '../domain/incidents/incident-service.js';
 import { listMonitorIncidents, listMonitors } from '../domain/monitors/monitor-service.js';
 import { getServiceStatus, listCatalog } from '../domain/services/service-queries.js';
@@ -35,6 +37,7 @@ import {
   updatedIncidentDocument,
   maintenanceDocument,
   maintenanceList,
+  postmortemText,
   userReportDocument,
 } from './api-schemas.js';
 import {
@@ -232,6 +235,29 @@ export const routes: readonly Route[] = [
       },
     },
     handle: async ({ ctx, company, params }) => ok(incidentResource(await getIncident(ctx, company, idParam(params.id)))),
+  },
+  {
+    method: 'GET',
+    path: '/incidents/:id/postmortem',
+    doc: {
+      operationId: 'getIncidentPostmortem',
+      tag: 'Incidents',
+      summary: "An incident's postmortem, in Markdown",
+      description:
+        'A draft to complete: title, service, severity, lead, start, resolution and duration; the timeline of updates, changes ' +
+        '(from the audit trail) and notifications sent, oldest first; and empty sections Impact, Root cause and Action items. ' +
+        'The same incidents as `GET /incidents/{id}`.',
+      params: { id: incidentId },
+      success: { status: 200, description: 'The postmortem', schema: postmortemText, mediaType: 'text/markdown' },
+      errors: {
+        403: 'The free plan reads incidents of monitored services only',
+        404: 'No incident with this id is visible to you',
+      },
+    },
+    handle: async ({ ctx, company, params }) => {
+      const postmortem = await getPostmortem(ctx, company, idParam(params.id));
+      return { status: 200, text: { type: 'text/markdown; charset=utf-8', body: postmortemMarkdown(postmortem, ctx.clock.now()) } };
+    },
   },
   {
     method: 'GET',

@@ -78,6 +78,17 @@ function createCheck(): ApiDocumentCheck {
       if (header.required && !answer.headers.has(name)) problems.push(`the ${name} header is missing`);
     }
     if (!response.content?.['application/json']) {
+      // A documented body of another media type (a Markdown document): its type, and its text against the schema.
+      const type = Object.keys(response.content ?? {})[0];
+      if (type !== undefined) {
+        if (answer.method === 'HEAD') return problems;
+        if ((answer.headers.get('content-type') ?? '').split(';')[0]!.trim() !== type) {
+          problems.push(`Content-Type is ${answer.headers.get('content-type')}, not ${type}`);
+        }
+        const validate = validatorAt(`${pointer}/content/${escapePointer(type)}/schema`);
+        if (!validate(answer.text)) for (const e of validate.errors ?? []) problems.push(`body${e.instancePath} ${e.message}`);
+        return problems;
+      }
       if (answer.text !== '') problems.push(`a body was sent where none is documented: ${answer.text.slice(0, 200)}`);
       return problems;
     }
