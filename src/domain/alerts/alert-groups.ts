@@ -10,18 +10,25 @@ export interface AlertGroup {
   firing: string;
 }
 
-const groupByKey = prepared<'company' | 'source' | 'key', { incident_id: number; firing: string }>((db, p) =>
+const groupByKey = prepared<'company' | 'source' | 'key', { incident_id: number; firing: string; resolved: number }>((db, p) =>
   db
     .selectFrom('alert_groups')
-    .select(['incident_id', 'firing'])
-    .where('company_id', '=', p.company)
-    .where('source', '=', p.source)
-    .where('dedup_key', '=', p.key),
+    .innerJoin('incidents', 'incidents.id', 'alert_groups.incident_id')
+    .select(['alert_groups.incident_id', 'alert_groups.firing', 'incidents.resolved'])
+    .where('alert_groups.company_id', '=', p.company)
+    .where('alert_groups.source', '=', p.source)
+    .where('alert_groups.dedup_key', '=', p.key),
 );
 
-export async function findAlertGroup(db: Kysely<Database>, companyId: number, source: AlertSource, key: string): Promise<AlertGroup | undefined> {
+/** The group's incident, what fired last, and whether the incident is resolved. */
+export async function findAlertGroup(
+  db: Kysely<Database>,
+  companyId: number,
+  source: AlertSource,
+  key: string,
+): Promise<(AlertGroup & { resolved: boolean }) | undefined> {
   const [row] = await groupByKey(db, { company: companyId, source, key });
-  return row ? { incidentId: Number(row.incident_id), firing: row.firing } : undefined;
+  return row ? { incidentId: Number(row.incident_id), firing: row.firing, resolved: Number(row.resolved) === 1 } : undefined;
 }
 
 const upsertGroup = prepared<'company' | 'source' | 'key' | 'incident' | 'firing' | 'now', never>((db, p) =>

@@ -74,6 +74,8 @@ async function applySignal(ctx: DomainContext, company: Company, target: SignalT
     // Read before the lock, to know which service to lock; read again once it is held.
     const seen = await findAlertGroup(ctx.db, company.id, target.source, target.key);
     if (!seen && (target.signal.kind === 'resolved' || target.serviceId === null)) return null;
+    // Most notifications repeat what their group said last (Alertmanager repeats every group_interval): no write.
+    if (seen && moveFor(seen, target.signal, target.afterResolved) === 'none') return seen.incidentId;
     const result = await ctx.write((trx) => (seen ? changeGroup(ctx, trx, company, target, seen) : openGroup(ctx, trx, company, target)));
     if (result !== MOVED) return result;
   }
