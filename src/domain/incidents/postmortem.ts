@@ -123,7 +123,9 @@ async function notificationEntries(ctx: DomainContext, company: Company, inciden
     .selectFrom('outbox')
     .select(['stream', 'event', 'payload', 'state', 'created_at', 'sent_at'])
     .where('company_id', '=', company.id)
+    // Queued in the transaction of a change: between the incident's first change and its last.
     .where('created_at', '>=', incident.createdAt.getTime())
+    .where('created_at', '<=', incident.updatedAt.getTime())
     .orderBy('id')
     .limit(MAX_NOTIFICATIONS * 4)
     .execute();
