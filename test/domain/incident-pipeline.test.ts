@@ -42,6 +42,8 @@ companies:
         subscribers:
           - { webhook: "https://hooks.acme.example/statusbot", secret: "0123456789abcdef0123" }
           - { email: "ops@acme.example" }
+    notify:
+      - { pagerduty: { routing_key: "R0UT1NGKEY0123456789" } }
 `;
 
 const MINUTE = 60_000;
@@ -63,6 +65,8 @@ interface Consequences {
   pageUpdatedAt: number | undefined;
   webhooks: string[];
   emails: string[];
+  /** Rows for the company's paging destinations (PagerDuty here). */
+  pagers: string[];
   /** Announcements in the channel following the company's incidents, as `event source`. */
   companyChannel: string[];
   /** Announcements in the channel following the services, as `event source`. */
@@ -100,6 +104,7 @@ async function consequencesOf(act: () => Promise<unknown>, incidentOf: () => Pro
         : (await db.selectFrom('status_page_services').select('updated_at').where('service_id', '=', page).executeTakeFirstOrThrow()).updated_at,
     webhooks: payloads.filter((r) => r.stream.startsWith('subscriber:')).map((r) => r.event),
     emails: payloads.filter((r) => r.stream.startsWith('email:')).map((r) => r.event),
+    pagers: payloads.filter((r) => r.stream.startsWith('pagerduty:')).map((r) => r.event),
     companyChannel: announcements('C-INCIDENTS'),
     serviceChannel: announcements('C-SERVICES'),
     statusChanges: payloads.filter((r) => r.body.kind === 'status_change').map((r) => `${r.body.service.urlname} ${r.body.from}→${r.body.to}`),
@@ -159,6 +164,7 @@ describe('every source of incident changes, through the one pipeline', () => {
     expect(c.pageUpdatedAt).toBe(s.clock.now().getTime());
     expect(c.webhooks).toEqual(['incident.created']);
     expect(c.emails).toEqual(['incident.created']);
+    expect(c.pagers).toEqual(['incident.created']);
     expect(c.companyChannel).toEqual(['incident.created company']);
     expect(c.serviceChannel).toEqual([]);
     expect(c.statusChanges).toEqual(['acme-api ok→major']);
@@ -177,6 +183,7 @@ describe('every source of incident changes, through the one pipeline', () => {
     expect(c.pageUpdatedAt).toBe(s.clock.now().getTime());
     expect(c.webhooks).toEqual(['incident.resolved']);
     expect(c.emails).toEqual(['incident.resolved']);
+    expect(c.pagers).toEqual(['incident.resolved']);
     expect(c.companyChannel).toEqual(['incident.resolved company']);
     expect(c.serviceChannel).toEqual([]);
     expect(c.statusChanges).toEqual(['acme-api major→ok']);
@@ -198,6 +205,7 @@ describe('every source of incident changes, through the one pipeline', () => {
     expect(opened.incident).toMatchObject({ title: 'Elevated API errors', resolved: 0 });
     expect(opened.webhooks).toEqual([]);
     expect(opened.emails).toEqual([]);
+    expect(opened.pagers).toEqual([]);
     expect(opened.companyChannel).toEqual([]);
     expect(opened.serviceChannel).toEqual(['incident.created vendor']);
     expect(opened.statusChanges).toEqual(['vendor-x minor→major']);
@@ -223,10 +231,36 @@ describe('every source of incident changes, through the one pipeline', () => {
     expect(c.pageUpdatedAt).toBe(s.clock.now().getTime());
     expect(c.webhooks).toEqual([]);
     expect(c.emails).toEqual([]);
+    expect(c.pagers).toEqual([]);
     expect(c.companyChannel).toEqual([]);
     expect(c.serviceChannel).toEqual(['incident.created users']);
     expect(c.statusChanges).toEqual([]);
     expect(c.audit).toEqual([{ action: 'incident.create', actor: 'slack:T-ACME/U2', company_id: acme.id }]);
+  });
+
+  it('alerts: the same consequences as the API, made on behalf of the key that posted the alert', async () => {
+    s.clock.advance(MINUTE);
+    let id = 0;
+    const c = await consequencesOf(
+      async () => {
+        const res = await s.api('POST', '/api/v2/alerts', {
+          body: { dedup_key: 'disk-db1', action: 'trigger', service_id: 1002, title: 'Disk full on db1', status: 'major' },
+        });
+        expect(res.status).toBe(202);
+        id = Number(res.body.data.attributes.incidents[0]);
+      },
+      async () => id,
+      1002,
+    );
+    expect(c.incident).toMatchObject({ title: 'Disk full on db1', resolved: 0 });
+    expect(c.pageUpdatedAt).toBe(s.clock.now().getTime());
+    expect(c.webhooks).toEqual(['incident.created']);
+    expect(c.emails).toEqual(['incident.created']);
+    expect(c.pagers).toEqual(['incident.created']);
+    expect(c.companyChannel).toEqual(['incident.created company']);
+    expect(c.serviceChannel).toEqual([]);
+    expect(c.statusChanges).toEqual(['acme-web ok→major']);
+    expect(c.audit).toEqual([{ action: 'incident.create', actor: expect.stringMatching(/^api_key:\d+$/), company_id: acme.id }]);
   });
 
   it('demo: outages written ahead are stored, told to nobody and not audited (nobody changed them); followers hear the status move', async () => {
@@ -252,6 +286,7 @@ describe('every source of incident changes, through the one pipeline', () => {
     );
     expect(c.incident).toMatchObject({ resolved: 1 });
     expect(c.webhooks).toEqual([]);
+    expect(c.pagers).toEqual([]);
     expect(c.companyChannel).toEqual([]);
     expect(c.serviceChannel).toEqual([]);
     expect(c.statusChanges).toEqual([`demo-service ${severity}→ok`]);
