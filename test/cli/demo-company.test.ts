@@ -5,6 +5,7 @@ import { Migrator, sql } from 'kysely';
 import type { Kysely } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import * as auditEvents from '../../migrations/0010_audit_events.js';
+import * as notifyDestinations from '../../migrations/0022_notify_destinations.js';
 import { migrations } from '../../migrations/index.js';
 import { parseConfig } from '../../src/config/load-config.js';
 import { openDatabase } from '../../src/db/database.js';
@@ -108,24 +109,29 @@ async function seedBefore0009(db: Db): Promise<void> {
   const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
   const { error } = await migrator.migrateTo('0008_public_pages');
   if (error) throw error;
-  // Today's setup writes its audit rows, which the schema of 0008 has no table for yet: one is lent meanwhile.
+  // Today's setup writes its audit rows and reads a company's paging destinations, which the schema of 0008 has
+  // no tables for yet: they are lent meanwhile.
   await auditEvents.up(db as unknown as Kysely<unknown>);
-  // And the monitor columns later migrations add (0017: the service it watches; 0019: the probe kinds' settings).
+  await notifyDestinations.up(db as unknown as Kysely<unknown>);
+  // And the columns later migrations add to what it writes (0017: the service a monitor watches; 0019: the probe
+  // kinds' settings; 0021: a company's alert settings).
   const lent = [
-    ['service_id', 'bigint'],
-    ['dns_record', 'text'],
-    ['dns_expect', 'text'],
-    ['dns_server', 'text'],
-    ['days_before_expiry', 'bigint'],
-    ['grace_seconds', 'bigint'],
-    ['heartbeat_token', 'text'],
-    ['last_heartbeat_at', 'bigint'],
+    ['custom_monitors', 'service_id', 'bigint'],
+    ['custom_monitors', 'dns_record', 'text'],
+    ['custom_monitors', 'dns_expect', 'text'],
+    ['custom_monitors', 'dns_server', 'text'],
+    ['custom_monitors', 'days_before_expiry', 'bigint'],
+    ['custom_monitors', 'grace_seconds', 'bigint'],
+    ['custom_monitors', 'heartbeat_token', 'text'],
+    ['custom_monitors', 'last_heartbeat_at', 'bigint'],
+    ['companies', 'alert_service_label', 'text'],
+    ['companies', 'alert_default_service_id', 'bigint'],
   ] as const;
-  for (const [column, type] of lent) await db.schema.alterTable('custom_monitors').addColumn(column, type).execute();
+  for (const [table, column, type] of lent) await db.schema.alterTable(table).addColumn(column, type).execute();
   const ctx = createDomainContext({ db, clock: manualClock(T0), publicUrl: 'http://localhost:8080' });
   await applySetup(ctx, parseConfig('old.yml', OLD_DEMO).config.setup);
-  await db.schema.dropTable('audit_events').execute();
-  for (const [column] of lent) await db.schema.alterTable('custom_monitors').dropColumn(column).execute();
+  for (const table of ['audit_events', 'notify_messages', 'notify_destinations']) await db.schema.dropTable(table).execute();
+  for (const [table, column] of lent) await db.schema.alterTable(table).dropColumn(column).execute();
   const at = Date.parse(T0);
   // The page as 0008 stored it (its services carried a status then).
   const company = await db.selectFrom('companies').select('id').where('name', '=', 'Demo').executeTakeFirstOrThrow();

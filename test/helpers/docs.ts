@@ -13,7 +13,7 @@ export function documentationPages(): Map<string, string> {
   return pages;
 }
 
-/** Every ```yaml block of the documentation: each is a config statusbot must accept as written. */
+/** The YAML blocks of the docs that are statusbot configs: a fence naming another file (```yaml alertmanager.yml) holds another tool's. Each is a config statusbot must accept as written. */
 export function documentedConfigs(): { page: string; yaml: string }[] {
   return [...documentationPages()].flatMap(([page, text]) => [...text.matchAll(/```yaml\n([\s\S]*?)```/g)].map((m) => ({ page, yaml: m[1]! })));
 }
