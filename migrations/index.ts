@@ -18,6 +18,7 @@ import * as m0016 from './0016_outbox_lease_token.js';
 import * as m0017 from './0017_maintenances.js';
 import * as m0018 from './0018_page_layout_and_suppressions.js';
 import * as m0019 from './0019_probe_kinds.js';
+import * as m0020 from './0020_regions.js';
 import * as m0021 from './0021_alerts.js';
 import * as m0022 from './0022_notify_destinations.js';
 
@@ -42,6 +43,7 @@ export const migrations: Record<string, Migration> = {
   '0017_maintenances': m0017,
   '0018_page_layout_and_suppressions': m0018,
   '0019_probe_kinds': m0019,
+  '0020_regions': m0020,
   '0021_alerts': m0021,
   '0022_notify_destinations': m0022,
 };

@@ -15,6 +15,11 @@ export const OPTIONS = {
   limit: { type: 'string', value: 'N', help: 'at most N lines (default 50, at most 200)' },
   before: { type: 'string', value: 'ID', help: 'only what came before the audit event ID' },
   force: { type: 'boolean', help: 'replace FILE if it exists' },
+  agent: { type: 'boolean', help: "a probe agent's token (with --region), not an API key" },
+  region: { type: 'string', value: 'NAME', help: 'the region a probe agent probes from, such as eu-west' },
+  server: { type: 'string', value: 'URL', env: 'STATUSBOT_SERVER', help: 'the statusbot server the agent reports to, such as https://status.example.com' },
+  token: { type: 'string', value: 'T', env: 'STATUSBOT_AGENT_TOKEN', help: "the agent's token (statusbot key create --agent)" },
+  'block-private-targets': { type: 'boolean', help: "refuse targets on loopback and private addresses (default: the config's probes.block_private_targets)" },
 } as const;
 
 export type OptionName = keyof typeof OPTIONS;
@@ -75,6 +80,8 @@ export interface Command {
   /** Lines that `statusbot NAME --help` shows below the usage line. */
   details?: string;
   options: readonly OptionName[];
+  /** Options of a less common use (key create --agent): taken as `options` are, listed by --help but not by the usage a mistake shows. */
+  moreOptions?: readonly OptionName[];
   /** Operands after the name (none unless given). */
   operands?: { min: number; max: number };
   /** The exit code, once the command has ended (serve: once a signal has stopped it). */

@@ -1,3 +1,4 @@
+import { agentsListCommand } from './agents-command.js';
 import { applyCommand } from './apply-command.js';
 import { auditListCommand } from './audit-command.js';
 import type { Command } from './command.js';
@@ -22,6 +23,7 @@ export const COMMANDS: readonly Command[] = [
   keyCreateCommand,
   keyListCommand,
   keyRevokeCommand,
+  agentsListCommand,
   auditListCommand,
   incidentsListCommand,
   maintenancesListCommand,

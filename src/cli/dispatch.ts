@@ -85,10 +85,11 @@ function optionError(error: unknown, command: Command): UsageError {
   const e = error as { code?: string; message?: string };
   const option = /'(-[^' ]+)/.exec(e.message ?? '')?.[1] ?? '';
   const usage = commandUsage(command);
-  const takes = command.options.length > 0 ? command.options.map((o) => `--${o}`).join(', ') : 'no options';
+  const all = [...command.options, ...(command.moreOptions ?? [])];
+  const takes = all.length > 0 ? all.map((o) => `--${o}`).join(', ') : 'no options';
   switch (e.code) {
     case 'ERR_PARSE_ARGS_UNKNOWN_OPTION': {
-      const meant = option.startsWith('--') ? nearest(option.slice(2), [...command.options, 'help']) : null;
+      const meant = option.startsWith('--') ? nearest(option.slice(2), [...all, 'help']) : null;
       const hint = meant ? `did you mean --${meant}?` : `it takes ${takes}`;
       return new UsageError(`unknown option ${option} for ${command.name}; ${hint}`, usage);
     }
@@ -168,7 +169,7 @@ export async function dispatch(argv: string[], io: CliIo): Promise<number> {
 
   let values: Record<string, string | boolean | (string | boolean)[] | undefined>;
   try {
-    ({ values } = parseArgs({ args: argv, allowPositionals: true, strict: true, options: specsOf(command.options) }));
+    ({ values } = parseArgs({ args: argv, allowPositionals: true, strict: true, options: specsOf([...command.options, ...(command.moreOptions ?? [])]) }));
   } catch (error) {
     throw optionError(error, command);
   }

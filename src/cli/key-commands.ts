@@ -1,3 +1,4 @@
+import { createAgentKey } from '../domain/companies/agent-keys.js';
 import { createApiKey, listApiKeys, revokeApiKey } from '../domain/companies/api-keys.js';
 import type { ApiKeyInfo } from '../domain/companies/api-keys.js';
 import { DomainError } from '../domain/errors.js';
@@ -16,13 +17,27 @@ function companyOf(input: CommandInput, command: string): string {
 export const keyCreateCommand: Command = {
   name: 'key create',
   synopsis: '--company NAME [--label L] [--db FILE|URL]',
-  summary: 'issue an API key (printed once)',
-  details: 'Prints the key alone on stdout (for scripts); statusbot keeps only its hash, so it is never shown again.',
+  summary: "issue an API key, or a probe agent's token (printed once)",
+  details: [
+    'Prints the key alone on stdout (for scripts); statusbot keeps only its hash, so it is never shown again.',
+    "With --agent --region NAME: a probe agent's token, for statusbot agent probing the company's monitors from that region; it opens",
+    'the agent endpoints only, and key list, key revoke and agents list show it.',
+  ].join('\n'),
   options: ['company', 'label', 'db'],
+  moreOptions: ['agent', 'region'],
   async run(input) {
     const company = companyOf(input, 'key create');
+    const region = input.string('region');
+    if (input.flag('agent') && region === undefined) throw new UsageError('key create --agent needs --region NAME: the region the agent probes from');
+    if (!input.flag('agent') && region !== undefined) throw new UsageError('--region is for an agent token: key create --agent --region NAME');
     mustExist(input.dbPath);
     return withContext(input.dbPath, async (ctx) => {
+      if (region !== undefined) {
+        const issued = await createAgentKey(ctx, company, region, input.string('label'));
+        input.err(`New agent token ${issued.id} for ${issued.company} in region ${issued.region}, shown this once; statusbot keeps only its hash:`);
+        input.out(issued.key);
+        return 0;
+      }
       const issued = await createApiKey(ctx, company, input.string('label'));
       input.err(`New API key ${issued.id} for ${issued.company} (${issued.label}), shown this once; statusbot keeps only its hash:`);
       input.out(issued.key);

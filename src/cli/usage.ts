@@ -1,5 +1,6 @@
 import type { Command } from './command.js';
 import { OPTIONS } from './command.js';
+import type { OptionName } from './command.js';
 import { COMMANDS } from './commands.js';
 
 const COLUMN = 60;
@@ -31,7 +32,8 @@ function optionLine(name: keyof typeof OPTIONS): string {
 }
 
 /** The options part of a command's usage: the options it takes, none other. */
-const optionLines = (command: Command): string[] => (command.options.length > 0 ? ['', 'Options and environment:', ...command.options.map(optionLine)] : []);
+const optionLines = (command: Command, names: readonly OptionName[] = command.options): string[] =>
+  names.length > 0 ? ['', 'Options and environment:', ...names.map(optionLine)] : [];
 
 /** What a mistake on a command's line is followed by: its usage line and its options, nothing of other commands. */
 export function commandUsage(command: Command): string {
@@ -45,7 +47,7 @@ export function commandHelp(command: Command): string {
     '',
     `${command.summary[0]!.toUpperCase()}${command.summary.slice(1)}.`,
     ...(command.details ? [command.details] : []),
-    ...optionLines(command),
+    ...optionLines(command, [...command.options, ...(command.moreOptions ?? [])]),
     '',
   ].join('\n');
 }

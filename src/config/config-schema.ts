@@ -197,6 +197,8 @@ const company = z.strictObject({
   plan: z.enum(['free', 'business']).default('free'),
   notify_on: z.array(z.enum(NOTIFY_EVENTS)).default([...NOTIFY_EVENTS]),
   api_keys: z.array(z.string().min(8).max(512)).default([]),
+  /** A monitor is down when at least `quorum` regions (this server's and its probe agents') see it down. */
+  regions: z.strictObject({ quorum: z.int().min(1).max(100).default(1) }).optional(),
   monitored_services: z.array(urlname).default([]),
   custom_services: z.array(z.strictObject({ id: customServiceId, name, urlname, status_page_url: httpUrl.nullable().default(null) })).default([]),
   custom_monitors: z.array(customMonitor).default([]),

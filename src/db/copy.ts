@@ -14,6 +14,8 @@ export const TABLES_IN_ORDER = [
   'incident_updates',
   'custom_monitors',
   'monitor_incidents',
+  'monitor_regions',
+  'agent_reports',
   'probe_hours',
   'maintenances',
   'maintenance_services',

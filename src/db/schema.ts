@@ -11,6 +11,8 @@ export interface CompaniesTable {
   alert_service_label: Generated<string>;
   /** The custom service of alerts whose label names none. */
   alert_default_service_id: number | null;
+  /** A monitor is down when at least this many regions see it down. */
+  region_quorum: Generated<number>;
 }
 
 export interface ApiKeysTable {
@@ -23,6 +25,8 @@ export interface ApiKeysTable {
   created_at: number;
   last_used_at: number | null;
   revoked_at: number | null;
+  /** A probe agent's token: the region it probes from (it opens the agent's endpoints only); null for an API key. */
+  agent_region: Generated<string | null>;
 }
 
 export type DemoBehaviour = 'cycle' | 'ok' | 'minor' | 'major';
@@ -167,6 +171,24 @@ export interface CustomMonitorsTable {
   service_id: Generated<number | null>;
   created_at: number;
   updated_at: number;
+}
+
+/** The latest result of a monitor in one region. */
+export interface MonitorRegionsTable {
+  monitor_id: number;
+  region: string;
+  consecutive_failures: number;
+  /** Why the last probe failed; null after a success. */
+  reason: string | null;
+  latency_ms: number | null;
+  checked_at: number;
+}
+
+/** When a probe agent last reported, and how many results it dropped while the server was away. */
+export interface AgentReportsTable {
+  key_id: number;
+  last_report_at: number;
+  dropped: Generated<number>;
 }
 
 export interface MonitorIncidentsTable {
@@ -409,6 +431,8 @@ export interface Database {
   incident_updates: IncidentUpdatesTable;
   custom_monitors: CustomMonitorsTable;
   monitor_incidents: MonitorIncidentsTable;
+  monitor_regions: MonitorRegionsTable;
+  agent_reports: AgentReportsTable;
   boards: BoardsTable;
   board_services: BoardServicesTable;
   status_pages: StatusPagesTable;

@@ -40,7 +40,7 @@ export interface DomainContext {
   readonly processState: {
     demoPeriod: number;
     /** By key: valid while the database's change marker holds `epoch`; `hash` spares hashing the key again. */
-    apiKeys: Map<string, { company: Company; keyId: number; hash: string; epoch: string }>;
+    apiKeys: Map<string, { company: Company; keyId: number; agentRegion: string | null; hash: string; epoch: string }>;
   };
 }
 

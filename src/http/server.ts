@@ -5,6 +5,8 @@ import type { Logger } from '../infrastructure/logger.js';
 import { databaseAnswers } from '../db/database.js';
 import type { RawHandler } from '../infrastructure/raw-handler.js';
 import { authenticateKey } from '../domain/companies/api-keys.js';
+import { authenticateAgent } from '../domain/companies/agent-keys.js';
+import { agentRoutes } from './agent-routes.js';
 import type { DomainContext } from '../domain/context.js';
 import { DomainError } from '../domain/errors.js';
 import { readEpoch } from '../domain/read-epoch.js';
@@ -161,6 +163,26 @@ export function createHttpServer(options: HttpServerOptions): Server {
     }
   }
 
+  /** A probe agent's request: its token authenticates it (a wrong one costs as a wrong key does), then its own budget. */
+  const agentRoute =
+    (route: (typeof agentRoutes)[number]) =>
+    async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+      let token: string;
+      let agent: Awaited<ReturnType<typeof authenticateAgent>>;
+      try {
+        token = bearerKey(req);
+        agent = await authenticateAgent(ctx, token);
+      } catch (error) {
+        chargeWrongGuess(req);
+        throw error;
+      }
+      takeToken(`key:${token}`);
+      const raw = await readBody(req, MAX_BODY_BYTES);
+      const body = route.method === 'POST' ? parseJsonBody(req, raw) : undefined;
+      const acting = ctx.actingAs({ actor: `api_key:${agent.keyId}`, requestId: null });
+      send(res, await route.handle(acting, agent, body));
+    };
+
   const healthz = async (_req: IncomingMessage, res: ServerResponse): Promise<void> => {
     if (!options.ready()) {
       send(res, { status: 503, body: { status: 'starting' } });
@@ -207,6 +229,7 @@ export function createHttpServer(options: HttpServerOptions): Server {
     ),
     { method: 'GET', path: '/healthz', label: '/healthz', handle: healthz },
     ...(['GET', 'POST'] as const).map((method): ServerRoute => ({ method, path: HEARTBEAT_PATH, label: HEARTBEAT_PATH, handle: heartbeat })),
+    ...agentRoutes.map((route): ServerRoute => ({ method: route.method, path: route.path, label: route.path, handle: agentRoute(route) })),
   ];
   const metrics = options.metrics;
   if (metrics) {

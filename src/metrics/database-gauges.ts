@@ -8,6 +8,7 @@ import type { Database } from '../db/schema.js';
 import { CHAT_PLATFORMS } from '../domain/chat/chat.js';
 import { EMAIL_STREAM_PREFIX } from '../domain/notifications/email-notifications.js';
 import { watched } from '../domain/vendors/vendor-feeds.js';
+import { listAgents } from '../domain/companies/agent-keys.js';
 
 export interface DatabaseGaugesOptions {
   registry: Registry;
@@ -123,6 +124,40 @@ export function registerDatabaseGauges(options: DatabaseGaugesOptions): void {
       for (const r of rows) {
         g.set({ feed: r.urlname }, r.last_checked_at === null ? Number.POSITIVE_INFINITY : Math.max(0, (at - Number(r.last_checked_at)) / 1000));
       }
+    },
+  );
+
+  // By region, as a quorum counts them: a region's latest report, and stale only when every agent of that region is.
+  let agentsRead: Promise<Map<string, { age: number; stale: boolean }>> | null = null;
+  const agents = () =>
+    (agentsRead ??= readAgents().finally(() => {
+      agentsRead = null;
+    }));
+  async function readAgents() {
+    const at = now().getTime();
+    const byRegion = new Map<string, { age: number; stale: boolean }>();
+    for (const a of await listAgents({ db, clock: { now } })) {
+      if (a.revokedAt) continue;
+      const age = a.lastReportAt ? Math.max(0, (at - a.lastReportAt.getTime()) / 1000) : Number.POSITIVE_INFINITY;
+      const seen = byRegion.get(a.region);
+      byRegion.set(a.region, { age: Math.min(age, seen?.age ?? age), stale: a.stale && (seen?.stale ?? true) });
+    }
+    return byRegion;
+  }
+  gauge(
+    'statusbot_agent_last_report_seconds',
+    "Seconds since a probe agent of the region last reported; +Inf when none has. Revoked agents' tokens are left out.",
+    ['region'],
+    async (g) => {
+      for (const [region, { age }] of await agents()) g.set({ region }, age);
+    },
+  );
+  gauge(
+    'statusbot_agent_stale',
+    '1 when no probe agent of the region reported within two intervals (its results count toward no quorum), else 0.',
+    ['region'],
+    async (g) => {
+      for (const [region, { stale }] of await agents()) g.set({ region }, stale ? 1 : 0);
     },
   );
 }

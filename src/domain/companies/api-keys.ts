@@ -36,11 +36,14 @@ export interface ApiKeyInfo {
 
 const unauthorized = () => new DomainError('unauthorized', 'The API key is missing or invalid');
 
-const companyByKeyHash = prepared<'hash', Pick<Selectable<CompaniesTable>, 'id' | 'name' | 'plan' | 'notify_on'> & { key_id: number }>((db, p) =>
+const companyByKeyHash = prepared<
+  'hash',
+  Pick<Selectable<CompaniesTable>, 'id' | 'name' | 'plan' | 'notify_on'> & { key_id: number; agent_region: string | null }
+>((db, p) =>
   db
     .selectFrom('api_keys')
     .innerJoin('companies', 'companies.id', 'api_keys.company_id')
-    .select(['companies.id', 'companies.name', 'companies.plan', 'companies.notify_on', 'api_keys.id as key_id'])
+    .select(['companies.id', 'companies.name', 'companies.plan', 'companies.notify_on', 'api_keys.id as key_id', 'api_keys.agent_region'])
     .where('api_keys.key_hash', '=', p.hash)
     .where('api_keys.revoked_at', 'is', null),
 );
@@ -50,13 +53,21 @@ export async function authenticate(ctx: DomainContext, key: string): Promise<Com
   return (await authenticateKey(ctx, key)).company;
 }
 
+/** The company an API key acts for, and the key's id; a probe agent's token is refused (it opens the agent's endpoints only). */
+export async function authenticateKey(ctx: DomainContext, key: string): Promise<{ company: Company; keyId: number }> {
+  const found = await lookUpKey(ctx, key);
+  if (found.agentRegion !== null) throw new DomainError('unauthorized', "This is a probe agent's token: it opens only /api/v2/agent/…");
+  return found;
+}
+
 /**
- * The company an API key acts for, and the key's id (who the key is, without the key).
+ * The company a key or a probe agent's token acts for, the key's id (who the
+ * key is, without the key) and the agent's region (null for an API key).
  * A key found once is remembered while keys and companies do not change: such
  * a commit (a revocation among them, from any process) makes the next request
  * ask again.
  */
-export async function authenticateKey(ctx: DomainContext, key: string): Promise<{ company: Company; keyId: number }> {
+export async function lookUpKey(ctx: DomainContext, key: string): Promise<{ company: Company; keyId: number; agentRegion: string | null }> {
   if (key.length === 0 || key.length > 512) throw unauthorized();
   // Taken before reading, so that a revocation committed meanwhile makes the entry stale at once.
   const epoch = await keysMarker(ctx.db);
@@ -74,9 +85,10 @@ export async function authenticateKey(ctx: DomainContext, key: string): Promise<
   }
   const company: Company = { id: row.id, name: row.name, plan: row.plan, notifyOn: parseNotifyOn(row.notify_on) };
   if (ctx.processState.apiKeys.size >= KEY_MEMO_MAX) ctx.processState.apiKeys.clear();
-  ctx.processState.apiKeys.set(key, { company, keyId: row.key_id, hash, epoch });
+  const agentRegion = row.agent_region ?? null;
+  ctx.processState.apiKeys.set(key, { company, keyId: row.key_id, agentRegion, hash, epoch });
   noteUse(ctx, row.key_id);
-  return { company, keyId: row.key_id };
+  return { company, keyId: row.key_id, agentRegion };
 }
 
 /** Uses of keys not yet written, per context (one per process). */
@@ -165,6 +177,7 @@ export async function createApiKey(
   ctx: DomainContext,
   companyName: string,
   label = 'cli',
+  agentRegion: string | null = null,
 ): Promise<{ key: string; id: number; company: string; label: string }> {
   const key = generateApiKey();
   const cleanLabel = labelOf(label);
@@ -177,6 +190,7 @@ export async function createApiKey(
         key_hash: hashApiKey(key),
         key_prefix: key.slice(0, KEY_PREFIX_LENGTH),
         label: cleanLabel,
+        agent_region: agentRegion,
         created_at: ctx.clock.now().getTime(),
       })
       .returning('id')
@@ -186,7 +200,7 @@ export async function createApiKey(
       action: 'api_key.create',
       targetType: 'api_key',
       targetId: id,
-      changes: createdFields({ label: cleanLabel, prefix: key.slice(0, KEY_PREFIX_LENGTH) }),
+      changes: createdFields({ label: cleanLabel, prefix: key.slice(0, KEY_PREFIX_LENGTH), ...(agentRegion === null ? {} : { agent_region: agentRegion }) }),
     });
     return { id, company: company.name };
   });

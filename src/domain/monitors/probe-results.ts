@@ -48,65 +48,129 @@ export interface MonitorState {
 export type MonitorChange = 'down' | 'recovered' | null;
 
 /**
- * Records one probe of a monitor. Two failures in a row (one for a missed or
- * failed heartbeat, which is no guess) take it down and open
- * a monitor incident naming the region and the failure; the first success
- * after that resolves it. Each transition notifies the channels that follow
- * the monitor. A success on a healthy monitor writes nothing.
+ * Records one probe of a monitor in one region (this server's, or a probe
+ * agent's). Each region keeps its own count of failures in a row: two (one
+ * for a missed or failed heartbeat, which is no guess) and that region sees
+ * the monitor down. The monitor is down when `quorum` regions among those
+ * that reported within two intervals see it down: that opens a monitor
+ * incident naming each of them and its failure, and the quorum lost resolves
+ * it. Each transition notifies the channels that follow the monitor. A success
+ * on a monitor no region sees failing writes nothing.
  */
 export async function recordProbe(
   ctx: DomainContext,
   monitor: MonitorState,
   outcome: ProbeOutcome,
   region: string,
-  options: { failuresToDown?: number } = {},
+  options: RegionProbeOptions = {},
+): Promise<{ state: MonitorState; change: MonitorChange }> {
+  if (outcome.ok && monitor.status === 'ok' && monitor.consecutiveFailures === 0) return { state: monitor, change: null };
+  return ctx.write((trx) => recordProbeIn(ctx, trx, monitor, outcome, region, options));
+}
+
+export interface RegionProbeOptions {
+  failuresToDown?: number;
+  /** How long the probe took; shown per region. */
+  latencyMs?: number | null;
+  /** When the probe ran (epoch ms); now by default. */
+  at?: number;
+}
+
+/** `recordProbe` inside a transaction of the caller's (a probe agent's batch records all its results in one). */
+export async function recordProbeIn(
+  ctx: DomainContext,
+  trx: Kysely<Database>,
+  monitor: MonitorState,
+  outcome: ProbeOutcome,
+  region: string,
+  options: RegionProbeOptions = {},
 ): Promise<{ state: MonitorState; change: MonitorChange }> {
   const failuresToDown = options.failuresToDown ?? FAILURES_TO_DOWN;
-  if (outcome.ok && monitor.status === 'ok' && monitor.consecutiveFailures === 0) return { state: monitor, change: null };
   const now = ctx.clock.now().getTime();
-  return ctx.write(async (trx) => {
-    const current = await trx.selectFrom('custom_monitors').select(['status', 'consecutive_failures']).where('id', '=', monitor.id).executeTakeFirst();
-    if (!current) return { state: monitor, change: null };
-    const failures = outcome.ok ? 0 : current.consecutive_failures + 1;
-    let status = current.status;
-    let change: MonitorChange = null;
-    if (!outcome.ok && status === 'ok' && failures >= failuresToDown) {
-      status = 'down';
-      change = 'down';
-      const description = `Down in ${region}: ${outcome.reason}`;
-      await trx
-        .insertInto('monitor_incidents')
-        .values({ monitor_id: monitor.id, description, resolved: 0, created_at: now, updated_at: now, resolved_at: null })
-        .execute();
-      await announce(ctx, trx, monitor, { change, description, region, now });
-    } else if (outcome.ok && status === 'down') {
-      status = 'ok';
-      change = 'recovered';
-      await trx
-        .updateTable('monitor_incidents')
-        .set({ resolved: 1, resolved_at: now, updated_at: now })
-        .where('monitor_id', '=', monitor.id)
-        .where('resolved', '=', 0)
-        .execute();
-      await announce(ctx, trx, monitor, { change, description: `Up again in ${region}`, region, now });
-    }
-    if (change) {
-      await recordAudit(ctx, trx, {
-        companyId: monitor.companyId,
-        action: change === 'down' ? 'custom_monitor.down' : 'custom_monitor.recover',
-        targetType: 'custom_monitor',
-        targetId: monitor.id,
-        changes: { status: { from: current.status, to: status }, ...(change === 'down' && !outcome.ok ? { reason: { to: outcome.reason } } : {}) },
-      });
-    }
+  const at = Math.min(options.at ?? now, now);
+  const current = await trx
+    .selectFrom('custom_monitors')
+    .innerJoin('companies', 'companies.id', 'custom_monitors.company_id')
+    .select(['custom_monitors.status', 'custom_monitors.probe_type', 'custom_monitors.interval_seconds', 'companies.region_quorum'])
+    .where('custom_monitors.id', '=', monitor.id)
+    .executeTakeFirst();
+  if (!current) return { state: monitor, change: null };
+  const before = await trx
+    .selectFrom('monitor_regions')
+    .select(['consecutive_failures', 'checked_at'])
+    .where('monitor_id', '=', monitor.id)
+    .where('region', '=', region)
+    .executeTakeFirst();
+  // A result older than the one kept (an agent's buffer sent late) counts no more.
+  if (before && before.checked_at > at) return { state: monitor, change: null };
+  // A heartbeat has one judge, the servers, whatever region each calls itself: its latest word stands alone.
+  if (current.probe_type === 'heartbeat') await trx.deleteFrom('monitor_regions').where('monitor_id', '=', monitor.id).where('region', '!=', region).execute();
+  const failures = outcome.ok ? 0 : (before?.consecutive_failures ?? 0) + 1;
+  const row = { consecutive_failures: failures, reason: outcome.ok ? null : outcome.reason, latency_ms: options.latencyMs ?? null, checked_at: at };
+  await trx
+    .insertInto('monitor_regions')
+    .values({ monitor_id: monitor.id, region, ...row })
+    .onConflict((oc) => oc.columns(['monitor_id', 'region']).doUpdateSet(row))
+    .execute();
+  // Heartbeats are pushed to the servers, which alone judge them.
+  const quorum = current.probe_type === 'heartbeat' ? 1 : current.region_quorum;
+  const fresh = await trx
+    .selectFrom('monitor_regions')
+    .select(['region', 'consecutive_failures', 'reason'])
+    .where('monitor_id', '=', monitor.id)
+    .where('checked_at', '>=', now - 2 * current.interval_seconds * 1000)
+    .orderBy('region')
+    .execute();
+  const seeingDown = fresh.filter((r) => r.consecutive_failures >= failuresToDown).map((r) => ({ region: r.region, reason: r.reason ?? 'down' }));
+  const mostFailures = Math.max(0, ...fresh.map((r) => r.consecutive_failures));
+  let status = current.status;
+  let change: MonitorChange = null;
+  if (status === 'ok' && seeingDown.length >= quorum) {
+    status = 'down';
+    change = 'down';
+    const description = downDescription(seeingDown);
     await trx
-      .updateTable('custom_monitors')
-      .set({ status, consecutive_failures: failures, ...(change ? { updated_at: now } : {}) })
-      .where('id', '=', monitor.id)
+      .insertInto('monitor_incidents')
+      .values({ monitor_id: monitor.id, description, resolved: 0, created_at: now, updated_at: now, resolved_at: null })
       .execute();
-    return { state: { ...monitor, status, consecutiveFailures: failures }, change };
-  });
+    await announce(ctx, trx, monitor, { change, description, region: seeingDown.map((d) => d.region).join(', '), now });
+  } else if (status === 'down' && seeingDown.length < quorum) {
+    status = 'ok';
+    change = 'recovered';
+    await trx
+      .updateTable('monitor_incidents')
+      .set({ resolved: 1, resolved_at: now, updated_at: now })
+      .where('monitor_id', '=', monitor.id)
+      .where('resolved', '=', 0)
+      .execute();
+    await announce(ctx, trx, monitor, { change, description: `Up again in ${region}`, region, now });
+  }
+  if (change) {
+    await recordAudit(ctx, trx, {
+      companyId: monitor.companyId,
+      action: change === 'down' ? 'custom_monitor.down' : 'custom_monitor.recover',
+      targetType: 'custom_monitor',
+      targetId: monitor.id,
+      changes: {
+        status: { from: current.status, to: status },
+        ...(change === 'down'
+          ? { reason: { to: seeingDown.length === 1 ? seeingDown[0]!.reason : seeingDown.map((d) => `${d.region}: ${d.reason}`).join('; ') } }
+          : {}),
+      },
+    });
+  }
+  // The most failures any region counts: a success anywhere skips writing only once no region sees failures.
+  await trx
+    .updateTable('custom_monitors')
+    .set({ status, consecutive_failures: mostFailures, ...(change ? { updated_at: now } : {}) })
+    .where('id', '=', monitor.id)
+    .execute();
+  return { state: { ...monitor, status, consecutiveFailures: mostFailures }, change };
 }
+
+/** "Down in eu: HTTP 500" for one region; "Down in eu: HTTP 500; us: connection refused" for several. */
+export const downDescription = (seeingDown: readonly { region: string; reason: string }[]): string =>
+  `Down in ${seeingDown.map((d) => `${d.region}: ${d.reason}`).join('; ')}`;
 
 async function announce(
   ctx: DomainContext,

@@ -196,11 +196,12 @@ async function applyFeed(trx: Kysely<Database>, serviceId: number, hasFeed: bool
 /** The company, its API keys and its custom services; returns its id. */
 async function applyCompanyIdentity(trx: Kysely<Database>, spec: CompanySpec, now: number, path: Path): Promise<number> {
   const notifyOn = JSON.stringify(spec.notify_on);
+  const quorum = spec.regions?.quorum ?? 1;
   const companyId = (
     await trx
       .insertInto('companies')
-      .values({ name: spec.name, plan: spec.plan, notify_on: notifyOn, created_at: now })
-      .onConflict((oc) => oc.column('name').doUpdateSet({ plan: spec.plan, notify_on: notifyOn }))
+      .values({ name: spec.name, plan: spec.plan, notify_on: notifyOn, region_quorum: quorum, created_at: now })
+      .onConflict((oc) => oc.column('name').doUpdateSet({ plan: spec.plan, notify_on: notifyOn, region_quorum: quorum }))
       .returning('id')
       .executeTakeFirstOrThrow()
   ).id;

@@ -33,6 +33,8 @@ export interface CompanySpec {
   plan: Plan;
   notify_on: NotifyEvent[];
   api_keys: string[];
+  /** Where its monitors are probed from; absent: a monitor is down when one region sees it down. */
+  regions?: { quorum: number } | undefined;
   monitored_services: string[];
   custom_services: { id: number; name: string; urlname: string; status_page_url: string | null }[];
   custom_monitors: {

@@ -1,0 +1,115 @@
+import { z } from 'zod';
+import type { ProbeAgent } from '../companies/agent-keys.js';
+import { AGENT_REPORT_SECONDS, noteAgentReport } from '../companies/agent-keys.js';
+import type { DomainContext } from '../context.js';
+import { invalidInput } from '../errors.js';
+import { monitorsUnderMaintenance } from '../maintenances/maintenance-windows.js';
+import { parseInput } from '../validation.js';
+import type { DnsRecord, ProbeType } from './monitor.js';
+import { recordProbeIn } from './probe-results.js';
+
+/** At most this many results in one batch: an agent sends what it holds in several. */
+export const MAX_RESULTS_PER_BATCH = 1_000;
+
+/** A batch of a probe agent's results. Ages, not times, so that the agent's clock need not agree with the server's. */
+export const agentResultsInput = z.strictObject({
+  results: z
+    .array(
+      z.strictObject({
+        monitor_id: z.int().min(0),
+        ok: z.boolean(),
+        /** Why it is down: the HTTP status, "connection refused", "certificate expires in 3 days"… */
+        reason: z.string().trim().min(1).max(500).nullable().default(null),
+        latency_ms: z.number().min(0).max(3_600_000).nullable().default(null),
+        /** How long ago the probe ran, when the batch was sent. */
+        age_ms: z
+          .int()
+          .min(0)
+          .max(30 * 86_400_000)
+          .default(0),
+      }),
+    )
+    .max(MAX_RESULTS_PER_BATCH),
+  /** Results the agent dropped since its last batch (its buffer full while the server was away). */
+  dropped: z.int().min(0).default(0),
+});
+
+/** What an agent probes: every monitor of its company but heartbeats (pushed to the servers, which judge them). */
+export interface Assignment {
+  id: number;
+  name: string;
+  url: string;
+  probeType: Exclude<ProbeType, 'heartbeat'>;
+  keyword: string | null;
+  intervalSeconds: number;
+  record: DnsRecord | null;
+  expect: string[] | null;
+  dnsServer: string | null;
+  daysBeforeExpiry: number | null;
+}
+
+export async function agentAssignments(ctx: DomainContext, agent: ProbeAgent): Promise<{ region: string; reportSeconds: number; monitors: Assignment[] }> {
+  const rows = await ctx.db
+    .selectFrom('custom_monitors')
+    .select(['id', 'name', 'url', 'probe_type', 'keyword', 'interval_seconds', 'dns_record', 'dns_expect', 'dns_server', 'days_before_expiry'])
+    .where('company_id', '=', agent.company.id)
+    .where('probe_type', '!=', 'heartbeat')
+    .orderBy('id')
+    .execute();
+  const monitors = rows.map(
+    (r): Assignment => ({
+      id: r.id,
+      name: r.name,
+      url: r.url,
+      probeType: r.probe_type as Assignment['probeType'],
+      keyword: r.keyword,
+      intervalSeconds: r.interval_seconds,
+      record: r.dns_record as DnsRecord | null,
+      expect: r.dns_expect === null ? null : (JSON.parse(r.dns_expect) as string[]),
+      dnsServer: r.dns_server,
+      daysBeforeExpiry: r.days_before_expiry,
+    }),
+  );
+  return { region: agent.region, reportSeconds: AGENT_REPORT_SECONDS, monitors };
+}
+
+/**
+ * Records a batch of a probe agent's results, oldest first, as results of its
+ * region, in one transaction with the note of its report. A result for a
+ * monitor that is not its company's (or a heartbeat) refuses the whole batch.
+ */
+export async function recordAgentResults(ctx: DomainContext, agent: ProbeAgent, raw: unknown): Promise<{ accepted: number }> {
+  const input = parseInput(agentResultsInput, raw ?? {}, 'body');
+  const ids = [...new Set(input.results.map((r) => r.monitor_id))];
+  const monitors = new Map(
+    ids.length === 0
+      ? []
+      : (
+          await ctx.db
+            .selectFrom('custom_monitors')
+            .select(['id', 'company_id', 'name', 'url', 'status', 'consecutive_failures'])
+            .where('company_id', '=', agent.company.id)
+            .where('probe_type', '!=', 'heartbeat')
+            .where('id', 'in', ids)
+            .execute()
+        ).map((m) => [m.id, m]),
+  );
+  input.results.forEach((r, i) => {
+    if (!monitors.has(r.monitor_id)) throw invalidInput(['results', i, 'monitor_id'], `is not a monitor that ${agent.company.name}'s agents probe`);
+  });
+  const now = ctx.clock.now().getTime();
+  const paused = await monitorsUnderMaintenance(ctx.db, now);
+  const results = input.results.map((r) => ({ ...r, at: now - r.age_ms })).sort((a, b) => a.at - b.at);
+  await ctx.write(async (trx) => {
+    for (const r of results) {
+      // During a maintenance of its service a monitor's failures open no incident; a success still ends an outage.
+      if (!r.ok && paused.has(r.monitor_id)) continue;
+      const m = monitors.get(r.monitor_id)!;
+      const state = { id: m.id, companyId: m.company_id, name: m.name, url: m.url, status: m.status, consecutiveFailures: m.consecutive_failures };
+      const outcome = r.ok ? { ok: true as const } : { ok: false as const, reason: r.reason ?? 'down' };
+      await recordProbeIn(ctx, trx, state, outcome, agent.region, { latencyMs: r.latency_ms, at: r.at });
+    }
+    await noteAgentReport(trx, agent.keyId, now, input.dropped);
+  });
+  return { accepted: results.length };
+}

@@ -1,0 +1,145 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runCli } from '../cli/run-cli.js';
+import { manualClock } from '../../src/domain/clock.js';
+import { ACME_KEY, startTestServer } from '../helpers/test-server.js';
+import type { TestServer } from '../helpers/test-server.js';
+
+const CONFIG = `
+public_url: http://status.test
+region: hq
+companies:
+  - name: Acme
+    plan: business
+    api_keys: ["${ACME_KEY}"]
+    regions: { quorum: 2 }
+    custom_monitors:
+      - { id: 501, name: Homepage, url: "http://127.0.0.1:9/health", probe_type: ping, interval_seconds: 60 }
+      - { id: 502, name: Backup, probe_type: heartbeat, interval_seconds: 3600 }
+  - name: Globex
+    plan: business
+    api_keys: ["globex-key-1"]
+    custom_monitors:
+      - { id: 601, name: Globex home, url: "http://127.0.0.1:9/", probe_type: ping }
+`;
+
+let dir: string;
+let s: TestServer;
+const cli = (...args: string[]) => runCli([...args, '--db', s.dbPath], { cwd: dir });
+
+beforeEach(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'statusbot-regions-'));
+  // Time stands still 200 s ago and moves when a test says: the CLI reads staleness against the time it really is.
+  s = await startTestServer({ config: CONFIG, clock: manualClock(Date.now() - 200_000) });
+});
+afterEach(async () => {
+  await s.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function agentToken(region: string, company = 'Acme'): Promise<{ token: string; id: string }> {
+  const res = await cli('key', 'create', '--agent', '--company', company, '--region', region);
+  expect(res.code, res.stderr).toBe(0);
+  return { token: res.stdout.trim(), id: /token (\d+)/.exec(res.stderr)![1]! };
+}
+
+const agentCall = async (token: string, method: 'GET' | 'POST', path: string, body?: unknown) => {
+  const res = await fetch(`${s.url}/api/v2/agent/${path}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  return { status: res.status, body: (await res.json()) as any };
+};
+
+const fail = (reason: string, ageMs = 0) => ({ monitor_id: 501, ok: false, reason, latency_ms: 12, age_ms: ageMs });
+const report = (token: string, results: unknown[]) => agentCall(token, 'POST', 'results', { results });
+const homepage = async () => (await s.api('GET', '/api/v2/custom_monitors')).body.data.find((m: any) => m.id === '501').attributes;
+
+describe('probe agents and the quorum of regions', () => {
+  it('assigns every monitor of the company but heartbeats, and opens an incident only when the quorum of regions sees it down', async () => {
+    const eu = await agentToken('eu');
+    const us = await agentToken('us');
+    const assigned = await agentCall(eu.token, 'GET', 'assignments');
+    expect(assigned.status).toBe(200);
+    expect(assigned.body.data.region).toBe('eu');
+    expect(assigned.body.data.monitors).toEqual([
+      expect.objectContaining({ id: 501, url: 'http://127.0.0.1:9/health', probe_type: 'ping', interval_seconds: 60 }),
+    ]);
+
+    // One region failing is not the quorum of two.
+    expect((await report(eu.token, [fail('HTTP 500', 1_000), fail('HTTP 500')])).status).toBe(202);
+    expect(await homepage()).toMatchObject({ status: 'ok', ongoing_incidents: { data: [] } });
+
+    expect((await report(us.token, [fail('connection refused', 1_000), fail('connection refused')])).status).toBe(202);
+    const down = await homepage();
+    expect(down.status).toBe('down');
+    expect(down.ongoing_incidents.data.map((i: any) => i.attributes.description)).toEqual(['Down in eu: HTTP 500; us: connection refused']);
+
+    // One region recovering loses the quorum: the incident resolves.
+    expect((await report(eu.token, [{ monitor_id: 501, ok: true, latency_ms: 8 }])).status).toBe(202);
+    expect(await homepage()).toMatchObject({ status: 'ok', ongoing_incidents: { data: [] } });
+    const history = await s.api('GET', '/api/v2/custom_monitors/501/incidents');
+    expect(history.body.data.map((i: any) => [i.attributes.description, i.attributes.resolved])).toEqual([
+      ['Down in eu: HTTP 500; us: connection refused', true],
+    ]);
+  });
+
+  it("refuses results for another company's monitor or a heartbeat, and malformed ones, in the API's error shape", async () => {
+    const eu = await agentToken('eu');
+    const other = await report(eu.token, [{ monitor_id: 601, ok: false, reason: 'HTTP 500' }]);
+    expect(other.status).toBe(422);
+    expect(other.body.errors[0]).toMatchObject({ status: 422, source: { pointer: '/results/0/monitor_id' } });
+    expect((await report(eu.token, [{ monitor_id: 502, ok: true }])).status).toBe(422);
+    const malformed = await report(eu.token, [{ monitor_id: 501, ok: 'yes' }]);
+    expect(malformed.status).toBe(422);
+    expect(malformed.body.errors[0].source.pointer).toBe('/results/0/ok');
+  });
+
+  it('keeps agent tokens and API keys apart, and refuses a revoked token from the next request', async () => {
+    const eu = await agentToken('eu');
+    expect((await agentCall(ACME_KEY, 'GET', 'assignments')).status).toBe(401);
+    expect((await s.api('GET', '/api/v2/custom_monitors', { key: eu.token })).status).toBe(401);
+    expect((await agentCall(eu.token, 'GET', 'assignments')).status).toBe(200);
+
+    const revoked = await cli('key', 'revoke', eu.id);
+    expect(revoked.code, revoked.stderr).toBe(0);
+    const refused = await report(eu.token, [fail('HTTP 500')]);
+    expect(refused.status).toBe(401);
+    expect(refused.body.errors[0]).toMatchObject({ status: 401 });
+    expect((await agentCall(eu.token, 'GET', 'assignments')).status).toBe(401);
+  });
+
+  it('counts no stale region toward the quorum, and lists agents with their last report and staleness', async () => {
+    const eu = await agentToken('eu');
+    const us = await agentToken('us');
+    await agentToken('ap');
+    await report(eu.token, [fail('HTTP 500', 1_000), fail('HTTP 500')]);
+    const euAt = s.clock.now().toISOString();
+    // Two intervals (60 s) later eu has said nothing since: its failures no longer count.
+    s.clock.advance(199_000);
+    await report(us.token, [fail('HTTP 502', 1_000), fail('HTTP 502')]);
+    expect(await homepage()).toMatchObject({ status: 'ok', ongoing_incidents: { data: [] } });
+
+    const listed = await cli('agents', 'list');
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(listed.stdout.trim().split('\n')).toEqual([
+      expect.stringMatching(/^\d+\tAcme\tap\tno report yet\tstale$/),
+      expect.stringMatching(new RegExp(`^${eu.id}\\tAcme\\teu\\tlast report ${euAt}\\tstale$`)),
+      expect.stringMatching(new RegExp(`^${us.id}\\tAcme\\tus\\tlast report ${s.clock.now().toISOString()}\\treporting$`)),
+    ]);
+
+    const metrics = await (await fetch(`${s.url}/metrics`)).text();
+    expect(metrics).toContain('statusbot_agent_last_report_seconds{region="eu"} 199');
+    expect(metrics).toContain('statusbot_agent_last_report_seconds{region="us"} 0');
+    expect(metrics).toContain('statusbot_agent_last_report_seconds{region="ap"} +Inf');
+    expect(metrics).toContain('statusbot_agent_stale{region="eu"} 1');
+    expect(metrics).toContain('statusbot_agent_stale{region="us"} 0');
+
+    // eu reports again: two fresh regions see it down.
+    await report(eu.token, [fail('HTTP 500')]);
+    expect((await homepage()).ongoing_incidents.data[0].attributes.description).toBe('Down in eu: HTTP 500; us: HTTP 502');
+  });
+});
