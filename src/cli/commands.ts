@@ -1,3 +1,4 @@
+import { agentCommand } from './agent-command.js';
 import { agentsListCommand } from './agents-command.js';
 import { applyCommand } from './apply-command.js';
 import { auditListCommand } from './audit-command.js';
@@ -37,4 +38,5 @@ export const COMMANDS: readonly Command[] = [
   dbCopyCommand,
   discordRegisterCommand,
   jobsRunCommand,
+  agentCommand,
 ];

@@ -118,7 +118,8 @@ export async function recordProbeIn(
     .selectFrom('monitor_regions')
     .select(['region', 'consecutive_failures', 'reason'])
     .where('monitor_id', '=', monitor.id)
-    .where('checked_at', '>=', now - 2 * current.interval_seconds * 1000)
+    // As of the probe's own time: an agent's results held through an outage are judged as they were seen.
+    .where('checked_at', '>=', at - 2 * current.interval_seconds * 1000)
     .orderBy('region')
     .execute();
   const seeingDown = fresh.filter((r) => r.consecutive_failures >= failuresToDown).map((r) => ({ region: r.region, reason: r.reason ?? 'down' }));

@@ -1,0 +1,207 @@
+import type { Logger } from '../infrastructure/logger.js';
+import { StoppingError, describeNetworkError } from '../infrastructure/outbound.js';
+import type { ProbeClient, ProbeTarget } from '../jobs/http-probe.js';
+import { createResultBuffer } from './result-buffer.js';
+import type { AgentResult, ResultBuffer } from './result-buffer.js';
+import { ServerRefusal } from './server-link.js';
+import type { ServerLink } from './server-link.js';
+
+/** A monitor as the server assigns it (GET /api/v2/agent/assignments). */
+interface AssignedMonitor {
+  id: number;
+  name: string;
+  url: string;
+  probe_type: ProbeTarget['probeType'];
+  keyword: string | null;
+  interval_seconds: number;
+  record: ProbeTarget['record'];
+  expect: string[] | null;
+  dns_server: string | null;
+  days_before_expiry: number | null;
+}
+
+interface Scheduled {
+  target: ProbeTarget;
+  intervalMs: number;
+  dueAt: number;
+  running: boolean;
+}
+
+export interface ProbeAgentOptions {
+  link: ServerLink;
+  /** The same probes the servers run, with the agent's private-target guard. */
+  client: ProbeClient;
+  region: string;
+  logger: Logger;
+  /** Results kept while the server is away; full, the oldest are dropped. */
+  bufferSize?: number;
+  /** How often the assignments are fetched again. */
+  assignmentsMs?: number;
+  /** How often results are sent (and, without results, a report that the agent is alive). */
+  reportMs?: number;
+  tickMs?: number;
+}
+
+export interface ProbeAgent {
+  start(): Promise<void>;
+  /** Stops probing, sends what it holds once more, and closes. */
+  stop(): Promise<void>;
+  readonly buffer: ResultBuffer;
+}
+
+const BATCH = 1_000;
+
+/**
+ * An agent probing a company's monitors from its own region: it fetches its
+ * assignments, probes each monitor every interval with the servers' own probe
+ * code, and posts what it saw. While the server is away it keeps probing,
+ * holds the results (a bounded buffer, the oldest dropped first) and sends
+ * them once the server answers again; it keeps the last assignments meanwhile.
+ */
+export function createProbeAgent(options: ProbeAgentOptions): ProbeAgent {
+  const { link, client, logger } = options;
+  const assignmentsMs = options.assignmentsMs ?? 30_000;
+  const tickMs = options.tickMs ?? 250;
+  let reportMs = options.reportMs ?? 10_000;
+  const buffer = createResultBuffer(options.bufferSize ?? 10_000, (total) => {
+    // Each drop counts; the log says so at the first, then at every thousandth.
+    if (total === 1 || total % 1_000 === 0) logger.warn(`result buffer full: dropping the oldest results (${total} dropped so far)`, { dropped: total });
+  });
+  const monitors = new Map<number, Scheduled>();
+  const inFlight = new Set<Promise<void>>();
+  let timers: NodeJS.Timeout[] = [];
+  let stopped = false;
+  let lastSentAt = 0;
+  let sending: Promise<void> | null = null;
+  /** Why the server could not be reached, while it cannot: said once per outage. */
+  let away: string | null = null;
+
+  function serverAway(error: unknown): void {
+    const why = error instanceof ServerRefusal ? error.message : describeNetworkError(error, 0);
+    if (away === null) logger.warn(`the server cannot be reached (${why}); probing on, results are kept`, { buffered: buffer.size });
+    away = why;
+  }
+
+  function serverBack(): void {
+    if (away !== null) logger.info('the server answers again', { buffered: buffer.size, dropped: buffer.droppedTotal });
+    away = null;
+  }
+
+  async function refresh(): Promise<void> {
+    let answer: { data: { report_seconds?: number; monitors: AssignedMonitor[] } };
+    try {
+      answer = (await link.get('/api/v2/agent/assignments')) as typeof answer;
+    } catch (error) {
+      if (error instanceof ServerRefusal && error.status === 401) logger.error(`the server refuses this agent's token: ${error.message}`);
+      else serverAway(error);
+      return;
+    }
+    serverBack();
+    if (answer.data.report_seconds && options.reportMs === undefined) reportMs = answer.data.report_seconds * 1000;
+    const seen = new Set<number>();
+    const now = Date.now();
+    for (const m of answer.data.monitors) {
+      seen.add(m.id);
+      const target: ProbeTarget = {
+        url: m.url,
+        probeType: m.probe_type,
+        keyword: m.keyword,
+        record: m.record,
+        expect: m.expect,
+        dnsServer: m.dns_server,
+        daysBeforeExpiry: m.days_before_expiry,
+      };
+      const known = monitors.get(m.id);
+      if (known) Object.assign(known, { target, intervalMs: m.interval_seconds * 1000 });
+      else monitors.set(m.id, { target, intervalMs: m.interval_seconds * 1000, dueAt: now, running: false });
+    }
+    for (const id of monitors.keys()) if (!seen.has(id)) monitors.delete(id);
+  }
+
+  function probe(id: number, m: Scheduled): void {
+    m.running = true;
+    const work = (async () => {
+      const at = Date.now();
+      const started = performance.now();
+      try {
+        const outcome = await client.probe(m.target);
+        buffer.push({ monitorId: id, ok: outcome.ok, reason: outcome.ok ? null : outcome.reason, latencyMs: Math.round(performance.now() - started), at });
+      } catch (error) {
+        if (!(error instanceof StoppingError)) logger.error(`probe of monitor ${id} failed unexpectedly`, error);
+      } finally {
+        m.running = false;
+      }
+    })();
+    inFlight.add(work);
+    void work.finally(() => inFlight.delete(work));
+  }
+
+  function tick(): void {
+    const now = Date.now();
+    for (const [id, m] of monitors) {
+      if (m.dueAt > now) continue;
+      m.dueAt += Math.max(1, Math.ceil((now - m.dueAt + 1) / m.intervalMs)) * m.intervalMs;
+      if (!m.running) probe(id, m);
+    }
+    // Results go as soon as there are some; without any, a report at least every reportMs says the agent is alive.
+    if (!sending && (buffer.size > 0 || now - lastSentAt >= reportMs)) {
+      sending = send().finally(() => {
+        sending = null;
+      });
+    }
+  }
+
+  /** Sends what the buffer holds, a batch at a time, until it is empty or the server fails. */
+  async function send(): Promise<void> {
+    do {
+      const batch: AgentResult[] = buffer.peek(BATCH);
+      const drops = buffer.unreportedDrops;
+      const now = Date.now();
+      const body = {
+        results: batch.map((r) => ({
+          monitor_id: r.monitorId,
+          ok: r.ok,
+          reason: r.reason,
+          latency_ms: r.latencyMs,
+          age_ms: Math.max(0, now - r.at),
+        })),
+        dropped: drops,
+      };
+      try {
+        await link.post('/api/v2/agent/results', body);
+      } catch (error) {
+        if (error instanceof ServerRefusal && error.status === 422) {
+          // A monitor removed since the assignments, say: the batch will never be taken, so it is not kept.
+          logger.warn(`the server refused ${batch.length} results; they are dropped: ${error.message}`);
+          buffer.sent(batch.length, 0);
+          void refresh();
+          continue;
+        }
+        if (error instanceof ServerRefusal && error.status === 401) logger.error(`the server refuses this agent's token: ${error.message}`);
+        else serverAway(error);
+        lastSentAt = now;
+        return;
+      }
+      serverBack();
+      buffer.sent(batch.length, drops);
+      lastSentAt = now;
+    } while (buffer.size > 0 && !stopped);
+  }
+
+  return {
+    buffer,
+    async start() {
+      await refresh();
+      timers = [setInterval(tick, tickMs), setInterval(() => void refresh(), assignmentsMs)];
+      tick();
+    },
+    async stop() {
+      stopped = true;
+      for (const t of timers) clearInterval(t);
+      timers = [];
+      while (inFlight.size > 0) await Promise.race(inFlight);
+      if (sending) await sending;
+      if (buffer.size > 0) await send().catch(() => undefined);
+    },
+  };
+}
