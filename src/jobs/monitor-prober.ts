@@ -1,7 +1,7 @@
 import type { DomainContext } from '../domain/context.js';
 import { monitorsUnderMaintenance } from '../domain/maintenances/maintenance-windows.js';
 import { createProbeRollup } from '../domain/monitors/probe-hours.js';
-import { recordProbe, takeDueProbes } from '../domain/monitors/probe-results.js';
+import { recordProbe, recordRegionLatencies, takeDueProbes } from '../domain/monitors/probe-results.js';
 import type { MonitorState } from '../domain/monitors/probe-results.js';
 import type { Logger } from '../infrastructure/logger.js';
 import { StoppingError } from '../infrastructure/outbound.js';
@@ -79,6 +79,8 @@ export function createMonitorProber(options: MonitorProberOptions): MonitorProbe
   const flushMs = options.flushMs ?? 30_000;
   const monotonicMs = options.monotonicMs ?? (() => performance.now());
   const rollup = createProbeRollup(ctx);
+  /** This region's latest response time per monitor, written with the rollup. */
+  let latencies = new Map<number, { latencyMs: number; at: number }>();
   let flushedAt = monotonicMs();
   const monitors = new Map<number, Scheduled>();
   const waiting: Scheduled[] = [];
@@ -167,8 +169,9 @@ export function createMonitorProber(options: MonitorProberOptions): MonitorProbe
         // a success still ends an outage that began before.
         const maintained = paused.has(m.id);
         if (!maintained) rollup.record(m.id, at, durationMs, outcome.ok);
+        if (outcome.ok) latencies.set(m.id, { latencyMs: Math.round(durationMs), at: at.getTime() });
         if (maintained && !outcome.ok) return;
-        const { state, change } = await recordProbe(ctx, m, outcome, region);
+        const { state, change } = await recordProbe(ctx, m, outcome, region, { latencyMs: Math.round(durationMs), at: at.getTime() });
         m.status = state.status;
         m.consecutiveFailures = state.consecutiveFailures;
         if (change) logger.info(`monitor ${m.id} (${m.name}) ${change === 'down' ? 'is down' : 'recovered'} in ${region}`);
@@ -194,6 +197,15 @@ export function createMonitorProber(options: MonitorProberOptions): MonitorProbe
       await rollup.flush();
     } catch (error) {
       logger.error('probe results could not be written; they are kept for the next flush', error);
+    }
+    const written = latencies;
+    latencies = new Map();
+    try {
+      await recordRegionLatencies(ctx, region, written);
+    } catch (error) {
+      // Only the latest counts: what a later probe says replaces it.
+      for (const [id, l] of written) if (!latencies.has(id)) latencies.set(id, l);
+      logger.warn('response times per region could not be written; kept for the next flush', { reason: (error as Error).message });
     }
   }
 
@@ -227,7 +239,7 @@ export function createMonitorProber(options: MonitorProberOptions): MonitorProbe
         if (inFlight.size < concurrency) launch(m, dueAt);
         else if (!waiting.includes(m)) waiting.push(m);
       }
-      if (rollup.pending > 0 && monotonicMs() - flushedAt >= flushMs) void flush();
+      if ((rollup.pending > 0 || latencies.size > 0) && monotonicMs() - flushedAt >= flushMs) void flush();
     },
     async probeAll() {
       await reload(ctx.clock.now().getTime());

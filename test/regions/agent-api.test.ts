@@ -4,6 +4,10 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../cli/run-cli.js';
 import { manualClock } from '../../src/domain/clock.js';
+import { silentLogger } from '../../src/infrastructure/pino-logger.js';
+import { createProbeClient } from '../../src/jobs/http-probe.js';
+import { createMonitorProber } from '../../src/jobs/monitor-prober.js';
+import { startFakeTarget } from '../fakes/fake-target.js';
 import { ACME_KEY, startTestServer } from '../helpers/test-server.js';
 import type { TestServer } from '../helpers/test-server.js';
 
@@ -18,6 +22,10 @@ companies:
     custom_monitors:
       - { id: 501, name: Homepage, url: "http://127.0.0.1:9/health", probe_type: ping, interval_seconds: 60 }
       - { id: 502, name: Backup, probe_type: heartbeat, interval_seconds: 3600 }
+    custom_services:
+      - { id: 1001, name: Acme API, urlname: acme-api }
+    status_pages:
+      - { name: Acme status, slug: acme, services: [acme-api], monitors: [501] }
   - name: Globex
     plan: business
     api_keys: ["globex-key-1"]
@@ -141,5 +149,52 @@ describe('probe agents and the quorum of regions', () => {
     // eu reports again: two fresh regions see it down.
     await report(eu.token, [fail('HTTP 500')]);
     expect((await homepage()).ongoing_incidents.data[0].attributes.description).toBe('Down in eu: HTTP 500; us: HTTP 502');
+  });
+
+  it('shows the latest response time of each region on the status page and the monitor page', async () => {
+    const eu = await agentToken('eu');
+    const us = await agentToken('us');
+    await report(eu.token, [{ monitor_id: 501, ok: true, latency_ms: 12 }]);
+    const onePage = await (await fetch(`${s.url}/status/acme`)).text();
+    // One region alone says nothing a region list would add.
+    expect(onePage).not.toContain('class="regions"');
+    await report(us.token, [fail('HTTP 500', 1_000), { monitor_id: 501, ok: true, latency_ms: 340 }]);
+    for (const path of ['/status/acme', '/status/acme/monitors/501']) {
+      const html = await (await fetch(`${s.url}${path}`)).text();
+      expect(html, path).toContain('<b>eu</b> 12 ms');
+      expect(html, path).toContain('<b>us</b> 340 ms');
+    }
+    await report(us.token, [fail('HTTP 500')]);
+    expect(await (await fetch(`${s.url}/status/acme/monitors/501`)).text()).toContain('<b>us</b> last probe failed');
+  });
+
+  it("counts the server's own region with the agents', and shows its response time beside theirs", async () => {
+    const target = await startFakeTarget();
+    try {
+      await s.ctx.db
+        .updateTable('custom_monitors')
+        .set({ url: `${target.url}/health` })
+        .where('id', '=', 501)
+        .execute();
+      const probes = createProbeClient({ timeoutMs: 1_000, blockPrivateTargets: false, userAgent: 'statusbot-test' });
+      const prober = createMonitorProber({ ctx: s.ctx, client: probes, region: 'hq', logger: silentLogger });
+      const eu = await agentToken('eu');
+      await report(eu.token, [{ monitor_id: 501, ok: true, latency_ms: 12 }]);
+      await prober.probeAll();
+      const html = await (await fetch(`${s.url}/status/acme/monitors/501`)).text();
+      expect(html).toMatch(/<b>hq<\/b> \d+ ms/);
+      expect(html).toContain('<b>eu</b> 12 ms');
+
+      target.mode = 'fail';
+      await prober.probeAll();
+      await prober.probeAll();
+      expect(await homepage()).toMatchObject({ status: 'ok' });
+      s.clock.advance(2_000);
+      await report(eu.token, [fail('HTTP 500', 1_000), fail('HTTP 500')]);
+      expect((await homepage()).ongoing_incidents.data[0].attributes.description).toBe('Down in eu: HTTP 500; hq: HTTP 503');
+      await probes.close();
+    } finally {
+      await target.close();
+    }
   });
 });

@@ -30,6 +30,40 @@ export interface MonitorPanelData {
   name: string;
   status: ShownMonitorStatus;
   history: ProbeHistory;
+  /** Each region's latest probe, by region name: shown where more than one region probes the monitor. */
+  regions: RegionLatest[];
+}
+
+export interface RegionLatest {
+  region: string;
+  /** Null when its last probe failed. */
+  latencyMs: number | null;
+  failing: boolean;
+  checkedAt: Date;
+}
+
+/** The latest probe of each region, per monitor. */
+async function regionsOf(ctx: DomainContext, ids: readonly number[]): Promise<Map<number, RegionLatest[]>> {
+  const rows = await ctx.db
+    .selectFrom('monitor_regions')
+    .select(['monitor_id', 'region', 'latency_ms', 'consecutive_failures', 'checked_at'])
+    .where('monitor_id', 'in', ids)
+    .orderBy('monitor_id')
+    .orderBy('region')
+    .execute();
+  const byMonitor = new Map<number, RegionLatest[]>();
+  for (const r of rows) {
+    const failing = Number(r.consecutive_failures) > 0;
+    const list = byMonitor.get(r.monitor_id) ?? [];
+    list.push({
+      region: r.region,
+      latencyMs: failing || r.latency_ms === null ? null : Number(r.latency_ms),
+      failing,
+      checkedAt: new Date(Number(r.checked_at)),
+    });
+    byMonitor.set(r.monitor_id, list);
+  }
+  return byMonitor;
 }
 
 /** The page's monitors that exist, in the page's order. */
@@ -49,14 +83,13 @@ async function monitorRows(ctx: DomainContext, page: PublicPage) {
 export async function monitorPanels(ctx: DomainContext, page: PublicPage): Promise<MonitorPanelData[]> {
   const rows = await monitorRows(ctx, page);
   if (rows.length === 0) return [];
-  const histories = await probeHistories(
-    ctx,
-    rows.map((r) => r.id),
-  );
+  const ids = rows.map((r) => r.id);
+  const histories = await probeHistories(ctx, ids);
+  const regions = await regionsOf(ctx, ids);
   return rows.flatMap((row) => {
     const history = histories.get(row.id);
     if (!history) return [];
-    return [{ id: row.id, name: row.name, status: shownMonitorStatus(row, history.last90Days.probes > 0), history }];
+    return [{ id: row.id, name: row.name, status: shownMonitorStatus(row, history.last90Days.probes > 0), history, regions: regions.get(row.id) ?? [] }];
   });
 }
 

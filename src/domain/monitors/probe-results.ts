@@ -169,6 +169,41 @@ export async function recordProbeIn(
   return { state: { ...monitor, status, consecutiveFailures: mostFailures }, change };
 }
 
+/**
+ * The response times of successful probes that wrote nothing (a healthy
+ * monitor's), written every flush of the prober so that pages show each
+ * region's latest; a row holding failures is left to recordProbe.
+ */
+export async function recordRegionLatencies(
+  ctx: DomainContext,
+  region: string,
+  latencies: ReadonlyMap<number, { latencyMs: number; at: number }>,
+): Promise<void> {
+  if (latencies.size === 0) return;
+  const monitors = await ctx.db
+    .selectFrom('custom_monitors')
+    .select('id')
+    .where('id', 'in', [...latencies.keys()])
+    .execute();
+  if (monitors.length === 0) return;
+  await ctx.write(async (trx) => {
+    for (const { id } of monitors) {
+      const { latencyMs, at } = latencies.get(id)!;
+      await trx
+        .insertInto('monitor_regions')
+        .values({ monitor_id: id, region, consecutive_failures: 0, reason: null, latency_ms: latencyMs, checked_at: at })
+        .onConflict((oc) =>
+          oc
+            .columns(['monitor_id', 'region'])
+            .doUpdateSet({ latency_ms: latencyMs, checked_at: at })
+            .where('monitor_regions.consecutive_failures', '=', 0)
+            .where('monitor_regions.checked_at', '<', at),
+        )
+        .execute();
+    }
+  });
+}
+
 /** "Down in eu: HTTP 500" for one region; "Down in eu: HTTP 500; us: connection refused" for several. */
 export const downDescription = (seeingDown: readonly { region: string; reason: string }[]): string =>
   `Down in ${seeingDown.map((d) => `${d.region}: ${d.reason}`).join('; ')}`;

@@ -81,6 +81,15 @@ export function MonitorPanel(props: MonitorPanelProps) {
         </div>
       )}
       <p class="muted">{overall === null ? 'No probe results yet' : `${percent(overall)} uptime over the last ${HISTORY_DAYS} days`}</p>
+      {monitor.regions.length > 1 ? (
+        <ul class="regions" aria-label={`Latest probe of ${monitor.name} by region`}>
+          {monitor.regions.map((r) => (
+            <li>
+              <b>{r.region}</b> {r.failing ? 'last probe failed' : r.latencyMs === null ? 'up' : msText(r.latencyMs)}
+            </li>
+          ))}
+        </ul>
+      ) : null}
       <UptimeBars name={monitor.name} days={history.days} />
       <figure class="rt">
         <figcaption>Response time, last 24 hours</figcaption>
