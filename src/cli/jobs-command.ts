@@ -1,4 +1,4 @@
-import { emptyConfig } from '../config/load-config.js';
+import { emptyConfig, withRegionFromEnv } from '../config/load-config.js';
 import { JOB_NAMES } from '../jobs/jobs.js';
 import { runJobOnce } from '../main.js';
 import { UsageError } from './cli-errors.js';
@@ -20,7 +20,9 @@ export const jobsRunCommand: Command = {
     const loaded = configOf(input.configFile);
     const logger = commandLogger(input);
     const summary = await onDatabase(input.dbPath, () =>
-      withConfigErrors(loaded, input.configFile, () => runJobOnce({ dbPath: input.dbPath, config: loaded?.config ?? emptyConfig(), name, logger })),
+      withConfigErrors(loaded, input.configFile, () =>
+        runJobOnce({ dbPath: input.dbPath, config: withRegionFromEnv(loaded?.config ?? emptyConfig(), input.env), name, logger }),
+      ),
     );
     input.out(`job ${name}: ${summary ?? 'done'}`);
     return 0;

@@ -1,4 +1,4 @@
-import { emptyConfig } from '../config/load-config.js';
+import { emptyConfig, withRegionFromEnv } from '../config/load-config.js';
 import { STOP_GRACE_MS, startServer } from '../main.js';
 import type { RunningServer } from '../main.js';
 import { CommandError, UsageError } from './cli-errors.js';
@@ -49,13 +49,14 @@ export const serveCommand: Command = {
     '(not with demo: false in the config). Its start lines name the home page, the demo page and the API reference.',
     `SIGTERM or SIGINT stops it: work under way gets ${STOP_GRACE_MS / 1000} s to finish, then it exits 0;`,
     `after ${STOP_DEADLINE_MS / 1000} s, or at a second signal, it exits 1 at once, naming what still ran.`,
+    "STATUSBOT_REGION names the region its probes count for (default: the config's region, else local).",
   ].join('\n'),
   options: ['port', 'host', 'db', 'config'],
   async run(input) {
     const loaded = configOf(input.configFile);
     const port = portOf(input.string('port') ?? input.env.PORT);
     const host = input.string('host') || input.env.HOST || undefined;
-    const config = loaded?.config ?? emptyConfig();
+    const config = withRegionFromEnv(loaded?.config ?? emptyConfig(), input.env);
     const logger = commandLogger(input);
     let server: RunningServer | null = null;
     let stopSignal: NodeJS.Signals | null = null;

@@ -6,6 +6,7 @@ import type { FieldIssue } from '../domain/errors.js';
 import type { Setup } from '../domain/setup/setup.js';
 import { parseInput } from '../domain/validation.js';
 import { configFileSchema } from './config-schema.js';
+import { regionName } from '../domain/companies/agent-keys.js';
 import type { ConfigFile } from './config-schema.js';
 
 export const DEFAULT_RATE_LIMIT_PER_MINUTE = 600;
@@ -200,4 +201,13 @@ export function loadConfig(file: string): LoadedConfig {
     throw new ConfigError(`cannot read config file ${file}: ${(e as Error).message}`);
   }
   return parseConfig(file, text);
+}
+
+/** STATUSBOT_REGION names this process's probing region over the config's `region` (one config, servers in several places). */
+export function withRegionFromEnv(config: Config, env: NodeJS.ProcessEnv): Config {
+  const raw = env.STATUSBOT_REGION;
+  if (raw === undefined || raw.trim() === '') return config;
+  const checked = regionName.safeParse(raw);
+  if (!checked.success) throw new ConfigError(`STATUSBOT_REGION ${checked.error.issues[0]?.message ?? 'is not a region name'}: "${raw}"`);
+  return { ...config, region: checked.data };
 }
