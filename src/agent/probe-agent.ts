@@ -75,6 +75,7 @@ export function createProbeAgent(options: ProbeAgentOptions): ProbeAgent {
   let sending: Promise<void> | null = null;
   /** Why the server could not be reached, while it cannot: said once per outage. */
   let away: string | null = null;
+  let warnedRegion = false;
 
   function serverAway(error: unknown): void {
     const why = error instanceof ServerRefusal ? error.message : describeNetworkError(error, 0);
@@ -88,7 +89,7 @@ export function createProbeAgent(options: ProbeAgentOptions): ProbeAgent {
   }
 
   async function refresh(): Promise<void> {
-    let answer: { data: { report_seconds?: number; monitors: AssignedMonitor[] } };
+    let answer: { data: { region?: string; report_seconds?: number; monitors: AssignedMonitor[] } };
     try {
       answer = (await link.get('/api/v2/agent/assignments')) as typeof answer;
     } catch (error) {
@@ -97,6 +98,10 @@ export function createProbeAgent(options: ProbeAgentOptions): ProbeAgent {
       return;
     }
     serverBack();
+    if (answer.data.region !== undefined && answer.data.region !== options.region && !warnedRegion) {
+      warnedRegion = true;
+      logger.warn(`the token is for region ${answer.data.region}, not ${options.region}: the server counts its results for ${answer.data.region}`);
+    }
     if (answer.data.report_seconds && options.reportMs === undefined) reportMs = answer.data.report_seconds * 1000;
     const seen = new Set<number>();
     const now = Date.now();

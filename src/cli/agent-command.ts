@@ -20,7 +20,8 @@ export const agentCommand: Command = {
     "Fetches the monitors of the token's company from the server (every kind but heartbeats, which the servers judge),",
     'probes each every interval as the servers do, and posts the results. It needs no database: while the server is',
     'away it keeps probing and holds up to 10000 results (the oldest dropped first, the drops counted and logged),',
-    'sent once the server answers. Probe requests carry the user agent "statusbot-monitor/… (agent; region NAME)".',
+    'sent once the server answers. HTTP probes carry the user agent "statusbot-monitor/… (agent; region NAME)" and the',
+    'header X-Statusbot-Region: NAME.',
     'Timeouts and the private-target guard come from the probes section of --config, if given. SIGTERM or SIGINT stops it.',
   ].join('\n'),
   options: ['server', 'token', 'region', 'config', 'block-private-targets'],
@@ -41,6 +42,7 @@ export const agentCommand: Command = {
       timeoutMs: probes?.timeoutMs ?? 10_000,
       blockPrivateTargets: input.flag('block-private-targets') || (probes?.blockPrivateTargets ?? false),
       userAgent,
+      headers: { 'x-statusbot-region': region },
       stop: stop.signal,
     });
     const link = createServerLink({ server, token, userAgent, timeoutMs: SERVER_TIMEOUT_MS });

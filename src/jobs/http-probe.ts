@@ -65,7 +65,7 @@ export function createProbeClient(settings: ProbeSettings): ProbeClient {
         origin: new URL(target.url).origin,
         path: pathOf(target.url),
         method: 'GET',
-        headers: { 'user-agent': settings.userAgent, accept: '*/*' },
+        headers: { ...settings.headers, 'user-agent': settings.userAgent, accept: '*/*' },
         signal,
       });
     } catch (error) {

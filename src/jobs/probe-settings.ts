@@ -3,6 +3,8 @@ export interface ProbeSettings {
   timeoutMs: number;
   blockPrivateTargets: boolean;
   userAgent: string;
+  /** Sent with each HTTP probe besides the user agent (an agent names its region in X-Statusbot-Region). */
+  headers?: Readonly<Record<string, string>>;
   /** Fired when the process stops: a probe under way ends with StoppingError, recorded nowhere. */
   stop?: AbortSignal;
   /** Certificates a tls probe trusts besides the public roots (a private CA). */

@@ -19,11 +19,12 @@ import { ACME_KEY, startTestServer } from '../helpers/test-server.js';
 import type { TestServer } from '../helpers/test-server.js';
 import { waitUntil } from '../helpers/wait-until.js';
 
-/** A target that answers 500 to the probes of the regions in `failing` (agents name their region in their User-Agent). */
+/** A target that answers 500 to the probes of the regions in `failing` (agents name their region in a header, and in their User-Agent). */
 async function startRegionalTarget(): Promise<{ url: string; failing: Set<string>; close(): Promise<void> }> {
   const failing = new Set<string>();
   const server: Server = createServer((req, res) => {
-    const region = /region ([^)\s]+)/.exec(req.headers['user-agent'] ?? '')?.[1];
+    const header = req.headers['x-statusbot-region'];
+    const region = typeof header === 'string' ? header : /region ([^)\s]+)/.exec(req.headers['user-agent'] ?? '')?.[1];
     res.writeHead(region !== undefined && failing.has(region) ? 500 : 200);
     res.end();
   });
@@ -152,5 +153,31 @@ describe('a probe agent while its server is away', () => {
     expect(await homepage()).toMatchObject({ status: 'ok' });
     await client.close();
     await link.close();
+  }, 60_000);
+});
+
+describe('a probe agent with private targets blocked', () => {
+  it("refuses them as the servers' probes do, and reports why", async () => {
+    s = await start(1);
+    const token = await agentToken('eu');
+    const userAgent = 'statusbot-monitor/test (agent; region eu)';
+    const client = createProbeClient({ timeoutMs: 2_000, blockPrivateTargets: true, userAgent });
+    const link = createServerLink({ server: s.url, token, userAgent, timeoutMs: 2_000 });
+    const agent = createProbeAgent({ link, client, region: 'eu', logger: silentLogger, reportMs: 200 });
+    try {
+      await agent.start();
+      const down = await waitUntil(
+        async () => {
+          const m = await homepage();
+          return m.status === 'down' && m;
+        },
+        { what: 'the blocked target to count as down', timeoutMs: 20_000 },
+      );
+      expect(down.ongoing_incidents.data[0].attributes.description).toBe('Down in eu: blocked private target 127.0.0.1');
+    } finally {
+      await agent.stop();
+      await client.close();
+      await link.close();
+    }
   }, 60_000);
 });
