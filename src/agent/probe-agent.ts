@@ -83,7 +83,15 @@ export function createProbeAgent(options: ProbeAgentOptions): ProbeAgent {
     away = why;
   }
 
+  /** A refused token (revoked, say) is told once, until the server takes it again. */
+  let tokenRefused = false;
+  function refused(error: ServerRefusal): void {
+    if (!tokenRefused) logger.error(`the server refuses this agent's token (revoked?); probing on, results are kept: ${error.message}`);
+    tokenRefused = true;
+  }
+
   function serverBack(): void {
+    tokenRefused = false;
     if (away !== null) logger.info('the server answers again', { buffered: buffer.size, dropped: buffer.droppedTotal });
     away = null;
   }
@@ -93,7 +101,7 @@ export function createProbeAgent(options: ProbeAgentOptions): ProbeAgent {
     try {
       answer = (await link.get('/api/v2/agent/assignments')) as typeof answer;
     } catch (error) {
-      if (error instanceof ServerRefusal && error.status === 401) logger.error(`the server refuses this agent's token: ${error.message}`);
+      if (error instanceof ServerRefusal && error.status === 401) refused(error);
       else serverAway(error);
       return;
     }
@@ -182,7 +190,7 @@ export function createProbeAgent(options: ProbeAgentOptions): ProbeAgent {
           void refresh();
           continue;
         }
-        if (error instanceof ServerRefusal && error.status === 401) logger.error(`the server refuses this agent's token: ${error.message}`);
+        if (error instanceof ServerRefusal && error.status === 401) refused(error);
         else serverAway(error);
         lastSentAt = now;
         return;

@@ -146,8 +146,9 @@ describe('probe agents and the quorum of regions', () => {
     expect(metrics).toContain('statusbot_agent_stale{region="eu"} 1');
     expect(metrics).toContain('statusbot_agent_stale{region="us"} 0');
 
-    // eu reports again: two fresh regions see it down.
-    await report(eu.token, [fail('HTTP 500')]);
+    // eu reports again, with what its buffer dropped meanwhile: two fresh regions see it down.
+    expect((await agentCall(eu.token, 'POST', 'results', { results: [fail('HTTP 500')], dropped: 7 })).status).toBe(202);
+    expect((await cli('agents', 'list')).stdout).toMatch(new RegExp(`^${eu.id}\\tAcme\\teu\\tlast report \\S+\\treporting\\tdropped 7$`, 'm'));
     expect((await homepage()).ongoing_incidents.data[0].attributes.description).toBe('Down in eu: HTTP 500; us: HTTP 502');
   });
 
