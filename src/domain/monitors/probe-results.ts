@@ -126,7 +126,21 @@ export async function recordProbeIn(
   const mostFailures = Math.max(0, ...fresh.map((r) => r.consecutive_failures));
   let status = current.status;
   let change: MonitorChange = null;
-  if (status === 'ok' && seeingDown.length >= quorum) {
+  const wanted = status === 'ok' && seeingDown.length >= quorum ? 'down' : status === 'down' && seeingDown.length < quorum ? 'ok' : null;
+  // The status moves only where it still is what was read: of regions reporting at once (on PostgreSQL, side by side), one makes the change.
+  const moved =
+    wanted !== null &&
+    Number(
+      (
+        await trx
+          .updateTable('custom_monitors')
+          .set({ status: wanted, consecutive_failures: mostFailures, updated_at: now })
+          .where('id', '=', monitor.id)
+          .where('status', '=', status)
+          .executeTakeFirst()
+      ).numUpdatedRows,
+    ) === 1;
+  if (moved && wanted === 'down') {
     status = 'down';
     change = 'down';
     const description = downDescription(seeingDown);
@@ -135,7 +149,7 @@ export async function recordProbeIn(
       .values({ monitor_id: monitor.id, description, resolved: 0, created_at: now, updated_at: now, resolved_at: null })
       .execute();
     await announce(ctx, trx, monitor, { change, description, region: seeingDown.map((d) => d.region).join(', '), now });
-  } else if (status === 'down' && seeingDown.length < quorum) {
+  } else if (moved && wanted === 'ok') {
     status = 'ok';
     change = 'recovered';
     await trx
@@ -159,13 +173,10 @@ export async function recordProbeIn(
           : {}),
       },
     });
+  } else {
+    // The most failures any region counts: a success anywhere skips writing only once no region sees failures.
+    await trx.updateTable('custom_monitors').set({ consecutive_failures: mostFailures }).where('id', '=', monitor.id).execute();
   }
-  // The most failures any region counts: a success anywhere skips writing only once no region sees failures.
-  await trx
-    .updateTable('custom_monitors')
-    .set({ status, consecutive_failures: mostFailures, ...(change ? { updated_at: now } : {}) })
-    .where('id', '=', monitor.id)
-    .execute();
   return { state: { ...monitor, status, consecutiveFailures: mostFailures }, change };
 }
 
