@@ -26,6 +26,9 @@ companies:
       - { id: 1001, name: Acme API, urlname: acme-api }
     status_pages:
       - { name: Acme status, slug: acme, services: [acme-api], monitors: [501] }
+    slack: { team_id: T1 }
+    channels:
+      - { slack: C-OPS, monitors: [501] }
   - name: Globex
     plan: business
     api_keys: ["globex-key-1"]
@@ -92,6 +95,12 @@ describe('probe agents and the quorum of regions', () => {
     const history = await s.api('GET', '/api/v2/custom_monitors/501/incidents');
     expect(history.body.data.map((i: any) => [i.attributes.description, i.attributes.resolved])).toEqual([
       ['Down in eu: HTTP 500; us: connection refused', true],
+    ]);
+    // The channel that follows the monitor hears of both, once each.
+    const told = await s.ctx.db.selectFrom('outbox').select('payload').where('stream', '=', 'slack:T1:C-OPS').orderBy('id').execute();
+    expect(told.map((r) => JSON.parse(r.payload))).toEqual([
+      expect.objectContaining({ change: 'down', region: 'eu, us', description: 'Down in eu: HTTP 500; us: connection refused' }),
+      expect.objectContaining({ change: 'recovered', region: 'eu', description: 'Up again in eu' }),
     ]);
   });
 
