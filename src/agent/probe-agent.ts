@@ -72,6 +72,9 @@ export function createProbeAgent(options: ProbeAgentOptions): ProbeAgent {
   let timers: NodeJS.Timeout[] = [];
   let stopped = false;
   let lastSentAt = 0;
+  /** After a failed send, the next waits: 1 s, doubling up to the report period, so that a server coming back is not flooded. */
+  let failedSends = 0;
+  let retryAt = 0;
   let sending: Promise<void> | null = null;
   /** Why the server could not be reached, while it cannot: said once per outage. */
   let away: string | null = null;
@@ -157,7 +160,7 @@ export function createProbeAgent(options: ProbeAgentOptions): ProbeAgent {
       if (!m.running) probe(id, m);
     }
     // Results go as soon as there are some; without any, a report at least every reportMs says the agent is alive.
-    if (!sending && (buffer.size > 0 || now - lastSentAt >= reportMs)) {
+    if (!sending && now >= retryAt && (buffer.size > 0 || now - lastSentAt >= reportMs)) {
       sending = send().finally(() => {
         sending = null;
       });
@@ -193,9 +196,12 @@ export function createProbeAgent(options: ProbeAgentOptions): ProbeAgent {
         if (error instanceof ServerRefusal && error.status === 401) refused(error);
         else serverAway(error);
         lastSentAt = now;
+        failedSends++;
+        retryAt = Date.now() + Math.min(reportMs, 1000 * 2 ** (failedSends - 1));
         return;
       }
       serverBack();
+      failedSends = 0;
       buffer.sent(batch.length, drops);
       lastSentAt = now;
     } while (buffer.size > 0 && !stopped);
