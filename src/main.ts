@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { emptyConfig } from './config/load-config.js';
@@ -171,6 +172,8 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   let settleDemoKey: (key: string | null) => void = () => {};
   // Fired STOP_GRACE_MS into a stop: every outbound request and chat connection under way ends.
   const stop = new AbortController();
+  // Every probe, feed read and delivery under way listens to it at once: thousands, not a leak.
+  setMaxListeners(0, stop.signal);
   try {
     await migrateToLatest(db);
     const port = options.port;

@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { createProbeAgent } from '../agent/probe-agent.js';
 import { createServerLink } from '../agent/server-link.js';
 import { regionName } from '../domain/companies/agent-keys.js';
@@ -37,6 +38,8 @@ export const agentCommand: Command = {
     const probes = configOf(input.configFile)?.config.probes;
     const logger = commandLogger(input).child({ region });
     const stop = new AbortController();
+    // Every probe under way listens to it at once: thousands, not a leak.
+    setMaxListeners(0, stop.signal);
     const userAgent = `${USER_AGENT} (agent; region ${region})`;
     const client = createProbeClient({
       timeoutMs: probes?.timeoutMs ?? 10_000,
