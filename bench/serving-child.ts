@@ -13,7 +13,12 @@ export interface Mark {
 /** statusbot serving with its jobs on, in a process of its own (bench/probe-entry.ts); resolves once it listens. */
 export async function startServingChild(dbPath: string, configPath: string): Promise<{ port: number; mark(): Promise<Mark>; stop(): Promise<void> }> {
   const here = fileURLToPath(new URL('.', import.meta.url));
-  const child = fork(resolve(here, 'probe-entry.js'), [dbPath, configPath], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const profile = process.env.BENCH_CPU_PROF;
+  const child = fork(resolve(here, 'probe-entry.js'), [dbPath, configPath], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    // BENCH_CPU_PROF: a folder where the serving process writes its CPU profile.
+    execArgv: profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : [],
+  });
   const { port } = await new Promise<{ port: number }>((ok, fail) => {
     child.once('message', (m: { port: number }) => ok(m));
     child.once('exit', (code) => fail(new Error(`statusbot exited (${code}) before it was ready`)));

@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
-import { connect, rootCertificates } from 'node:tls';
-import type { TLSSocket } from 'node:tls';
+import { connect, createSecureContext, rootCertificates } from 'node:tls';
+import type { SecureContext, TLSSocket } from 'node:tls';
 import type { ProbeOutcome } from '../domain/monitors/probe-results.js';
 import { endpointOf, socketProbe } from './socket-connect.js';
 import type { guardFor } from './socket-connect.js';
@@ -19,6 +19,24 @@ const REASONS: Record<string, string> = {
 };
 
 /**
+ * One context for every probe trusting the same certificates: making it loads
+ * the roots anew, which cost more than the handshake's own work.
+ */
+let defaultContext: SecureContext | undefined;
+const contexts = new WeakMap<readonly string[], SecureContext>();
+function contextFor(trusted: readonly string[] | undefined): SecureContext {
+  if (!trusted) {
+    defaultContext ??= createSecureContext();
+    return defaultContext;
+  }
+  const known = contexts.get(trusted);
+  if (known) return known;
+  const made = createSecureContext({ ca: [...rootCertificates, ...trusted] });
+  contexts.set(trusted, made);
+  return made;
+}
+
+/**
  * Opens a TLS connection to an https URL: down when the handshake fails, the
  * chain does not verify (or does not name the host), or the certificate
  * expires within `daysBeforeExpiry` days; the reason says which, and when.
@@ -32,7 +50,7 @@ export function probeTls(url: string, daysBeforeExpiry: number, settings: ProbeS
       port,
       ...guard,
       ...(isIP(host) === 0 ? { servername: host } : {}),
-      ...(settings.trustedCertificates ? { ca: [...rootCertificates, ...settings.trustedCertificates] } : {}),
+      secureContext: contextFor(settings.trustedCertificates),
       // Verified below rather than refused in the handshake, so that the answer can say why and until when.
       rejectUnauthorized: false,
     });
