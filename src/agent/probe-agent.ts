@@ -1,6 +1,7 @@
 import type { Logger } from '../infrastructure/logger.js';
 import { StoppingError, describeNetworkError } from '../infrastructure/outbound.js';
 import type { ProbeClient, ProbeTarget } from '../jobs/http-probe.js';
+import { phaseOf } from '../jobs/probe-settings.js';
 import { createResultBuffer } from './result-buffer.js';
 import type { AgentResult, ResultBuffer } from './result-buffer.js';
 import { ServerRefusal } from './server-link.js';
@@ -40,6 +41,8 @@ export interface ProbeAgentOptions {
   /** How often results are sent (and, without results, a report that the agent is alive). */
   reportMs?: number;
   tickMs?: number;
+  /** Probes under way at once (`probes.concurrency`); the rest wait for the next tick. */
+  concurrency?: number;
 }
 
 export interface ProbeAgent {
@@ -62,6 +65,7 @@ export function createProbeAgent(options: ProbeAgentOptions): ProbeAgent {
   const { link, client, logger } = options;
   const assignmentsMs = options.assignmentsMs ?? 30_000;
   const tickMs = options.tickMs ?? 250;
+  const concurrency = options.concurrency ?? 1_000;
   let reportMs = options.reportMs ?? 10_000;
   const buffer = createResultBuffer(options.bufferSize ?? 10_000, (total) => {
     // Each drop counts; the log says so at the first, then at every thousandth.
@@ -129,7 +133,12 @@ export function createProbeAgent(options: ProbeAgentOptions): ProbeAgent {
       };
       const known = monitors.get(m.id);
       if (known) Object.assign(known, { target, intervalMs: m.interval_seconds * 1000 });
-      else monitors.set(m.id, { target, intervalMs: m.interval_seconds * 1000, dueAt: now, running: false });
+      else {
+        // Spread over the interval as the servers' prober does: thousands of monitors do not all fire at the start.
+        const intervalMs = m.interval_seconds * 1000;
+        const phase = phaseOf(m.id, intervalMs);
+        monitors.set(m.id, { target, intervalMs, dueAt: Math.ceil((now - phase) / intervalMs) * intervalMs + phase, running: false });
+      }
     }
     for (const id of monitors.keys()) if (!seen.has(id)) monitors.delete(id);
   }
@@ -156,6 +165,8 @@ export function createProbeAgent(options: ProbeAgentOptions): ProbeAgent {
     const now = Date.now();
     for (const [id, m] of monitors) {
       if (m.dueAt > now) continue;
+      // At the concurrency, due monitors wait for the next tick, still due.
+      if (!m.running && inFlight.size >= concurrency) break;
       m.dueAt += Math.max(1, Math.ceil((now - m.dueAt + 1) / m.intervalMs)) * m.intervalMs;
       if (!m.running) probe(id, m);
     }

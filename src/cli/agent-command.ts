@@ -49,7 +49,7 @@ export const agentCommand: Command = {
       stop: stop.signal,
     });
     const link = createServerLink({ server, token, userAgent, timeoutMs: SERVER_TIMEOUT_MS });
-    const agent = createProbeAgent({ link, client, region, logger });
+    const agent = createProbeAgent({ link, client, region, logger, concurrency: probes?.concurrency ?? 1_000 });
     let stopRequested: (signal: NodeJS.Signals) => void = () => {};
     const stopping = new Promise<NodeJS.Signals>((resolve) => (stopRequested = resolve));
     process.on('SIGTERM', stopRequested);

@@ -6,6 +6,7 @@ import type { MonitorState } from '../domain/monitors/probe-results.js';
 import type { Logger } from '../infrastructure/logger.js';
 import { StoppingError } from '../infrastructure/outbound.js';
 import type { ProbeClient } from './http-probe.js';
+import { phaseOf } from './probe-settings.js';
 import { checkHeartbeat } from '../domain/monitors/heartbeats.js';
 import type { DnsRecord, ProbeType } from '../domain/monitors/monitor.js';
 
@@ -60,9 +61,6 @@ export interface MonitorProberOptions {
 
 /** The longest a heartbeat monitor goes unchecked. */
 const HEARTBEAT_CHECK_SECONDS = 30;
-
-/** Spreads monitors over their interval so that they do not all fire in the same second. */
-const phaseOf = (id: number, intervalMs: number): number => ((id * 2_654_435_761) % (intervalMs / 1000)) * 1000;
 
 /**
  * Probes each custom monitor every `interval_seconds`. The schedule lives in

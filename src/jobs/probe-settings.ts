@@ -12,3 +12,6 @@ export interface ProbeSettings {
   /** Wall-clock time in epoch ms, against which certificates expire. */
   now?: () => number;
 }
+
+/** Where in its interval a monitor's probes fall: spread by id, so that monitors do not all fire in the same second. */
+export const phaseOf = (id: number, intervalMs: number): number => ((id * 2_654_435_761) % (intervalMs / 1000)) * 1000;
