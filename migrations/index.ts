@@ -21,6 +21,7 @@ import * as m0019 from './0019_probe_kinds.js';
 import * as m0020 from './0020_regions.js';
 import * as m0021 from './0021_alerts.js';
 import * as m0022 from './0022_notify_destinations.js';
+import * as m0023 from './0023_incident_rooms.js';
 
 /** Every migration, by name; the Migrator applies them in name order. Add new ones here. */
 export const migrations: Record<string, Migration> = {
@@ -46,4 +47,5 @@ export const migrations: Record<string, Migration> = {
   '0020_regions': m0020,
   '0021_alerts': m0021,
   '0022_notify_destinations': m0022,
+  '0023_incident_rooms': m0023,
 };

@@ -8,6 +8,9 @@ import type {
   IncidentAnnouncement,
   MaintenanceAnnouncement,
   MonitorAnnouncement,
+  RoomFailed,
+  RoomOpening,
+  RoomSummary,
   StatusChangeAnnouncement,
 } from '../../src/domain/notifications/announcement.js';
 
@@ -30,6 +33,24 @@ export interface ChatPort<M> {
   /** False when the message no longer exists (deleted, or too old to edit): a new one takes its place. */
   edit(channelId: string, messageId: string, message: M, signal?: AbortSignal): Promise<boolean>;
   reply(channelId: string, parentId: string, message: M, key: string, signal?: AbortSignal): Promise<string>;
+  /** Opens a channel of this name in the workspace; its id. Throws RoomRefused when the platform refuses it for good. */
+  createChannel(workspaceId: string, name: string, signal?: AbortSignal): Promise<string>;
+  /** Lets these members into the channel (one already in is fine). */
+  invite(workspaceId: string, channelId: string, userIds: readonly string[], signal?: AbortSignal): Promise<void>;
+}
+
+/** The platform refused to open a room for a reason no retry changes (`name_taken`, `missing_scope`). */
+export class RoomRefused extends Error {
+  constructor(readonly reason: string) {
+    super(`the room was refused: ${reason}`);
+    this.name = 'RoomRefused';
+  }
+}
+
+/** What becomes of a room once the platform answered: the domain's (see domain/chat/incident-room.ts). */
+export interface RoomHooks {
+  opened(opening: RoomOpening, channelId: string): Promise<void>;
+  failed(opening: RoomOpening, reason: string): Promise<void>;
 }
 
 /** How a platform shows each announcement. */
@@ -41,10 +62,12 @@ export interface ChatRenderer<M> {
   monitor(a: MonitorAnnouncement): M;
   digest(a: DigestAnnouncement): M;
   maintenance(a: MaintenanceAnnouncement): M;
+  roomFailed(a: RoomFailed): M;
+  roomSummary(a: RoomSummary): M;
 }
 
 /** The steps a delivery records once the platform confirmed them, the same on every platform. */
-export const STEP = { message: 'message', reply: 'reply' } as const;
+export const STEP = { message: 'message', reply: 'reply', channel: 'channel', invite: 'invite', opened: 'opened' } as const;
 
 /**
  * The one delivery state machine of chat announcements: post → remember the
@@ -52,7 +75,7 @@ export const STEP = { message: 'message', reply: 'reply' } as const;
  * recorded before the next starts, so that a retry (after a failure or a
  * restart) resumes after the last confirmed step and repeats none.
  */
-export function createChatPublisher<M>(port: ChatPort<M>, render: ChatRenderer<M>): Publisher {
+export function createChatPublisher<M>(port: ChatPort<M>, render: ChatRenderer<M>, rooms?: RoomHooks): Publisher {
   const prefix = `${port.platform}:`;
 
   /**
@@ -108,6 +131,35 @@ export function createChatPublisher<M>(port: ChatPort<M>, render: ChatRenderer<M
     await recorder.step(STEP.message, posted);
   }
 
+  /**
+   * A room: open the channel → invite → hand it to the domain, which queues
+   * the incident's message in the room's own stream. The channel's id is
+   * recorded before inviting, so that a retry (after a failed invite, or on
+   * another replica) invites into it instead of opening a second one.
+   */
+  async function deliverRoom(a: RoomOpening, delivery: Delivery, recorder: DeliveryRecorder): Promise<void> {
+    if (!rooms) throw new DeliveryFailure('rooms are not handled here', { permanent: true });
+    let channel = a.channelId ?? delivery.progress[STEP.channel];
+    if (!channel) {
+      try {
+        channel = await port.createChannel(a.workspaceId, a.name, delivery.signal);
+      } catch (error) {
+        if (!(error instanceof RoomRefused)) throw error;
+        await rooms.failed(a, error.reason);
+        return;
+      }
+      await recorder.step(STEP.channel, channel);
+    }
+    if (a.invite.length > 0 && !delivery.progress[STEP.invite]) {
+      await port.invite(a.workspaceId, channel, a.invite, delivery.signal);
+      await recorder.step(STEP.invite, a.invite.join(','));
+    }
+    if (a.channelId === null && !delivery.progress[STEP.opened]) {
+      await rooms.opened(a, channel);
+      await recorder.step(STEP.opened, channel);
+    }
+  }
+
   return {
     name: port.platform,
     streamPrefix: prefix,
@@ -125,6 +177,12 @@ export function createChatPublisher<M>(port: ChatPort<M>, render: ChatRenderer<M
           return deliverDigest(announcement, delivery, recorder);
         case 'maintenance':
           return deliverOnce(announcement.channel.channelId, render.maintenance(announcement), delivery, recorder);
+        case 'room':
+          return deliverRoom(announcement, delivery, recorder);
+        case 'room_failed':
+          return deliverOnce(announcement.channel.channelId, render.roomFailed(announcement), delivery, recorder);
+        case 'room_summary':
+          return deliverOnce(announcement.channel.channelId, render.roomSummary(announcement), delivery, recorder);
         default: {
           const unknown: never = announcement;
           throw new DeliveryFailure(`unknown announcement ${JSON.stringify((unknown as { kind?: unknown }).kind)}`);

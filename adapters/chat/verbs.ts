@@ -7,6 +7,7 @@ import type { Syntax } from './dialect.js';
 import { listIncidents, openForm, resolve, showIncident, submitForm } from './incident-verbs.js';
 import { formErrors } from './forms.js';
 import { maintenanceList } from './maintenance-verbs.js';
+import { lead, note, room } from './room-verbs.js';
 import type { ChatReply, FormKind, FormRef, FormValues } from './reply.js';
 import { textReply } from './reply.js';
 import { errorText, help, notLinked, unknownCommand, usage } from './wording.js';
@@ -26,6 +27,10 @@ export type VerbCall =
   | { verb: 'list' }
   | { verb: 'show'; id: number }
   | { verb: 'resolve'; id: number; message: string | undefined }
+  /** `id` null: the incident whose room the channel is. `member`: the platform's user id ('' when none was named). */
+  | { verb: 'lead'; id: number | null; member: string }
+  | { verb: 'room'; id: number | null }
+  | { verb: 'note'; text: string }
   /** `target` is a service reference for a new incident, an incident id otherwise. */
   | { verb: 'form'; form: FormKind; target: string | number | null }
   | { verb: 'submit'; ref: FormRef; values: FormValues };
@@ -59,6 +64,12 @@ async function dispatch(req: ChatRequest, call: VerbCall, company: Company | nul
       return showIncident(req, company, call.id);
     case 'resolve':
       return resolve(req, company, call.id, call.message);
+    case 'lead':
+      return lead(req, company, call.id, call.member);
+    case 'room':
+      return room(req, company, call.id);
+    case 'note':
+      return note(req, call.text);
     case 'form':
       return openForm(req, company, call.form, call.target);
     case 'submit':

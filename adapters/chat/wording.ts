@@ -1,5 +1,5 @@
 import type { ChannelSubscription } from '../../src/domain/chat/chat.js';
-import type { DigestAnnouncement, IncidentAnnouncement } from '../../src/domain/notifications/announcement.js';
+import type { ChatMember, DigestAnnouncement, IncidentAnnouncement, RoomFailed, RoomSummary } from '../../src/domain/notifications/announcement.js';
 import { DomainError } from '../../src/domain/errors.js';
 import type { Logger } from '../../src/infrastructure/logger.js';
 import type { ChatDialect, ChatRight, Syntax } from './dialect.js';
@@ -61,6 +61,9 @@ const HELP: readonly [Syntax, string][] = [
   ['incident_resolve', 'resolve it'],
   ['incident_list', 'open incidents of your company'],
   ['incident_show', 'an incident and its updates'],
+  ['incident_lead', 'name who leads it (in its room, the id may be left out)'],
+  ['incident_room', 'open a channel of its own'],
+  ['incident_note', "add a note to the timeline of the room's incident (or pin a message there with 📌)"],
   ['status', "a service's status and open incidents"],
   ['report', 'report a problem with a service (an unconfirmed incident once several people do)'],
   ['subscribe_incidents', 'announce your incidents in this channel'],
@@ -155,4 +158,54 @@ export function digestSummary(a: DigestAnnouncement): string {
   if (issues > 0) parts.push(`${issues} of ${a.services.length} services with issues`);
   if (unknown > 0) parts.push(`${unknown} of ${a.services.length} without data`);
   return parts.join(', ');
+}
+
+/** A member as a message names them: a mention on their own platform (which notifies nobody, see allowed mentions). */
+export const memberName = (d: ChatDialect, member: ChatMember): string =>
+  member.platform === d.platform ? `<@${member.userId}>` : `${member.userId} (${member.platform})`;
+
+export const leadSet = (d: ChatDialect, incidentId: number, lead: ChatMember): string =>
+  `${memberName(d, lead)} now leads incident ${d.markup.bold(`#${incidentId}`)}.`;
+
+export const roomAsked = (d: ChatDialect, incidentId: number, room: { name: string; state: string; channelId: string | null }, queued: boolean): string => {
+  if (room.state === 'open' && room.channelId) return `Incident ${d.markup.bold(`#${incidentId}`)} has its room: <#${room.channelId}>.`;
+  return queued
+    ? `Opening ${d.markup.code(`#${room.name}`)} for incident ${d.markup.bold(`#${incidentId}`)}; its message and updates will be posted there.`
+    : `The room ${d.markup.code(`#${room.name}`)} of incident ${d.markup.bold(`#${incidentId}`)} is being opened.`;
+};
+
+export const noteTaken = (d: ChatDialect, incidentId: number): string => `Noted on the timeline of incident ${d.markup.bold(`#${incidentId}`)}.`;
+
+const ROOM_REASONS: Readonly<Record<string, string>> = {
+  name_taken: 'a channel of that name exists already',
+  missing_scope: 'the app lacks a permission to open channels (reinstall it with the scopes of manifest.yml)',
+  restricted_action: "the workspace's settings do not let the app open channels",
+  missing_permissions: 'the bot lacks the Manage Channels permission in this server',
+};
+
+/** Why a room could not be opened, and the way to try again. */
+export const roomFailedText = (d: ChatDialect, a: RoomFailed): string =>
+  `Could not open ${d.markup.code(`#${a.name}`)} for incident ${d.markup.bold(`#${a.incidentId}`)}: ${ROOM_REASONS[a.reason] ?? d.markup.text(a.reason)}. Run ${d.markup.code(d.syntax.incident_room)} with its id to try again.`;
+
+/** "1 h 5 min", "3 min", "2 d 4 h". */
+export function duration(ms: number): string {
+  const minutes = Math.max(0, Math.round(ms / 60_000));
+  const days = Math.floor(minutes / 1440);
+  const hours = Math.floor((minutes % 1440) / 60);
+  const rest = minutes % 60;
+  if (days > 0) return `${days} d ${hours} h`;
+  if (hours > 0) return `${hours} h ${rest} min`;
+  return `${rest} min`;
+}
+
+/** What a resolved incident's room is told, one line a fact. */
+export function roomSummaryLines(d: ChatDialect, a: RoomSummary): string[] {
+  const m = d.markup;
+  return [
+    `${m.bold(`Incident #${a.incident.id} resolved`)}: ${m.text(a.incident.title)}`,
+    `Duration: ${duration(Date.parse(a.incident.resolvedAt) - Date.parse(a.incident.createdAt))}`,
+    `Lead: ${a.lead ? memberName(d, a.lead) : 'nobody was named'}`,
+    `Updates: ${a.updates} · Notes: ${a.notes}`,
+    m.link(a.incident.trackerUrl, 'details'),
+  ];
 }

@@ -8,6 +8,7 @@ import type { ChatFront } from '../chat/chat-front.js';
 import { createChatLimiter } from '../chat/chat-limits.js';
 import type { ChatRateLimit } from '../chat/chat-limits.js';
 import { createReplayGuard } from '../chat/replay-guard.js';
+import { roomHooks } from '../chat/room-hooks.js';
 import { runVerb } from '../chat/verbs.js';
 import type { VerbCall } from '../chat/verbs.js';
 import { DIRECT_MESSAGES, STALE_CONTROL } from '../chat/wording.js';
@@ -15,6 +16,7 @@ import { closeDiscordRest, createDiscordRest } from './client.js';
 import { NO_CHOICES, autocomplete, verbOf } from './commands.js';
 import { modalValues, parseCustomId, parseReportId } from './modals.js';
 import { createDiscordPublisher } from './publisher.js';
+import { pinReactions } from './reactions.js';
 import { INTERACTIONS_PATH, createGatewayReceiver, createHttpReceiver } from './receiver.js';
 import type { DiscordReceiver, InteractionHandler } from './receiver.js';
 import { replyResponse, textResponse } from './render.js';
@@ -100,14 +102,14 @@ export async function createDiscordFront(options: DiscordFrontOptions): Promise<
       }),
     );
   } else logger.info(`Discord HTTP interactions are off: set DISCORD_PUBLIC_KEY to answer at ${INTERACTIONS_PATH}`);
-  if (env.gateway) receivers.push(createGatewayReceiver({ env, logger }));
+  const rest = createDiscordRest(env, { rejectOnRateLimit: true });
+  if (env.gateway) receivers.push(createGatewayReceiver({ env, logger, onReaction: pinReactions({ ctx, logger }, rest) }));
   const handler = createInteractionHandler({ ctx, logger });
   for (const receiver of receivers) receiver.init(handler);
-  const rest = createDiscordRest(env, { rejectOnRateLimit: true });
   return {
     name: 'discord',
     rawHandlers: Object.assign({}, ...receivers.map((r) => r.rawHandlers)),
-    publisher: createDiscordPublisher({ rest }),
+    publisher: createDiscordPublisher({ rest, rooms: roomHooks(ctx) }),
     async start() {
       for (const receiver of receivers) await receiver.start();
     },

@@ -9,6 +9,10 @@ const serviceOption = (description: string) => (s: SlashCommandSubcommandBuilder
 const incidentId = (s: SlashCommandSubcommandBuilder) =>
   s.addIntegerOption((o) => o.setName('id').setDescription('The incident').setRequired(true).setMinValue(1).setAutocomplete(true));
 
+/** In an incident's room, the incident goes without saying. */
+const optionalIncidentId = (s: SlashCommandSubcommandBuilder) =>
+  s.addIntegerOption((o) => o.setName('id').setDescription('The incident (in its room: that one)').setMinValue(1).setAutocomplete(true));
+
 const monitorOption = (s: SlashCommandSubcommandBuilder) =>
   s.addStringOption((o) => o.setName('monitor').setDescription("The monitor's name or id").setRequired(true).setAutocomplete(true).setMaxLength(200));
 
@@ -27,7 +31,22 @@ const incident = new SlashCommandBuilder()
     ),
   )
   .addSubcommand((s) => s.setName('list').setDescription('The open incidents'))
-  .addSubcommand((s) => incidentId(s.setName('show').setDescription('An incident and its timeline')));
+  .addSubcommand((s) => incidentId(s.setName('show').setDescription('An incident and its timeline')))
+  .addSubcommand((s) =>
+    optionalIncidentId(
+      s
+        .setName('lead')
+        .setDescription('Name who leads an incident')
+        .addUserOption((o) => o.setName('lead').setDescription('Who leads it').setRequired(true)),
+    ),
+  )
+  .addSubcommand((s) => optionalIncidentId(s.setName('room').setDescription('Open a channel for an incident')))
+  .addSubcommand((s) =>
+    s
+      .setName('note')
+      .setDescription("Add a note to the timeline of this room's incident")
+      .addStringOption((o) => o.setName('text').setDescription('The note').setRequired(true).setMaxLength(4000)),
+  );
 
 const status = new SlashCommandBuilder()
   .setName('status')

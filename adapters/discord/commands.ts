@@ -77,6 +77,12 @@ export function verbOf(data: APIChatInputApplicationCommandInteractionData): Ver
       return { verb: 'form', form: 'new', target: str('service') ?? null };
     case 'incident list':
       return { verb: 'list' };
+    case 'incident lead':
+      return { verb: 'lead', id: i.options.has('id') ? id : null, member: str('lead') ?? '' };
+    case 'incident room':
+      return { verb: 'room', id: i.options.has('id') ? id : null };
+    case 'incident note':
+      return { verb: 'note', text: str('text') ?? '' };
   }
   const syntax = ID_COMMANDS[i.path];
   if (syntax && (!Number.isSafeInteger(id) || id < 1)) return { verb: 'usage', syntax };

@@ -1,9 +1,9 @@
-import { DiscordAPIError, HTTPError, RateLimitError, Routes } from 'discord.js';
-import type { APIMessage, REST, RESTPostAPIChannelMessageJSONBody } from 'discord.js';
+import { ChannelType, DiscordAPIError, HTTPError, OverwriteType, PermissionFlagsBits, RateLimitError, Routes } from 'discord.js';
+import type { APIChannel, APIMessage, REST, RESTPostAPIChannelMessageJSONBody } from 'discord.js';
 import { DeliveryFailure } from '../../src/delivery/publisher.js';
 import type { Publisher } from '../../src/delivery/publisher.js';
-import { createChatPublisher } from '../chat/delivery.js';
-import type { ChatPort } from '../chat/delivery.js';
+import { RoomRefused, createChatPublisher } from '../chat/delivery.js';
+import type { ChatPort, RoomHooks } from '../chat/delivery.js';
 import { discordRenderer } from './render.js';
 
 const UNKNOWN_MESSAGE = 10008;
@@ -21,6 +21,17 @@ function asDeliveryFailure(what: string, error: unknown): DeliveryFailure {
   }
   return new DeliveryFailure(`${what}: ${error instanceof Error ? error.message : String(error)}`);
 }
+
+/** Discord's refusals of a room that no retry changes: the bot may not manage channels, or the name is refused. */
+function roomRefusal(error: unknown): string | null {
+  if (!(error instanceof DiscordAPIError)) return null;
+  if (error.status === 403) return 'missing_permissions';
+  if (error.status === 400) return error.message;
+  return null;
+}
+
+/** What an invited member may do in a room: see it and speak in it. */
+const MEMBER_ALLOW = String(PermissionFlagsBits.ViewChannel | PermissionFlagsBits.SendMessages | PermissionFlagsBits.ReadMessageHistory);
 
 const isUnknownMessage = (error: unknown): boolean => error instanceof DiscordAPIError && (error.status === 404 || error.code === UNKNOWN_MESSAGE);
 
@@ -55,8 +66,29 @@ export function discordPort(rest: REST): ChatPort<RESTPostAPIChannelMessageJSONB
         throw asDeliveryFailure(`PATCH message ${messageId} in channel ${channelId}`, error);
       }
     },
+    async createChannel(guildId, name, signal) {
+      try {
+        const channel = (await rest.post(Routes.guildChannels(guildId), { body: { name, type: ChannelType.GuildText }, signal })) as APIChannel;
+        return channel.id;
+      } catch (error) {
+        const refused = roomRefusal(error);
+        if (refused) throw new RoomRefused(refused);
+        throw asDeliveryFailure(`POST channel #${name} in guild ${guildId}`, error);
+      }
+    },
+    // A member's own permission overwrite: what Discord has of an invitation to a channel (PUT sets it, again and again alike).
+    async invite(_guildId, channelId, userIds, signal) {
+      for (const userId of userIds) {
+        try {
+          await rest.put(Routes.channelPermission(channelId, userId), { body: { type: OverwriteType.Member, allow: MEMBER_ALLOW, deny: '0' }, signal });
+        } catch (error) {
+          throw asDeliveryFailure(`PUT permissions of ${userId} in channel ${channelId}`, error);
+        }
+      }
+    },
   };
 }
 
 /** Delivers the outbox rows of `discord:<guild>:<channel>` streams. */
-export const createDiscordPublisher = (options: { rest: REST }): Publisher => createChatPublisher(discordPort(options.rest), discordRenderer);
+export const createDiscordPublisher = (options: { rest: REST; rooms?: RoomHooks }): Publisher =>
+  createChatPublisher(discordPort(options.rest), discordRenderer, options.rooms);

@@ -2,7 +2,7 @@ import { createPublicKey, verify } from 'node:crypto';
 import type { KeyObject } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import { Client, Events, GatewayDispatchEvents, GatewayIntentBits, InteractionType, Routes } from 'discord.js';
-import type { APIInteraction, APIInteractionResponse } from 'discord.js';
+import type { APIInteraction, APIInteractionResponse, GatewayMessageReactionAddDispatchData } from 'discord.js';
 import type { ChatEnv } from '../../src/config/env.js';
 import type { Logger } from '../../src/infrastructure/logger.js';
 import type { RawHandler } from '../../src/infrastructure/raw-handler.js';
@@ -146,7 +146,12 @@ export function createHttpReceiver(options: HttpReceiverOptions): DiscordReceive
  * public HTTPS endpoint: each raw INTERACTION_CREATE goes through the same
  * handler, and its response is posted to the interaction callback.
  */
-export function createGatewayReceiver(options: { env: NonNullable<ChatEnv['discord']>; logger: Logger }): DiscordReceiver {
+export function createGatewayReceiver(options: {
+  env: NonNullable<ChatEnv['discord']>;
+  logger: Logger;
+  /** Reactions to messages in the guilds' channels (📌 in an incident's room). */
+  onReaction?: (reaction: GatewayMessageReactionAddDispatchData) => Promise<void>;
+}): DiscordReceiver {
   const { env, logger } = options;
   let handler: InteractionHandler | null = null;
   let client: Client | null = null;
@@ -164,7 +169,14 @@ export function createGatewayReceiver(options: { env: NonNullable<ChatEnv['disco
       handler = h;
     },
     async start() {
-      const gateway = new Client({ intents: [GatewayIntentBits.Guilds], rest: { api: env.apiUrl ?? DISCORD_API } });
+      const intents = options.onReaction ? [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMessageReactions] : [GatewayIntentBits.Guilds];
+      const gateway = new Client({ intents, rest: { api: env.apiUrl ?? DISCORD_API } });
+      const { onReaction } = options;
+      if (onReaction) {
+        gateway.ws.on(GatewayDispatchEvents.MessageReactionAdd, (reaction: GatewayMessageReactionAddDispatchData) => {
+          onReaction(reaction).catch((error: unknown) => logger.error('discord gateway reaction could not be handled', error));
+        });
+      }
       gateway.ws.on(GatewayDispatchEvents.InteractionCreate, (interaction: APIInteraction) => {
         respond(gateway, interaction).catch((error: unknown) => logger.error('discord gateway interaction could not be answered', error));
       });

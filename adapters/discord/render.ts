@@ -6,6 +6,8 @@ import type {
   IncidentAnnouncement,
   MaintenanceAnnouncement,
   MonitorAnnouncement,
+  RoomFailed,
+  RoomSummary,
   StatusChangeAnnouncement,
 } from '../../src/domain/notifications/announcement.js';
 import { MAINTENANCE_EVENT_LABEL } from '../chat/maintenance-verbs.js';
@@ -15,7 +17,19 @@ import type { ShownStatus } from '../../src/domain/services/shown-status.js';
 import type { ChatRenderer } from '../chat/delivery.js';
 import { SEVERITY_LABEL, STAGE_LABEL, STATUS_LABEL as STATUS_WORDS } from '../chat/labels.js';
 import type { ChatReply } from '../chat/reply.js';
-import { NO_OPEN_INCIDENTS, PLAN_HIDES_INCIDENTS, REPORT_BUTTON, UNCONFIRMED, componentsLine, digestSummary, offersActions } from '../chat/wording.js';
+import {
+  NO_OPEN_INCIDENTS,
+  PLAN_HIDES_INCIDENTS,
+  REPORT_BUTTON,
+  UNCONFIRMED,
+  componentsLine,
+  digestSummary,
+  memberName,
+  offersActions,
+  roomFailedText,
+  roomSummaryLines,
+} from '../chat/wording.js';
+import { DISCORD_DIALECT } from './dialect.js';
 import { CUSTOM_ID_MAX, customIds, formModal } from './modals.js';
 
 const STATUS_ICON: Record<ShownStatus, string> = { ok: '🟢', minor: '🟠', major: '🔴', maintenance: '🔧', unknown: '⚪' };
@@ -124,6 +138,7 @@ function incidentButtons(id: number, resolved: boolean): APIActionRowComponent<A
 function incidentMessage(a: IncidentAnnouncement): RESTPostAPIChannelMessageJSONBody {
   const view = viewOfAnnouncement(a);
   const embed = incidentEmbed(view).setTimestamp(new Date(a.incident.updatedAt));
+  if (a.incident.lead) embed.addFields({ name: 'Lead', value: memberName(DISCORD_DIALECT, a.incident.lead), inline: true });
   const notes = [a.source === 'users' ? `⚠️ ${UNCONFIRMED}` : '', componentsLine(a.incident.components)].filter(Boolean);
   if (notes.length) embed.setFooter({ text: clip(notes.join(' · '), 2048) });
   return {
@@ -212,7 +227,19 @@ export const discordRenderer: ChatRenderer<RESTPostAPIChannelMessageJSONBody> = 
   monitor: monitorMessage,
   digest: digestMessage,
   maintenance: maintenanceMessage,
+  roomFailed: (a: RoomFailed) => ({ content: `⚠️ ${roomFailedText(DISCORD_DIALECT, a)}`, allowed_mentions: NO_MENTIONS }),
+  roomSummary: roomSummaryMessage,
 };
+
+function roomSummaryMessage(a: RoomSummary): RESTPostAPIChannelMessageJSONBody {
+  const [headline, ...facts] = roomSummaryLines(DISCORD_DIALECT, a);
+  const embed = new EmbedBuilder()
+    .setTitle(clip(`✅ Incident #${a.incident.id} resolved: ${a.incident.title}`, LIMIT.title))
+    .setURL(a.incident.trackerUrl)
+    .setColor(Colors.Green)
+    .setDescription(clip([headline, ...facts].join('\n'), LIMIT.description));
+  return { embeds: [embed.toJSON()], allowed_mentions: NO_MENTIONS };
+}
 
 const CONTENT_MAX = 2000;
 

@@ -8,9 +8,11 @@ import type { ChatFront } from '../chat/chat-front.js';
 import { createChatLimiter } from '../chat/chat-limits.js';
 import type { ChatRateLimit } from '../chat/chat-limits.js';
 import { createReplayGuard } from '../chat/replay-guard.js';
+import { roomHooks } from '../chat/room-hooks.js';
 import { apiBase, createDeliveryClient, describeSlackFailure } from './client.js';
 import { registerCommands } from './commands.js';
 import { registerModals } from './modals.js';
+import { registerReactions } from './reactions.js';
 import { createSlackPublisher } from './publisher.js';
 import { SlackHttpReceiver } from './receiver.js';
 
@@ -110,7 +112,7 @@ export async function createSlackFront(options: SlackFrontOptions): Promise<Chat
     clientOptions,
     logger,
     convoStore: false,
-    // The app handles no message events, so there is nothing of its own to ignore.
+    // The app handles no message events (only reactions, of anyone), so there is nothing of its own to ignore.
     ignoreSelf: false,
   });
   app.error(async (error) => {
@@ -122,11 +124,12 @@ export async function createSlackFront(options: SlackFrontOptions): Promise<Chat
   let signingIn: Promise<void> | null = null;
   registerCommands(app, deps);
   registerModals(app, deps);
+  registerReactions(app, deps);
 
   return {
     name: 'slack',
     rawHandlers: httpReceiver ? { [SLACK_EVENTS_PATH]: httpReceiver.handler } : {},
-    publisher: createSlackPublisher({ client: deliveryClient }),
+    publisher: createSlackPublisher({ client: deliveryClient, rooms: roomHooks(ctx) }),
     async start() {
       signingIn = identityClient.auth.test().then(
         (me) => {

@@ -56,6 +56,9 @@ const incidentIdOf = (word: string | undefined): number | null => {
   return m ? Number(m[1]) : null;
 };
 
+/** A member as Slack writes a mention in a command's text: `<@U123>` or `<@U123|alice>`. */
+const memberOf = (word: string): string | null => /^<@([UW][A-Z0-9]+)(?:\|[^>]*)?>$/.exec(word)?.[1] ?? null;
+
 /** Everything after the first `count` words, spacing and all (a message as typed). */
 const after = (text: string, count: number): string =>
   unescapeSlack(text)
@@ -80,6 +83,14 @@ export function verbOf(command: SlackCommand, text: string): VerbCall {
         return id === null ? { verb: 'usage', syntax: 'incident' } : { verb: 'show', id };
       case 'resolve':
         return id === null ? { verb: 'usage', syntax: 'incident' } : { verb: 'resolve', id, message: after(text, 2) || undefined };
+      case 'lead': {
+        const mention = rest.map(memberOf).find((m) => m !== null) ?? '';
+        return { verb: 'lead', id, member: mention };
+      }
+      case 'room':
+        return { verb: 'room', id };
+      case 'note':
+        return { verb: 'note', text: after(text, 1) };
       default:
         return { verb: 'usage', syntax: 'incident' };
     }

@@ -1,8 +1,8 @@
 import { webApi } from '@slack/bolt';
 import { DeliveryFailure, retryAfterMs } from '../../src/delivery/publisher.js';
 import type { Publisher } from '../../src/delivery/publisher.js';
-import { createChatPublisher } from '../chat/delivery.js';
-import type { ChatPort } from '../chat/delivery.js';
+import { RoomRefused, createChatPublisher } from '../chat/delivery.js';
+import type { ChatPort, RoomHooks } from '../chat/delivery.js';
 import { slackRenderer } from './render.js';
 import type { SlackMessage } from './render.js';
 
@@ -18,7 +18,24 @@ export interface SlackPoster {
     postMessage(args: SlackMessage & { channel: string; thread_ts?: string }): Promise<{ ts?: string }>;
     update(args: SlackMessage & { channel: string; ts: string }): Promise<unknown>;
   };
+  conversations: {
+    create(args: { name: string; is_private?: boolean }): Promise<{ channel?: { id?: string } }>;
+    invite(args: { channel: string; users: string }): Promise<unknown>;
+  };
 }
+
+/** Slack's refusals of a room that no retry changes: said to whoever asked, who may ask again. */
+const ROOM_REFUSALS = new Set([
+  'name_taken',
+  'missing_scope',
+  'restricted_action',
+  'invalid_name',
+  'invalid_name_specials',
+  'invalid_name_maxlength',
+  'no_permission',
+]);
+/** Invitations that leave the member in the channel already. */
+const INVITED_ALREADY = new Set(['already_in_channel', 'cant_invite_self']);
 
 /** Slack's errors as the outbox worker reads them: a 429 says when to come back and is not a failed attempt. */
 function failure(what: string, error: unknown): DeliveryFailure {
@@ -62,8 +79,28 @@ export function slackPort(client: SlackPoster): ChatPort<SlackMessage> {
         throw failure(`chat.update of ${ts} in ${channel}`, error);
       }
     },
+    async createChannel(_team, name) {
+      let result: { channel?: { id?: string } };
+      try {
+        result = await client.conversations.create({ name, is_private: false });
+      } catch (error) {
+        if (error instanceof webApi.WebAPIPlatformError && ROOM_REFUSALS.has(error.data.error)) throw new RoomRefused(error.data.error);
+        throw failure(`conversations.create of #${name}`, error);
+      }
+      if (!result.channel?.id) throw new DeliveryFailure(`conversations.create of #${name}: no channel in the answer`);
+      return result.channel.id;
+    },
+    async invite(_team, channel, users) {
+      try {
+        await client.conversations.invite({ channel, users: users.join(',') });
+      } catch (error) {
+        if (error instanceof webApi.WebAPIPlatformError && INVITED_ALREADY.has(error.data.error)) return;
+        throw failure(`conversations.invite into ${channel}`, error);
+      }
+    },
   };
 }
 
 /** Delivers the outbox rows of `slack:<team>:<channel>` streams. */
-export const createSlackPublisher = (options: { client: SlackPoster }): Publisher => createChatPublisher(slackPort(options.client), slackRenderer);
+export const createSlackPublisher = (options: { client: SlackPoster; rooms?: RoomHooks }): Publisher =>
+  createChatPublisher(slackPort(options.client), slackRenderer, options.rooms);

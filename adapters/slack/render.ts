@@ -5,6 +5,8 @@ import type {
   IncidentAnnouncement,
   MaintenanceAnnouncement,
   MonitorAnnouncement,
+  RoomFailed,
+  RoomSummary,
   StatusChangeAnnouncement,
 } from '../../src/domain/notifications/announcement.js';
 import { MAINTENANCE_EVENT_LABEL, maintenanceTime } from '../chat/maintenance-verbs.js';
@@ -14,7 +16,18 @@ import type { ShownStatus } from '../../src/domain/services/shown-status.js';
 import type { ChatRenderer } from '../chat/delivery.js';
 import { SEVERITY_LABEL, STAGE_LABEL, STATUS_LABEL as STATUS_WORDS } from '../chat/labels.js';
 import type { ChatReply } from '../chat/reply.js';
-import { NO_OPEN_INCIDENTS, PLAN_HIDES_INCIDENTS, REPORT_BUTTON, UNCONFIRMED, componentsLine, digestSummary, offersActions } from '../chat/wording.js';
+import {
+  NO_OPEN_INCIDENTS,
+  PLAN_HIDES_INCIDENTS,
+  REPORT_BUTTON,
+  UNCONFIRMED,
+  componentsLine,
+  digestSummary,
+  memberName,
+  offersActions,
+  roomFailedText,
+  roomSummaryLines,
+} from '../chat/wording.js';
 import { SLACK_DIALECT, esc } from './dialect.js';
 
 /** A message as chat.postMessage, chat.update and response_url take it. */
@@ -76,6 +89,7 @@ function incidentMessage(a: IncidentAnnouncement): SlackMessage {
         { type: 'mrkdwn', text: `*State*\n${state}` },
         { type: 'mrkdwn', text: `*Severity*\n${SEVERITY_LABEL[i.severity]}` },
         { type: 'mrkdwn', text: `*Stage*\n${i.stage ? STAGE_LABEL[i.stage] : '–'}` },
+        ...(i.lead ? [{ type: 'mrkdwn' as const, text: `*Lead*\n${memberName(SLACK_DIALECT, i.lead)}` }] : []),
       ],
     },
   ];
@@ -212,6 +226,16 @@ export function replyMessage(reply: Exclude<ChatReply, { kind: 'form' }>): Slack
 }
 
 /** The announcements in Block Kit, for the delivery state machine. */
+function roomFailedMessage(a: RoomFailed): SlackMessage {
+  const text = roomFailedText(SLACK_DIALECT, a);
+  return { text, blocks: [section(`:warning: ${text}`)] };
+}
+
+function roomSummaryMessage(a: RoomSummary): SlackMessage {
+  const [headline, ...facts] = roomSummaryLines(SLACK_DIALECT, a);
+  return { text: `Incident #${a.incident.id} resolved: ${a.incident.title}`, blocks: [section(`:white_check_mark: ${headline}`), section(facts.join('\n'))] };
+}
+
 export const slackRenderer: ChatRenderer<SlackMessage> = {
   incident: incidentMessage,
   update: updateReply,
@@ -219,4 +243,6 @@ export const slackRenderer: ChatRenderer<SlackMessage> = {
   monitor: monitorMessage,
   digest: digestMessage,
   maintenance: maintenanceMessage,
+  roomFailed: roomFailedMessage,
+  roomSummary: roomSummaryMessage,
 };

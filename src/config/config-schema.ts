@@ -232,6 +232,8 @@ const company = z.strictObject({
       default_service_id: customServiceId.optional(),
     })
     .optional(),
+  /** `incident_channels`: a new major incident (or `/incident room`) gets a chat channel of its own. */
+  chat: z.strictObject({ incident_channels: z.boolean().default(false) }).optional(),
 });
 
 /** The config file. Unknown keys are errors, so that a misspelt key never goes unnoticed. */

@@ -42,6 +42,9 @@ export const TABLES_IN_ORDER = [
   'notify_destinations',
   'notify_messages',
   'alert_groups',
+  'incident_leads',
+  'incident_rooms',
+  'incident_notes',
 ] as const satisfies readonly (keyof Database)[];
 
 type Table = (typeof TABLES_IN_ORDER)[number];
@@ -69,6 +72,7 @@ const WITH_ID: readonly Table[] = [
   'channel_subscriptions',
   'user_reports',
   'notify_destinations',
+  'incident_notes',
 ];
 
 const BATCH = 500;

@@ -6,6 +6,8 @@ export interface CompaniesTable {
   name: string;
   plan: 'free' | 'business';
   notify_on: string;
+  /** 1: a new major incident gets a chat channel of its own (`chat.incident_channels`). */
+  incident_channels: Generated<number>;
   created_at: number;
   /** The label of an alert that names the custom service it is about (its urlname or name). */
   alert_service_label: Generated<string>;
@@ -329,6 +331,39 @@ export interface NotifyMessagesTable {
 
 export type ChatPlatform = 'slack' | 'discord';
 
+export interface IncidentLeadsTable {
+  incident_id: number;
+  platform: ChatPlatform;
+  user_id: string;
+  set_by: string;
+  set_at: number;
+}
+
+export type IncidentRoomState = 'opening' | 'open' | 'failed';
+
+export interface IncidentRoomsTable {
+  incident_id: number;
+  platform: ChatPlatform;
+  workspace_id: string;
+  channel_id: string | null;
+  name: string;
+  state: IncidentRoomState;
+  attempt: number;
+  error: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface IncidentNotesTable {
+  id: Generated<number>;
+  incident_id: number;
+  platform: ChatPlatform;
+  author_id: string;
+  text: string;
+  message_id: string | null;
+  created_at: number;
+}
+
 export interface ChatLinksTable {
   platform: ChatPlatform;
   workspace_id: string;
@@ -455,6 +490,9 @@ export interface Database {
   notify_destinations: NotifyDestinationsTable;
   notify_messages: NotifyMessagesTable;
   alert_groups: AlertGroupsTable;
+  incident_leads: IncidentLeadsTable;
+  incident_rooms: IncidentRoomsTable;
+  incident_notes: IncidentNotesTable;
 }
 
 /** A list of rows as one JSON column reads (see jsonRows): PostgreSQL's driver parses JSON, SQLite's hands over the text. */

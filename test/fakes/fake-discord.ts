@@ -30,10 +30,24 @@ export interface DiscordMessageRecord {
   nonce: string | null;
   edits: number;
   deleted: boolean;
+  /** Who wrote it; the bot when absent. */
+  authorId?: string;
 }
+
+/** A text channel the bot created in a guild, with the members given their own permission overwrite. */
+export interface DiscordChannelRecord {
+  id: string;
+  guildId: string;
+  name: string;
+  members: string[];
+}
+
+export const FAKE_BOT_USER_ID = '900000000000000002';
 
 export type FakeFailure =
   | { status: 500 }
+  /** The bot lacks a permission (Missing Permissions, 50013). */
+  | { status: 403 }
   /** `afterApplying`: the request takes effect, but the answer is lost (the client sees a 500). */
   | { status: 500; afterApplying: true }
   | { status: 429; retryAfterSeconds: number; global?: boolean }
@@ -57,6 +71,10 @@ export interface FakeDiscord {
   calls: DiscordCall[];
   /** Messages by id, in posting order. */
   messages: Map<string, DiscordMessageRecord>;
+  /** Channels the bot created, in order. */
+  channels: DiscordChannelRecord[];
+  /** A member writes a message in a channel; its id. */
+  say(channelId: string, authorId: string, content: string): string;
   /** Messages of one channel that were not deleted, in posting order. */
   channel(channelId: string): DiscordMessageRecord[];
   /** Calls answered with 2xx, optionally only those whose `METHOD path` matches. */
@@ -86,6 +104,7 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
   const publicHex = Buffer.from(publicKey.export({ format: 'jwk' }).x!, 'base64url').toString('hex');
   const calls: DiscordCall[] = [];
   const messages = new Map<string, DiscordMessageRecord>();
+  const channels: DiscordChannelRecord[] = [];
   const failures: { failure: FakeFailure; when?: (call: { method: string; path: string }) => boolean }[] = [];
 
   function json(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): number {
@@ -102,6 +121,13 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
     channel_id: m.channelId,
     type: m.replyTo ? 19 : 0,
     content: m.body.content ?? '',
+    author: {
+      id: m.authorId ?? FAKE_BOT_USER_ID,
+      username: m.authorId ? `member-${m.authorId}` : 'statusbot',
+      discriminator: '0',
+      global_name: null,
+      avatar: null,
+    },
     embeds: m.body.embeds ?? [],
     components: m.body.components ?? [],
     ...(m.replyTo ? { message_reference: { message_id: m.replyTo, channel_id: m.channelId } } : {}),
@@ -138,6 +164,30 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
       if (!record || record.deleted || record.channelId !== m[1]) return { status: 404, body: { message: 'Unknown Message', code: 10008 } };
       record.body = { ...record.body, ...body };
       record.edits++;
+      return { status: 200, body: messageJson(record) };
+    }
+    const created = method === 'POST' ? /^\/guilds\/(\d+)\/channels$/.exec(path) : null;
+    if (created) {
+      const name = String(body?.name ?? '');
+      if (!/^[a-z0-9_-]{1,100}$/.test(name)) return { status: 400, body: { message: 'Invalid Form Body', code: 50035 } };
+      const channel: DiscordChannelRecord = { id: snowflake(), guildId: created[1]!, name, members: [] };
+      channels.push(channel);
+      return {
+        status: 201,
+        body: { id: channel.id, type: body.type ?? 0, guild_id: channel.guildId, name, position: channels.length, permission_overwrites: [] },
+      };
+    }
+    const overwrite = method === 'PUT' ? /^\/channels\/(\d+)\/permissions\/(\d+)$/.exec(path) : null;
+    if (overwrite) {
+      const channel = channels.find((c) => c.id === overwrite[1]);
+      if (!channel) return { status: 404, body: { message: 'Unknown Channel', code: 10003 } };
+      if (body?.type === 1 && !channel.members.includes(overwrite[2]!)) channel.members.push(overwrite[2]!);
+      return { status: 204, body: undefined };
+    }
+    const fetched = method === 'GET' ? /^\/channels\/(\d+)\/messages\/(\d+)$/.exec(path) : null;
+    if (fetched) {
+      const record = messages.get(fetched[2]!);
+      if (!record || record.deleted || record.channelId !== fetched[1]) return { status: 404, body: { message: 'Unknown Message', code: 10008 } };
       return { status: 200, body: messageJson(record) };
     }
     if (method === 'POST' && /^\/interactions\/\d+\/[^/]+\/callback$/.test(path)) return { status: 204, body: undefined };
@@ -188,6 +238,7 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
       });
       return { status: 0 };
     }
+    if (failure?.status === 403) return { status: json(res, 403, { message: 'Missing Permissions', code: 50013 }) };
     if (failure?.status === 500) {
       if ('afterApplying' in failure) apply(method, path, body);
       return { status: json(res, 500, { message: 'Internal Server Error', code: 0 }) };
@@ -223,6 +274,12 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
     publicKey: publicHex,
     calls,
     messages,
+    channels,
+    say(channelId, authorId, content) {
+      const record: DiscordMessageRecord = { id: snowflake(), channelId, body: { content }, replyTo: null, nonce: null, edits: 0, deleted: false, authorId };
+      messages.set(record.id, record);
+      return record.id;
+    },
     gatewayUrl: null,
     abandoned: 0,
     channel: (channelId) => [...messages.values()].filter((m) => m.channelId === channelId && !m.deleted),

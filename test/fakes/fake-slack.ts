@@ -31,9 +31,19 @@ export interface SlackMessageRecord {
   text: string;
   blocks: any[] | undefined;
   edits: number;
+  /** The member who wrote it; absent for the bot's own. */
+  user?: string;
 }
 
-export type FakeFailure = { status: 500 } | { status: 429; retryAfterSeconds: number };
+/** A channel opened with conversations.create, and who is in it. */
+export interface SlackChannelRecord {
+  id: string;
+  name: string;
+  members: string[];
+}
+
+/** `error`: the Web API's refusal (HTTP 200, ok: false), such as name_taken. */
+export type FakeFailure = { status: 500 } | { status: 429; retryAfterSeconds: number } | { status: 200; error: string };
 
 /** Slack's side of Socket Mode: envelopes go to the connected app, acks come back. */
 export interface FakeSocket {
@@ -57,6 +67,10 @@ export interface FakeSlack {
   calls: SlackCall[];
   /** Messages by channel, in posting order. */
   messages: Map<string, SlackMessageRecord[]>;
+  /** Channels opened by the app, in order. */
+  channels: SlackChannelRecord[];
+  /** A member writes a message in a channel; its ts. */
+  say(channel: string, user: string, text: string): string;
   socket: FakeSocket;
   /** A response_url that records what is posted to it. */
   responseUrl(name?: string): string;
@@ -92,6 +106,7 @@ export async function startFakeSlack(options: { token?: string; appToken?: strin
   const appToken = options.appToken ?? FAKE_APP_TOKEN;
   const calls: SlackCall[] = [];
   const messages = new Map<string, SlackMessageRecord[]>();
+  const channels: SlackChannelRecord[] = [];
   let failures: { failure: FakeFailure; when: ((c: { method: string; body: Record<string, any> }) => boolean) | undefined }[] = [];
   let clock = 0;
   const delays = new Map<string, number>();
@@ -141,6 +156,33 @@ export async function startFakeSlack(options: { token?: string; appToken?: strin
         record.edits++;
         return { ok: true, channel: body.channel, ts: record.ts, text: record.text };
       }
+      case 'conversations.create': {
+        const name = String(body.name ?? '');
+        if (!/^[a-z0-9_-]{1,80}$/.test(name)) return { ok: false, error: 'invalid_name_specials' };
+        if (channels.some((c) => c.name === name)) return { ok: false, error: 'name_taken' };
+        const channel: SlackChannelRecord = { id: `CROOM${channels.length + 1}`, name, members: ['UBOT'] };
+        channels.push(channel);
+        return { ok: true, channel: { id: channel.id, name, is_channel: true, is_private: body.is_private === true || body.is_private === 'true' } };
+      }
+      case 'conversations.invite': {
+        const channel = channels.find((c) => c.id === body.channel);
+        if (!channel) return { ok: false, error: 'channel_not_found' };
+        const users = String(body.users ?? '')
+          .split(',')
+          .filter(Boolean);
+        const fresh = users.filter((u) => !channel.members.includes(u));
+        if (fresh.length === 0) return { ok: false, error: 'already_in_channel' };
+        channel.members.push(...fresh);
+        return { ok: true, channel: { id: channel.id, name: channel.name } };
+      }
+      case 'conversations.history': {
+        const found = (messages.get(String(body.channel)) ?? []).filter((m) => m.ts === body.latest);
+        return {
+          ok: true,
+          messages: found.map((m) => ({ type: 'message', ts: m.ts, text: m.text, ...(m.user ? { user: m.user } : { bot_id: 'BBOT' }) })),
+          has_more: false,
+        };
+      }
       case 'users.info': {
         const user = users.get(String(body.user));
         if (!user) return { ok: false, error: 'user_not_found' };
@@ -181,6 +223,12 @@ export async function startFakeSlack(options: { token?: string; appToken?: strin
       const i = failures.findIndex((f) => !f.when || f.when({ method, body }));
       if (i !== -1) {
         const { failure } = failures.splice(i, 1)[0]!;
+        if (failure.status === 200) {
+          record(method, 200, false, failure.error);
+          res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' });
+          res.end(JSON.stringify({ ok: false, error: failure.error }));
+          return;
+        }
         record(method, failure.status, false, failure.status === 429 ? 'ratelimited' : 'internal_error');
         const headers: Record<string, string> = { 'content-type': 'application/json' };
         if (failure.status === 429) headers['retry-after'] = String(failure.retryAfterSeconds);
@@ -229,6 +277,12 @@ export async function startFakeSlack(options: { token?: string; appToken?: strin
     apiUrl: `${url}/api/`,
     calls,
     messages,
+    channels,
+    say(channel, user, text) {
+      const record: SlackMessageRecord = { channel, ts: nextTs(), threadTs: null, text, blocks: undefined, edits: 0, user };
+      messages.set(channel, [...(messages.get(channel) ?? []), record]);
+      return record.ts;
+    },
     socket: {
       connected: () => appConnected,
       send(type, payload) {

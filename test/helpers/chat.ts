@@ -19,7 +19,13 @@ export type Ask =
   | { verb: 'incident show'; id: number }
   | { verb: 'incident update'; id: number }
   | { verb: 'incident resolve'; id: number; message?: string }
-  | { verb: 'incident new'; service?: string };
+  | { verb: 'incident new'; service?: string }
+  /** `lead`: who is named, by role (see Where.member). */
+  | { verb: 'incident lead'; id?: number; lead: Member }
+  | { verb: 'incident room'; id?: number }
+  | { verb: 'incident note'; text: string };
+
+export type Member = 'admin' | 'member' | 'channel-manager';
 
 export interface DigestSettings {
   schedule?: string;
@@ -32,6 +38,8 @@ export interface DigestSettings {
 export interface Where {
   workspace?: string;
   channel?: string;
+  /** A channel by its platform id (a room's), instead of by name. */
+  channelId?: string;
   /** `admin` holds every right; `member` none; `channel-manager` may subscribe (Discord's Manage Channels, Slack's listed admins). Each is another user. */
   member?: 'admin' | 'member' | 'channel-manager';
 }
@@ -89,6 +97,20 @@ export interface ChatHarness {
   shown(channel: string): Shown[];
   /** As if someone deleted the message in the platform. */
   deleteMessage(channel: string, id: string): void;
+  /** A channel's top-level messages, by its platform id (a room's). */
+  shownIn(channelId: string): Shown[];
+  /** The platform's user id of a member, by role. */
+  memberId(member?: Member): string;
+  /** Channels statusbot opened, with who was invited. */
+  rooms(): { id: string; name: string; members: string[] }[];
+  /** A member writes in a channel (by id); the message's id. */
+  say(channelId: string, text: string, member?: Member): string;
+  /** A member reacts with 📌 to a message. */
+  pin(channelId: string, messageId: string, member?: Member): Promise<void>;
+  /** The next invitation into a room fails once (HTTP 500). */
+  failNextInvite(): void;
+  /** The platform refuses the next room for good (Slack: name_taken; Discord: missing permissions). */
+  refuseNextRoom(): void;
   /** Waits until no outbox row of this platform is pending. */
   settle(): Promise<void>;
   stop(): Promise<void>;
@@ -98,10 +120,14 @@ export interface HarnessOptions {
   delivery?: TestServerOptions['delivery'];
   /** Channel lines under Acme (`{ channel: incidents, incidents: true }`, written with channel names). */
   channels?: { channel: string; incidents?: boolean; services?: string[]; boards?: string }[];
+  /** `chat: { incident_channels: true }` on Acme. */
+  incidentChannels?: boolean;
+  /** Discord: also the gateway (a fake), over which reactions arrive. */
+  gateway?: boolean;
 }
 
 /** The chat config of a platform's harness: Acme linked with its channels and listed admins; Globex unlinked. */
-export function chatConfig(platform: Platform, workspace: string, channels: string, admins: string): string {
+export function chatConfig(platform: Platform, workspace: string, channels: string, admins: string, incidentChannels = false): string {
   return `
 public_url: http://status.test
 rate_limit: { per_minute: 100000 }
@@ -121,7 +147,7 @@ companies:
         urlname: vendors
         services: [{ urlname: acme-cloud }]
     ${platform}: { ${platform === 'slack' ? 'team_id' : 'guild_id'}: "${workspace}"${admins} }
-${channels}
+${incidentChannels ? '    chat: { incident_channels: true }\n' : ''}${channels}
   - name: Globex
     plan: business
     api_keys: ["${GLOBEX_KEY}"]

@@ -1,8 +1,9 @@
 import { CHANNEL, GUILD, PERMISSIONS, button, command, modalSubmit } from '../fakes/discord-interactions.js';
 import { FAKE_APPLICATION_ID, FAKE_DISCORD_TOKEN, startFakeDiscord } from '../fakes/fake-discord.js';
+import { startFakeGateway } from '../fakes/fake-discord-gateway.js';
 import type { FakeDiscord } from '../fakes/fake-discord.js';
 import { channelsBlock, chatConfig, settleOutbox } from './chat.js';
-import type { Answer, Ask, ChatHarness, FormShown, HarnessOptions, Where } from './chat.js';
+import type { Answer, Ask, ChatHarness, FormShown, HarnessOptions, Shown, Where } from './chat.js';
 import { startTestServer } from './test-server.js';
 import type { TestServer, TestServerOptions } from './test-server.js';
 
@@ -91,6 +92,12 @@ function discordCommand(a: Ask): [string, Record<string, string | number | boole
       return [a.verb, { id: a.id }];
     case 'incident resolve':
       return ['incident resolve', { id: a.id, ...(a.message ? { message: a.message } : {}) }];
+    case 'incident lead':
+      return ['incident lead', { lead: DISCORD_USERS[a.lead], ...(a.id ? { id: a.id } : {}) }];
+    case 'incident room':
+      return ['incident room', a.id ? { id: a.id } : {}];
+    case 'incident note':
+      return ['incident note', { text: a.text }];
   }
 }
 
@@ -104,14 +111,32 @@ function discordAnswer(body: any): Answer {
 /** The harness of the table-driven chat tests on Discord: the real interaction handler over signed HTTP, against the fake REST API. */
 export async function startDiscordHarness(options: HarnessOptions = {}): Promise<ChatHarness> {
   const fake = await startFakeDiscord();
+  // Reactions arrive over the gateway only.
+  const gateway = options.gateway ? await startFakeGateway(FAKE_APPLICATION_ID) : null;
+  if (gateway) fake.gatewayUrl = gateway.url;
   const channelId = (name: string) => discordId('channel', name);
   const s = await startDiscordServer(fake, {
-    config: chatConfig('discord', GUILD, channelsBlock('discord', channelId, options.channels), ''),
+    config: chatConfig('discord', GUILD, channelsBlock('discord', channelId, options.channels), '', options.incidentChannels),
     ...(options.delivery ? { delivery: options.delivery } : {}),
+    ...(gateway ? { env: { DISCORD_GATEWAY: 'on' } } : {}),
   });
+  if (gateway) await gateway.ready;
+  const shownIn = (id: string): Shown[] => {
+    const all = fake.channel(id);
+    return all
+      .filter((m) => m.replyTo === null && !m.authorId)
+      .map((m) => ({
+        id: m.id,
+        headline: m.body.embeds?.[0]?.title ?? m.body.content ?? '',
+        text: [m.body.content, ...embedTexts(m.body.embeds)].filter(Boolean).join('\n'),
+        replies: all.filter((r) => r.replyTo === m.id).map((r) => embedTexts(r.body.embeds).join('\n')),
+        edits: m.edits,
+        buttons: buttonsOf(m.body.components),
+      }));
+  };
   const where = (w: Where = {}) => ({
     guild: discordId('workspace', w.workspace ?? 'acme'),
-    channel: channelId(w.channel ?? 'general'),
+    channel: w.channelId ?? channelId(w.channel ?? 'general'),
     permissions: DISCORD_MEMBERS[w.member ?? 'admin'],
     userId: DISCORD_USERS[w.member ?? 'admin'],
   });
@@ -150,23 +175,30 @@ export async function startDiscordHarness(options: HarnessOptions = {}): Promise
       if (!control) throw new Error(`no "Report a problem" button on the status of ${service}`);
       return discordAnswer(await send(button(control.custom_id, where(w))));
     },
-    shown(channel) {
-      const all = fake.channel(channelId(channel));
-      return all
-        .filter((m) => m.replyTo === null)
-        .map((m) => ({
-          id: m.id,
-          headline: m.body.embeds?.[0]?.title ?? m.body.content ?? '',
-          text: [m.body.content, ...embedTexts(m.body.embeds)].filter(Boolean).join('\n'),
-          replies: all.filter((r) => r.replyTo === m.id).map((r) => embedTexts(r.body.embeds).join('\n')),
-          edits: m.edits,
-          buttons: buttonsOf(m.body.components),
-        }));
+    shown: (channel) => shownIn(channelId(channel)),
+    shownIn,
+    memberId: (member = 'admin') => DISCORD_USERS[member],
+    rooms: () => fake.channels.map((c) => ({ id: c.id, name: c.name, members: [...c.members] })),
+    say: (id, text, member = 'admin') => fake.say(id, DISCORD_USERS[member], text),
+    async pin(id, messageId, member = 'admin') {
+      if (!gateway) throw new Error('reactions need the harness started with gateway: true');
+      gateway.dispatch('MESSAGE_REACTION_ADD', {
+        user_id: DISCORD_USERS[member],
+        channel_id: id,
+        message_id: messageId,
+        guild_id: GUILD,
+        emoji: { id: null, name: '📌' },
+        type: 0,
+        burst: false,
+      });
     },
+    failNextInvite: () => fake.failNext(1, { status: 500 }, (c) => c.method === 'PUT' && /^\/channels\/\d+\/permissions\//.test(c.path)),
+    refuseNextRoom: () => fake.failNext(1, { status: 403 }, (c) => c.method === 'POST' && /^\/guilds\/\d+\/channels$/.test(c.path)),
     deleteMessage: (_channel, id) => fake.deleteMessage(id),
     settle: () => settleOutbox(s, 'discord'),
     async stop() {
       await s.stop();
+      await gateway?.close();
       await fake.close();
     },
   };

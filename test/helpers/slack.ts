@@ -5,7 +5,7 @@ import type { FakeSlack, SlackCall } from '../fakes/fake-slack.js';
 import { ACME_KEY, GLOBEX_KEY, startTestServer } from './test-server.js';
 import type { TestServer, TestServerOptions } from './test-server.js';
 import { channelsBlock, chatConfig, settleOutbox } from './chat.js';
-import type { Answer, Ask, ChatHarness, DigestSettings, FormShown, HarnessOptions, Where } from './chat.js';
+import type { Answer, Ask, ChatHarness, DigestSettings, FormShown, HarnessOptions, Shown, Where } from './chat.js';
 
 export const SIGNING_SECRET = '8f742231b10e8888abcd99yyyzzz85a5';
 export { ACME_KEY, GLOBEX_KEY };
@@ -259,7 +259,34 @@ function slackCommand(a: Ask): CommandFields {
       return { command: '/incident', text: `${a.verb.split(' ')[1]} ${a.id}` };
     case 'incident resolve':
       return { command: '/incident', text: `resolve ${a.id}${a.message ? ` ${a.message}` : ''}` };
+    case 'incident lead':
+      return { command: '/incident', text: `lead ${a.id ?? ''} <@${SLACK_MEMBERS[a.lead]}|${a.lead}>`.replace('  ', ' ') };
+    case 'incident room':
+      return { command: '/incident', text: `room ${a.id ?? ''}`.trim() };
+    case 'incident note':
+      return { command: '/incident', text: `note ${a.text}` };
   }
+}
+
+/** A reaction_added event as Slack posts it to the Events API URL. */
+export function reactionEvent(team: string, user: string, channel: string, ts: string, reaction = 'pushpin') {
+  return {
+    token: 'deprecated',
+    team_id: team,
+    api_app_id: 'ASTATUSBOT',
+    type: 'event_callback',
+    event_id: `Ev${randomUUID().replace(/-/g, '').slice(0, 12).toUpperCase()}`,
+    event_time: Math.floor(Date.now() / 1000),
+    event: {
+      type: 'reaction_added',
+      user,
+      reaction,
+      item_user: user,
+      item: { type: 'message', channel, ts, channel_type: 'channel' },
+      event_ts: `${Date.now() / 1000}`,
+    },
+    authorizations: [{ team_id: team, user_id: 'UBOT', is_bot: true, is_enterprise_install: false }],
+  };
 }
 
 /** Waits for what a command or click brought: an ephemeral answer on its response_url, or a modal opened with its trigger_id. */
@@ -278,16 +305,34 @@ export async function startSlackHarness(options: HarnessOptions = {}): Promise<C
   fake.users.set(SLACK_MEMBERS['channel-manager'], {});
   const channels = channelsBlock('slack', slackChannel, options.channels);
   const s = await startSlackServer(fake, {
-    config: chatConfig('slack', ACME_TEAM, channels, `, admins: [${SLACK_MEMBERS['channel-manager']}]`),
+    config: chatConfig('slack', ACME_TEAM, channels, `, admins: [${SLACK_MEMBERS['channel-manager']}]`, options.incidentChannels),
     ...(options.delivery ? { delivery: options.delivery } : {}),
   });
   const teamOf = (w: Where) => slackWorkspace(w.workspace ?? 'acme');
   const ask = async (a: Ask, where: Where = {}): Promise<Answer> => {
-    const fields = { ...slackCommand(a), team: teamOf(where), channel: slackChannel(where.channel ?? 'general'), user: SLACK_MEMBERS[where.member ?? 'admin'] };
+    const fields = {
+      ...slackCommand(a),
+      team: teamOf(where),
+      channel: where.channelId ?? slackChannel(where.channel ?? 'general'),
+      user: SLACK_MEMBERS[where.member ?? 'admin'],
+    };
     const { id, body, triggerId } = commandBody(fake, fields);
     const res = await postEvent(s, body);
     if (res.status !== 200 || res.text !== '') throw new Error(`the command got HTTP ${res.status} ${res.text}`);
     return slackAnswer(fake, id, triggerId);
+  };
+  const shownIn = (channelId: string): Shown[] => {
+    const all = fake.messages.get(channelId) ?? [];
+    return all
+      .filter((m) => m.threadTs === null && !m.user)
+      .map((m) => ({
+        id: m.ts,
+        headline: m.text,
+        text: [m.text, ...blockTexts(m.blocks)].join('\n'),
+        replies: all.filter((r) => r.threadTs === m.ts).map((r) => r.text),
+        edits: m.edits,
+        buttons: buttonsOf(m.blocks),
+      }));
   };
   return {
     platform: 'slack',
@@ -333,19 +378,17 @@ export async function startSlackHarness(options: HarnessOptions = {}): Promise<C
       await interaction(s, click.payload);
       return slackAnswer(fake, click.id, click.triggerId);
     },
-    shown(channel) {
-      const all = fake.messages.get(slackChannel(channel)) ?? [];
-      return all
-        .filter((m) => m.threadTs === null)
-        .map((m) => ({
-          id: m.ts,
-          headline: m.text,
-          text: [m.text, ...blockTexts(m.blocks)].join('\n'),
-          replies: all.filter((r) => r.threadTs === m.ts).map((r) => r.text),
-          edits: m.edits,
-          buttons: buttonsOf(m.blocks),
-        }));
+    shown: (channel) => shownIn(slackChannel(channel)),
+    shownIn,
+    memberId: (member = 'admin') => SLACK_MEMBERS[member],
+    rooms: () => fake.channels.map((c) => ({ id: c.id, name: c.name, members: c.members.filter((m) => m !== 'UBOT') })),
+    say: (channelId, text, member = 'admin') => fake.say(channelId, SLACK_MEMBERS[member], text),
+    async pin(channelId, ts, member = 'admin') {
+      const res = await postEvent(s, JSON.stringify(reactionEvent(ACME_TEAM, SLACK_MEMBERS[member], channelId, ts)), { contentType: 'application/json' });
+      if (res.status !== 200) throw new Error(`the reaction got HTTP ${res.status} ${res.text}`);
     },
+    failNextInvite: () => fake.failNext(1, { status: 500 }, (c) => c.method === 'conversations.invite'),
+    refuseNextRoom: () => fake.failNext(1, { status: 200, error: 'name_taken' }, (c) => c.method === 'conversations.create'),
     deleteMessage(channel, ts) {
       const list = fake.messages.get(slackChannel(channel)) ?? [];
       list.splice(

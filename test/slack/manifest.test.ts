@@ -74,7 +74,19 @@ describe('manifest.yml', () => {
   });
 
   it('asks for the bot scopes the app uses, and only those', () => {
-    expect(manifest.oauth_config.scopes.bot).toEqual(['commands', 'users:read', 'chat:write', 'chat:write.public']);
+    expect(manifest.oauth_config.scopes.bot).toEqual([
+      'commands',
+      'users:read',
+      'chat:write',
+      'chat:write.public',
+      'channels:manage',
+      'channels:history',
+      'reactions:read',
+    ]);
+  });
+
+  it('subscribes to the reaction_added event at /slack/events, the one event the app handles', () => {
+    expect(manifest.settings.event_subscriptions).toEqual({ request_url: 'https://YOUR-HOST/slack/events', bot_events: ['reaction_added'] });
   });
 
   it("has display information within Slack's limits", () => {

@@ -9,6 +9,8 @@ import type { AuditEntry } from '../audit/audit-trail.js';
 import type { Company } from '../companies/company.js';
 import { parseNotifyOn } from '../companies/company.js';
 import type { DomainContext } from '../context.js';
+import { incidentChatRoles, roomSummaryRow } from '../chat/incident-chat-roles.js';
+import type { IncidentChatRoles } from '../chat/incident-chat-roles.js';
 import { incidentAnnouncementRows, statusChangeRows } from '../notifications/channel-outbox.js';
 import { recipientColumns, recipientsOf } from '../notifications/change-recipients.js';
 import type { ChangeRecipients, RecipientColumns } from '../notifications/change-recipients.js';
@@ -461,6 +463,15 @@ export async function applyIncidentChanges(
   }
   // A scope of many may see the service's status move with no incident changed (a vendor's stated status).
   if (made.length === 0 && scope.single) return [];
+  // The lead and room of the company's own incidents (see domain/chat/incident-chat-roles.ts).
+  const roles =
+    scope.company === null
+      ? new Map<number, IncidentChatRoles>()
+      : await incidentChatRoles(
+          trx,
+          scope.company.id,
+          made.filter((c) => !c.quiet && c.before !== null && c.after !== null).map((c) => c.incident.id),
+        );
 
   // The service's status before and after: from the facts read without the one incident changed, or read again.
   const single = scope.single && made.length === 1;
@@ -494,12 +505,14 @@ export async function applyIncidentChanges(
         });
         for (const row of paged) rows.push({ row, guarded: false });
       }
+      const role = own ? roles.get(change.incident.id) : undefined;
       const channels = own ? scope.recipients.incidentChannels : scope.recipients.serviceChannels;
       const label = source === 'users' ? 'users' : own ? 'company' : 'vendor';
-      const announcement = { event: change.event, incident: change.incident, update: change.posted, publicUrl: ctx.publicUrl, now };
-      for (const row of incidentAnnouncementRows(channels, announcement, label)) {
+      const announcement = { event: change.event, incident: change.incident, update: change.posted, publicUrl: ctx.publicUrl, now, lead: role?.lead ?? null };
+      for (const row of incidentAnnouncementRows(role?.room ? [...channels, role.room] : channels, announcement, label)) {
         rows.push({ row, guarded: false });
       }
+      if (role?.room && change.event === 'resolved') rows.push({ row: roomSummaryRow(role.room, change.incident, role, now), guarded: false });
     }
     if (options.tellStatus === false) return rows;
     const cause = options.cause ? options.cause(after) : (made.find((c) => !c.incident.resolved)?.incident.title ?? made.at(-1)?.incident.title ?? null);

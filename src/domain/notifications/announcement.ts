@@ -1,4 +1,4 @@
-import type { ChannelRef } from '../chat/chat.js';
+import type { ChannelRef, ChatPlatform } from '../chat/chat.js';
 import type { IncidentEvent, ResolutionStage, Severity } from '../incidents/incident.js';
 import type { ServiceStatus } from '../services/service.js';
 import type { MaintenanceEvent, MaintenanceStatus } from '../maintenances/maintenance.js';
@@ -8,7 +8,21 @@ import type { ShownStatus } from '../services/shown-status.js';
  * What a chat channel is told, as plain data stored in the outbox; each chat
  * adapter renders it (Block Kit, embeds). Timestamps are ISO 8601 strings.
  */
-export type Announcement = IncidentAnnouncement | StatusChangeAnnouncement | MonitorAnnouncement | DigestAnnouncement | MaintenanceAnnouncement;
+export type Announcement =
+  | IncidentAnnouncement
+  | StatusChangeAnnouncement
+  | MonitorAnnouncement
+  | DigestAnnouncement
+  | MaintenanceAnnouncement
+  | RoomOpening
+  | RoomFailed
+  | RoomSummary;
+
+/** A member of a chat platform (`<@id>` on both). */
+export interface ChatMember {
+  platform: ChatPlatform;
+  userId: string;
+}
 
 /** An incident's state, shown by one message per channel that is edited in place. */
 export interface IncidentAnnouncement {
@@ -36,6 +50,8 @@ export interface IncidentAnnouncement {
     createdAt: string;
     updatedAt: string;
     resolvedAt: string | null;
+    /** Who leads it (`/incident lead`); absent in older rows. */
+    lead?: ChatMember | null;
   };
   /** The update this event added, posted as a reply under the message. */
   update: { stage: ResolutionStage; description: string; createdAt: string } | null;
@@ -110,4 +126,43 @@ export interface MaintenanceAnnouncement {
     services: { id: number; name: string; urlname: string }[];
   };
   update: { status: MaintenanceStatus; description: string; createdAt: string } | null;
+}
+
+/**
+ * Opens an incident's own channel (or, with `channelId`, only invites into
+ * it): delivered as recorded steps, so that a retry never opens a second one.
+ */
+export interface RoomOpening {
+  kind: 'room';
+  incidentId: number;
+  workspaceId: string;
+  /** The channel's name, as the platform allows it. */
+  name: string;
+  /** Known once opened: the opening only invites. */
+  channelId: string | null;
+  invite: string[];
+  /** Which opening of the incident's room this is (a retry after a failure is the next). */
+  attempt: number;
+  /** Where the room was asked for, told if it cannot be opened. */
+  requestedIn: ChannelRef | null;
+}
+
+/** The room could not be opened; one message where it was asked for. */
+export interface RoomFailed {
+  kind: 'room_failed';
+  channel: ChannelRef;
+  incidentId: number;
+  name: string;
+  /** The platform's reason, e.g. `name_taken`, `missing_scope`. */
+  reason: string;
+}
+
+/** Posted in an incident's room once it is resolved. */
+export interface RoomSummary {
+  kind: 'room_summary';
+  channel: ChannelRef;
+  incident: { id: number; title: string; createdAt: string; resolvedAt: string; trackerUrl: string };
+  lead: ChatMember | null;
+  updates: number;
+  notes: number;
 }

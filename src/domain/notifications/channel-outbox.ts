@@ -5,7 +5,7 @@ import { channelStream } from '../chat/chat.js';
 import type { Incident, IncidentEvent } from '../incidents/incident.js';
 import type { ServiceStatus } from '../services/service.js';
 import { serviceTrackerUrl } from '../services/service.js';
-import type { IncidentAnnouncement, StatusChangeAnnouncement } from './announcement.js';
+import type { ChatMember, IncidentAnnouncement, StatusChangeAnnouncement } from './announcement.js';
 import type { OutboxRow } from './enqueue.js';
 
 export type ChannelRow = Pick<Selectable<ChannelSubscriptionsTable>, 'platform' | 'workspace_id' | 'channel_id'>;
@@ -37,6 +37,8 @@ export interface IncidentChange {
   update: boolean;
   publicUrl: string;
   now: number;
+  /** Who leads the incident, shown in its message. */
+  lead?: ChatMember | null;
 }
 
 function incidentAnnouncement(channel: ChannelRef, change: IncidentChange, source: IncidentAnnouncement['source']): IncidentAnnouncement {
@@ -66,6 +68,7 @@ function incidentAnnouncement(channel: ChannelRef, change: IncidentChange, sourc
       createdAt: incident.createdAt.toISOString(),
       updatedAt: incident.updatedAt.toISOString(),
       resolvedAt: incident.resolvedAt?.toISOString() ?? null,
+      lead: change.lead ?? null,
     },
     update: change.update && latest ? { stage: latest.stage, description: latest.description, createdAt: latest.createdAt.toISOString() } : null,
   };

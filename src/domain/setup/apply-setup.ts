@@ -197,11 +197,12 @@ async function applyFeed(trx: Kysely<Database>, serviceId: number, hasFeed: bool
 async function applyCompanyIdentity(trx: Kysely<Database>, spec: CompanySpec, now: number, path: Path): Promise<number> {
   const notifyOn = JSON.stringify(spec.notify_on);
   const quorum = spec.regions?.quorum ?? 1;
+  const incidentChannels = spec.chat?.incident_channels ? 1 : 0;
   const companyId = (
     await trx
       .insertInto('companies')
-      .values({ name: spec.name, plan: spec.plan, notify_on: notifyOn, region_quorum: quorum, created_at: now })
-      .onConflict((oc) => oc.column('name').doUpdateSet({ plan: spec.plan, notify_on: notifyOn, region_quorum: quorum }))
+      .values({ name: spec.name, plan: spec.plan, notify_on: notifyOn, region_quorum: quorum, incident_channels: incidentChannels, created_at: now })
+      .onConflict((oc) => oc.column('name').doUpdateSet({ plan: spec.plan, notify_on: notifyOn, region_quorum: quorum, incident_channels: incidentChannels }))
       .returning('id')
       .executeTakeFirstOrThrow()
   ).id;

@@ -70,6 +70,8 @@ export interface CompanySpec {
   notify?: NotifyDestinationSpec[] | undefined;
   /** How alerts find their service; absent: the label `service`, no default service. */
   alerts?: { service_label: string; default_service_id?: number | undefined } | undefined;
+  /** Absent: no incident channels. */
+  chat?: { incident_channels: boolean } | undefined;
 }
 
 export interface StatusPageSpec {

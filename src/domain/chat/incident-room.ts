@@ -1,0 +1,314 @@
+import type { Kysely, Selectable } from 'kysely';
+import type { ChatPlatform, Database, IncidentRoomState, IncidentRoomsTable } from '../../db/schema.js';
+import type { Company } from '../companies/company.js';
+import type { DomainContext } from '../context.js';
+import { DomainError, forbidden, notFound } from '../errors.js';
+import type { Incident } from '../incidents/incident.js';
+import { findIncidentRow, loadIncident } from '../incidents/incident-repository.js';
+import type { ChatMember, RoomFailed, RoomOpening } from '../notifications/announcement.js';
+import { channelsFollowingIncidentsQuery, incidentAnnouncementRows } from '../notifications/channel-outbox.js';
+import type { ServiceChannelRow } from '../notifications/channel-outbox.js';
+import { enqueueAll, queuable } from '../notifications/enqueue.js';
+import type { OutboxRow } from '../notifications/enqueue.js';
+import type { ChannelRef } from './chat.js';
+import { channelStream } from './chat.js';
+import { roomName } from './room-name.js';
+
+/** An incident's own channel: asked for (`opening`), opened, or not opened (`failed`, with the platform's reason). */
+export interface IncidentRoom {
+  incidentId: number;
+  platform: ChatPlatform;
+  workspaceId: string;
+  /** Null until opened. */
+  channelId: string | null;
+  name: string;
+  state: IncidentRoomState;
+  attempt: number;
+  error: string | null;
+  createdAt: Date;
+}
+
+type RoomRow = Selectable<IncidentRoomsTable>;
+const roomRows = (db: Kysely<Database>) => db.selectFrom('incident_rooms').selectAll();
+const toRoom = (r: RoomRow): IncidentRoom => ({
+  incidentId: Number(r.incident_id),
+  platform: r.platform,
+  workspaceId: r.workspace_id,
+  channelId: r.channel_id,
+  name: r.name,
+  state: r.state,
+  attempt: Number(r.attempt),
+  error: r.error,
+  createdAt: new Date(Number(r.created_at)),
+});
+
+/** The room of an incident, in whatever state, or null when none was asked for. */
+export async function incidentRoom(db: Kysely<Database>, incidentId: number): Promise<IncidentRoom | null> {
+  const row = await roomRows(db).where('incident_id', '=', incidentId).executeTakeFirst();
+  return row ? toRoom(row) : null;
+}
+
+/** The open room a channel is, or null. */
+export async function roomOfChannel(db: Kysely<Database>, platform: ChatPlatform, channelId: string): Promise<IncidentRoom | null> {
+  const row = await roomRows(db).where('platform', '=', platform).where('channel_id', '=', channelId).where('state', '=', 'open').executeTakeFirst();
+  return row ? toRoom(row) : null;
+}
+
+const roomChannel = (room: { platform: ChatPlatform; workspace_id: string; channel_id: string }, companyId: number): ServiceChannelRow => ({
+  platform: room.platform,
+  workspace_id: room.workspace_id,
+  channel_id: room.channel_id,
+  company_id: companyId,
+});
+
+/** One of the company's own incidents, read in the transaction; a catalog incident is read-only. */
+export async function ownIncident(ctx: DomainContext, trx: Kysely<Database>, company: Company, id: number): Promise<Incident> {
+  const row = await findIncidentRow(trx, id, ctx.clock.now().getTime());
+  if (!row) throw notFound('incident');
+  if (row.service_company_id === null) throw forbidden('Incidents of third-party services cannot be changed');
+  if (row.service_company_id !== company.id) throw notFound('incident');
+  return loadIncident(ctx, trx, row);
+}
+
+async function queue(ctx: DomainContext, trx: Kysely<Database>, rows: readonly OutboxRow[]): Promise<void> {
+  await enqueueAll(
+    trx,
+    rows.filter((r) => queuable(ctx, r.stream)),
+  );
+}
+
+/** The incident's message as it now reads, edited in every channel showing it and in its room. */
+export async function announceIncident(
+  ctx: DomainContext,
+  trx: Kysely<Database>,
+  company: Company,
+  incident: Incident,
+  lead: ChatMember | null,
+): Promise<void> {
+  const channels: ServiceChannelRow[] = (await channelsFollowingIncidentsQuery(trx, company.id).orderBy('channel_subscriptions.id').execute()).map((c) => ({
+    platform: c.platform,
+    workspace_id: c.workspace_id,
+    channel_id: c.channel_id,
+    company_id: company.id,
+  }));
+  const room = await roomRows(trx).where('incident_id', '=', incident.id).where('state', '=', 'open').executeTakeFirst();
+  if (room?.channel_id) channels.push(roomChannel({ ...room, channel_id: room.channel_id }, company.id));
+  const change = { event: 'updated' as const, incident, update: false, publicUrl: ctx.publicUrl, now: ctx.clock.now().getTime(), lead };
+  await queue(ctx, trx, incidentAnnouncementRows(channels, change, 'company'));
+}
+
+/** The outbox stream that opens an incident's room: its own, as the room's channel is not known yet. */
+export const roomOpeningStream = (platform: ChatPlatform, workspaceId: string, incidentId: number): string => `${platform}:${workspaceId}:room-${incidentId}`;
+
+function openingRow(companyId: number, opening: RoomOpening, platform: ChatPlatform, now: number): OutboxRow {
+  return {
+    companyId,
+    subscriberId: null,
+    stream: roomOpeningStream(platform, opening.workspaceId, opening.incidentId),
+    event: 'incident.room',
+    payload: opening,
+    now,
+  };
+}
+
+/** Invites a member into the incident's open room on their platform (the lead, named after it opened). */
+export async function roomInvite(ctx: DomainContext, trx: Kysely<Database>, incidentId: number, member: ChatMember): Promise<void> {
+  const room = await roomRows(trx).where('incident_id', '=', incidentId).where('state', '=', 'open').executeTakeFirst();
+  if (!room?.channel_id || room.platform !== member.platform) return;
+  const company = await trx
+    .selectFrom('incidents')
+    .innerJoin('services', 'services.id', 'incidents.service_id')
+    .select('services.company_id')
+    .where('incidents.id', '=', incidentId)
+    .executeTakeFirst();
+  const opening: RoomOpening = {
+    kind: 'room',
+    incidentId,
+    workspaceId: room.workspace_id,
+    name: room.name,
+    channelId: room.channel_id,
+    invite: [member.userId],
+    attempt: Number(room.attempt),
+    requestedIn: null,
+  };
+  await queue(ctx, trx, [openingRow(Number(company?.company_id ?? 0), opening, room.platform, ctx.clock.now().getTime())]);
+}
+
+/** The chat member acting (`slack:<team>/<user>`), or null for the API and jobs. */
+export function actingMember(ctx: DomainContext): (ChatMember & { workspaceId: string }) | null {
+  const m = /^(slack|discord):([^/]+)\/(.+)$/.exec(ctx.acting.actor);
+  return m ? { platform: m[1] as ChatPlatform, workspaceId: m[2]!, userId: m[3]! } : null;
+}
+
+export interface RoomRequest {
+  platform: ChatPlatform;
+  workspaceId: string;
+  /** Where it was asked for: told if it cannot be opened. */
+  requestedIn: ChannelRef | null;
+}
+
+/**
+ * Asks for the incident's room in its transaction: one per incident, whoever
+ * asks and on whichever replica (the row's key); asked again only after it
+ * failed, under the next attempt's name. Returns the room and whether this
+ * call queued its opening.
+ */
+export async function requestRoomIn(
+  ctx: DomainContext,
+  trx: Kysely<Database>,
+  company: Company,
+  incident: Incident,
+  where: RoomRequest,
+): Promise<{ room: IncidentRoom; queued: boolean }> {
+  const now = ctx.clock.now().getTime();
+  const existing = await roomRows(trx).where('incident_id', '=', incident.id).executeTakeFirst();
+  if (existing && existing.state !== 'failed') return { room: toRoom(existing), queued: false };
+  const attempt = existing ? Number(existing.attempt) + 1 : 1;
+  const name = roomName(incident.id, incident.title, attempt);
+  const values = {
+    platform: where.platform,
+    workspace_id: where.workspaceId,
+    channel_id: null,
+    name,
+    state: 'opening' as const,
+    attempt,
+    error: null,
+    updated_at: now,
+  };
+  const written = existing
+    ? await trx
+        .updateTable('incident_rooms')
+        .set(values)
+        .where('incident_id', '=', incident.id)
+        .where('attempt', '=', existing.attempt)
+        .returningAll()
+        .executeTakeFirst()
+    : await trx
+        .insertInto('incident_rooms')
+        .values({ incident_id: incident.id, created_at: now, ...values })
+        .onConflict((oc) => oc.column('incident_id').doNothing())
+        .returningAll()
+        .executeTakeFirst();
+  if (!written) {
+    // Another request took it meanwhile.
+    const taken = await roomRows(trx).where('incident_id', '=', incident.id).executeTakeFirstOrThrow();
+    return { room: toRoom(taken), queued: false };
+  }
+  const invite = new Set<string>();
+  const asker = actingMember(ctx);
+  if (asker?.platform === where.platform) invite.add(asker.userId);
+  const lead = await trx.selectFrom('incident_leads').select(['platform', 'user_id']).where('incident_id', '=', incident.id).executeTakeFirst();
+  if (lead?.platform === where.platform) invite.add(lead.user_id);
+  const opening: RoomOpening = {
+    kind: 'room',
+    incidentId: incident.id,
+    workspaceId: where.workspaceId,
+    name,
+    channelId: null,
+    invite: [...invite],
+    attempt,
+    requestedIn: where.requestedIn,
+  };
+  await queue(ctx, trx, [openingRow(company.id, opening, where.platform, now)]);
+  return { room: toRoom(written), queued: true };
+}
+
+/** `/incident room`: the room of one of the company's open incidents, in the workspace asked from. */
+export async function requestIncidentRoom(
+  ctx: DomainContext,
+  company: Company,
+  incidentId: number,
+  where: RoomRequest,
+): Promise<{ room: IncidentRoom; queued: boolean }> {
+  return ctx.write(async (trx) => {
+    const incident = await ownIncident(ctx, trx, company, incidentId);
+    if (incident.resolved) throw new DomainError('conflict', `incident #${incident.id} is resolved; rooms are for open incidents`);
+    return requestRoomIn(ctx, trx, company, incident, where);
+  });
+}
+
+/**
+ * With `chat.incident_channels`, a new major incident gets its room: in the
+ * workspace it was declared from, else in the company's linked workspace.
+ */
+export async function openRoomOnDeclare(ctx: DomainContext, trx: Kysely<Database>, company: Company, incident: Incident): Promise<void> {
+  if (incident.status !== 'major' || incident.resolved) return;
+  const setting = await trx.selectFrom('companies').select('incident_channels').where('id', '=', company.id).executeTakeFirst();
+  if (Number(setting?.incident_channels ?? 0) !== 1) return;
+  const asker = actingMember(ctx);
+  const linked = await trx
+    .selectFrom('chat_links')
+    .select(['platform', 'workspace_id'])
+    .where('company_id', '=', company.id)
+    .orderBy('platform', 'desc')
+    .execute();
+  const workspace = linked.find((l) => asker && l.platform === asker.platform && l.workspace_id === asker.workspaceId) ?? linked[0];
+  if (!workspace || ctx.chatOff.has(workspace.platform)) return;
+  await requestRoomIn(ctx, trx, company, incident, { platform: workspace.platform, workspaceId: workspace.workspace_id, requestedIn: null });
+}
+
+/**
+ * The platform opened the room: it is the incident's from now on, and its
+ * message (as the incident now reads) is its first post, which every later
+ * change edits and replies under, in the room's stream.
+ */
+export async function roomOpened(ctx: DomainContext, args: { incidentId: number; attempt: number; channelId: string }): Promise<void> {
+  await ctx.write(async (trx) => {
+    const opened = await trx
+      .updateTable('incident_rooms')
+      .set({ state: 'open', channel_id: args.channelId, error: null, updated_at: ctx.clock.now().getTime() })
+      .where('incident_id', '=', args.incidentId)
+      .where('attempt', '=', args.attempt)
+      .where('state', '=', 'opening')
+      .returningAll()
+      .executeTakeFirst();
+    if (!opened) return;
+    const row = await findIncidentRow(trx, args.incidentId, ctx.clock.now().getTime());
+    if (!row || row.service_company_id === null) return;
+    const incident = await loadIncident(ctx, trx, row);
+    const lead = await trx.selectFrom('incident_leads').select(['platform', 'user_id']).where('incident_id', '=', args.incidentId).executeTakeFirst();
+    const channel = roomChannel({ ...opened, channel_id: args.channelId }, row.service_company_id);
+    const change = {
+      event: 'updated' as const,
+      incident,
+      update: false,
+      publicUrl: ctx.publicUrl,
+      now: ctx.clock.now().getTime(),
+      lead: lead ? { platform: lead.platform, userId: lead.user_id } : null,
+    };
+    await queue(ctx, trx, incidentAnnouncementRows([channel], change, 'company'));
+  });
+}
+
+/** The platform refused the room (its name taken, a scope missing): said where it was asked for; asking again retries. */
+export async function roomFailed(ctx: DomainContext, args: { opening: RoomOpening; reason: string }): Promise<void> {
+  const { opening } = args;
+  await ctx.write(async (trx) => {
+    const failed = await trx
+      .updateTable('incident_rooms')
+      .set({ state: 'failed', error: args.reason, updated_at: ctx.clock.now().getTime() })
+      .where('incident_id', '=', opening.incidentId)
+      .where('attempt', '=', opening.attempt)
+      .where('state', '=', 'opening')
+      .returning('incident_id')
+      .executeTakeFirst();
+    if (!failed || !opening.requestedIn) return;
+    const notice: RoomFailed = { kind: 'room_failed', channel: opening.requestedIn, incidentId: opening.incidentId, name: opening.name, reason: args.reason };
+    const company = await trx
+      .selectFrom('incidents')
+      .innerJoin('services', 'services.id', 'incidents.service_id')
+      .select('services.company_id')
+      .where('incidents.id', '=', opening.incidentId)
+      .executeTakeFirst();
+    await queue(ctx, trx, [
+      {
+        companyId: Number(company?.company_id ?? 0),
+        subscriberId: null,
+        stream: channelStream(opening.requestedIn),
+        event: 'incident.room_failed',
+        payload: notice,
+        now: ctx.clock.now().getTime(),
+      },
+    ]);
+  });
+}
