@@ -3,6 +3,7 @@ import { DomainError, invalidInput } from '../../src/domain/errors.js';
 import { createIncident, getIncident, listOpenIncidents, resolveIncident, updateIncident } from '../../src/domain/incidents/incident-service.js';
 import { listCustomServices } from '../../src/domain/services/service-queries.js';
 import type { Service } from '../../src/domain/services/service.js';
+import { setIncidentLead } from '../../src/domain/chat/incident-lead.js';
 import { createInput, updateInput } from './forms.js';
 import type { ChatReply, FormKind, FormRef, FormValues } from './reply.js';
 import { textReply } from './reply.js';
@@ -37,14 +38,16 @@ function customService(services: readonly Service[], ref: string): Service {
 const stageOf = (incident: { updates: readonly { stage: FormRef['shownStage'] }[] }) => incident.updates.at(-1)?.stage ?? null;
 
 /** The form to open: a new incident's (on a chosen service, or to choose one), or one about an incident of the company. */
-export async function openForm(req: ChatRequest, company: Company, kind: FormKind, target: string | number | null): Promise<ChatReply> {
+export async function openForm(req: ChatRequest, company: Company, kind: FormKind, target: string | number | null, lead?: string): Promise<ChatReply> {
   if (kind === 'new') {
     const services = await listCustomServices(req.ctx, company);
     if (services.length === 0) return textReply(noCustomServices(req.dialect));
     const service = target === null ? (services.length === 1 ? services[0]! : null) : customService(services, String(target));
-    return { kind: 'form', form: { kind, incident: null, services, service, stage: 'investigating' } };
+    return { kind: 'form', form: { kind, incident: null, services, service, stage: 'investigating', lead: lead ?? null } };
   }
   if (typeof target !== 'number') throw new DomainError('not_found', 'The incident of this form is unknown');
+  // The lead of an existing incident is named at once; the form is for what else changes.
+  if (lead) await setIncidentLead(req.ctx, company, target, req.dialect.platform, { lead });
   const incident = await getIncident(req.ctx, company, target);
   return { kind: 'form', form: { kind, incident, services: [], service: null, stage: stageOf(incident) ?? 'investigating' } };
 }
@@ -53,7 +56,9 @@ export async function openForm(req: ChatRequest, company: Company, kind: FormKin
 export async function submitForm(req: ChatRequest, company: Company, ref: FormRef, values: FormValues): Promise<ChatReply> {
   const { ctx, dialect } = req;
   if (ref.kind === 'new') {
-    return textReply(incidentDone(dialect, 'Opened', await createIncident(ctx, company, createInput(ref, values))));
+    const opened = await createIncident(ctx, company, createInput(ref, values));
+    if (ref.lead) await setIncidentLead(ctx, company, opened.id, dialect.platform, { lead: ref.lead });
+    return textReply(incidentDone(dialect, 'Opened', opened));
   }
   if (ref.incidentId === null) throw new DomainError('not_found', 'The incident of this form is unknown');
   if (ref.kind === 'resolve') {

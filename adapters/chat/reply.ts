@@ -14,6 +14,8 @@ export interface IncidentForm {
   service: Service | null;
   /** The stage the form shows, to tell on submission whether the user moved it. */
   stage: ResolutionStage | null;
+  /** A new incident's lead, named with the command that opened the form (the platform's user id). */
+  lead?: string | null;
 }
 
 /** What a submitted form carries back from where it was opened. */
@@ -22,6 +24,8 @@ export interface FormRef {
   incidentId: number | null;
   serviceId: number | null;
   shownStage: ResolutionStage | null;
+  /** A new incident's lead, carried from the command that opened the form. */
+  lead?: string | null;
 }
 
 /** The fields of the incident forms, by the names both platforms give their inputs. */

@@ -32,7 +32,7 @@ export type VerbCall =
   | { verb: 'room'; id: number | null }
   | { verb: 'note'; text: string }
   /** `target` is a service reference for a new incident, an incident id otherwise. */
-  | { verb: 'form'; form: FormKind; target: string | number | null }
+  | { verb: 'form'; form: FormKind; target: string | number | null; lead?: string }
   | { verb: 'submit'; ref: FormRef; values: FormValues };
 
 /** Verbs that need no linked workspace. */
@@ -71,7 +71,7 @@ async function dispatch(req: ChatRequest, call: VerbCall, company: Company | nul
     case 'note':
       return note(req, call.text);
     case 'form':
-      return openForm(req, company, call.form, call.target);
+      return openForm(req, company, call.form, call.target, call.lead);
     case 'submit':
       return submitForm(req, company, call.ref, call.values);
   }

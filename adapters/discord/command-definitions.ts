@@ -9,6 +9,8 @@ const serviceOption = (description: string) => (s: SlashCommandSubcommandBuilder
 const incidentId = (s: SlashCommandSubcommandBuilder) =>
   s.addIntegerOption((o) => o.setName('id').setDescription('The incident').setRequired(true).setMinValue(1).setAutocomplete(true));
 
+const leadOption = (s: SlashCommandSubcommandBuilder) => s.addUserOption((o) => o.setName('lead').setDescription('Who leads it'));
+
 /** In an incident's room, the incident goes without saying. */
 const optionalIncidentId = (s: SlashCommandSubcommandBuilder) =>
   s.addIntegerOption((o) => o.setName('id').setDescription('The incident (in its room: that one)').setMinValue(1).setAutocomplete(true));
@@ -23,8 +25,8 @@ const incident = new SlashCommandBuilder()
   .setName('incident')
   .setDescription('Open, update, resolve and read incidents')
   .setContexts(InteractionContextType.Guild)
-  .addSubcommand((s) => serviceOption('One of your services')(s.setName('new').setDescription('Open an incident (a form opens)')))
-  .addSubcommand((s) => incidentId(s.setName('update').setDescription('Change an incident or post an update (a form opens)')))
+  .addSubcommand((s) => leadOption(serviceOption('One of your services')(s.setName('new').setDescription('Open an incident (a form opens)'))))
+  .addSubcommand((s) => leadOption(incidentId(s.setName('update').setDescription('Change an incident or post an update (a form opens)'))))
   .addSubcommand((s) =>
     incidentId(s.setName('resolve').setDescription('Resolve an incident')).addStringOption((o) =>
       o.setName('message').setDescription('The closing update').setMaxLength(4000),

@@ -74,7 +74,7 @@ export function verbOf(data: APIChatInputApplicationCommandInteractionData): Ver
     case 'statusbot report':
       return { verb: 'report', service: str('service') ?? '' };
     case 'incident new':
-      return { verb: 'form', form: 'new', target: str('service') ?? null };
+      return { verb: 'form', form: 'new', target: str('service') ?? null, ...(i.options.has('lead') ? { lead: str('lead')! } : {}) };
     case 'incident list':
       return { verb: 'list' };
     case 'incident lead':
@@ -88,7 +88,7 @@ export function verbOf(data: APIChatInputApplicationCommandInteractionData): Ver
   if (syntax && (!Number.isSafeInteger(id) || id < 1)) return { verb: 'usage', syntax };
   switch (i.path) {
     case 'incident update':
-      return { verb: 'form', form: 'update', target: id };
+      return { verb: 'form', form: 'update', target: id, ...(i.options.has('lead') ? { lead: str('lead')! } : {}) };
     case 'incident resolve':
       return { verb: 'resolve', id, message: str('message') };
     case 'incident show':

@@ -21,7 +21,7 @@ const clip = (text: string, max: number): string => (text.length <= max ? text :
  * left as it was does not undo a move someone else made meanwhile.
  */
 export const customIds = {
-  newIncident: (serviceId: number | null) => `incident:new:${serviceId ?? 0}`,
+  newIncident: (serviceId: number | null, lead?: string | null) => `incident:new:${serviceId ?? 0}${lead ? `:lead:${lead}` : ''}`,
   updateIncident: (id: number, stage?: ResolutionStage | null) => `incident:update:${id}${stage ? `:${stage}` : ''}`,
   resolveIncident: (id: number) => `incident:resolve:${id}`,
   reportProblem: (urlname: string) => `report:${urlname}`,
@@ -38,12 +38,16 @@ export function parseReportId(customId: string): string | null {
 
 /** What a button or a submitted modal names; null for an id statusbot never made. */
 export function parseCustomId(customId: string): FormRef | null {
-  const m = /^incident:(new|update|resolve):(\d{1,15})(?::([a-z]+))?$/.exec(customId);
+  const m = /^incident:(new|update|resolve):(\d{1,15})(?::([a-z]+))?(?::(\d{15,21}))?$/.exec(customId);
   if (!m) return null;
   const kind = m[1] as FormKind;
   const id = Number(m[2]);
+  if (kind === 'new') {
+    const lead = m[3] === 'lead' && m[4] ? m[4] : null;
+    return { kind, incidentId: null, serviceId: id === 0 ? null : id, shownStage: null, ...(lead ? { lead } : {}) };
+  }
   const shownStage = RESOLUTION_STAGES.find((s) => s === m[3]) ?? null;
-  return kind === 'new' ? { kind, incidentId: null, serviceId: id === 0 ? null : id, shownStage: null } : { kind, incidentId: id, serviceId: null, shownStage };
+  return { kind, incidentId: id, serviceId: null, shownStage };
 }
 
 const titleInput = (value?: string) =>
@@ -94,7 +98,7 @@ const modal = (customId: string, title: string, labels: LabelBuilder[]): APIModa
 export function formModal(form: IncidentForm): APIModalInteractionResponse {
   const i = form.incident;
   if (form.kind === 'new') {
-    return modal(customIds.newIncident(form.service?.id ?? null), form.service ? `New incident: ${form.service.name}` : 'New incident', [
+    return modal(customIds.newIncident(form.service?.id ?? null, form.lead), form.service ? `New incident: ${form.service.name}` : 'New incident', [
       serviceSelect(form.services, form.service),
       titleInput(),
       severitySelect('minor'),

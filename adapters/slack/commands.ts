@@ -59,6 +59,12 @@ const incidentIdOf = (word: string | undefined): number | null => {
 /** A member as Slack writes a mention in a command's text: `<@U123>` or `<@U123|alice>`. */
 const memberOf = (word: string): string | null => /^<@([UW][A-Z0-9]+)(?:\|[^>]*)?>$/.exec(word)?.[1] ?? null;
 
+/** The lead named among a command's words, as the form verbs take it. */
+const leadOf = (args: readonly string[]): { lead?: string } => {
+  const lead = args.map(memberOf).find((m) => m !== null);
+  return lead ? { lead } : {};
+};
+
 /** Everything after the first `count` words, spacing and all (a message as typed). */
 const after = (text: string, count: number): string =>
   unescapeSlack(text)
@@ -73,12 +79,14 @@ export function verbOf(command: SlackCommand, text: string): VerbCall {
   if (command === '/incident') {
     const id = incidentIdOf(rest[0]);
     switch (verb) {
-      case 'new':
-        return { verb: 'form', form: 'new', target: rest.length ? rest.join(' ') : null };
+      case 'new': {
+        const service = rest.filter((w) => memberOf(w) === null);
+        return { verb: 'form', form: 'new', target: service.length ? service.join(' ') : null, ...leadOf(rest) };
+      }
       case 'list':
         return { verb: 'list' };
       case 'update':
-        return id === null ? { verb: 'usage', syntax: 'incident' } : { verb: 'form', form: 'update', target: id };
+        return id === null ? { verb: 'usage', syntax: 'incident' } : { verb: 'form', form: 'update', target: id, ...leadOf(rest) };
       case 'show':
         return id === null ? { verb: 'usage', syntax: 'incident' } : { verb: 'show', id };
       case 'resolve':

@@ -26,6 +26,8 @@ interface ModalMeta {
   incidentId: number | null;
   /** The stage the form showed, to tell whether the user changed it. */
   stage: ResolutionStage | null;
+  /** A new incident's lead, named with `/incident new … @person`. */
+  lead: string | null;
 }
 
 // Every input's element has this action id; blocks are told apart by block_id, named after the form's fields.
@@ -93,9 +95,10 @@ function readMeta(raw: string): ModalMeta {
       channelId: typeof parsed.channelId === 'string' ? parsed.channelId : '',
       incidentId: typeof parsed.incidentId === 'number' ? parsed.incidentId : null,
       stage: RESOLUTION_STAGES.find((s) => s === parsed.stage) ?? null,
+      lead: typeof parsed.lead === 'string' ? parsed.lead : null,
     };
   } catch {
-    return { responseUrl: null, channelId: '', incidentId: null, stage: null };
+    return { responseUrl: null, channelId: '', incidentId: null, stage: null, lead: null };
   }
 }
 
@@ -136,7 +139,7 @@ function formView(form: IncidentForm, meta: ModalMeta): slack.ModalView {
     title: plain(title),
     submit: plain(submit),
     close: plain('Cancel'),
-    private_metadata: JSON.stringify({ ...meta, incidentId: i?.id ?? null, stage: form.stage }),
+    private_metadata: JSON.stringify({ ...meta, incidentId: i?.id ?? null, stage: form.stage, ...(form.lead ? { lead: form.lead } : {}) }),
     blocks,
   };
 }
@@ -147,7 +150,7 @@ export async function openModal(
   form: IncidentForm,
   opener: { triggerId: string; responseUrl: string | null; channelId: string },
 ): Promise<void> {
-  const meta = { responseUrl: opener.responseUrl, channelId: opener.channelId, incidentId: null, stage: null };
+  const meta = { responseUrl: opener.responseUrl, channelId: opener.channelId, incidentId: null, stage: null, lead: null };
   await client.views.open({ trigger_id: opener.triggerId, view: formView(form, meta) });
 }
 
@@ -187,7 +190,7 @@ async function onSubmit(deps: SlackDeps, kind: FormKind, args: SlackViewMiddlewa
   const meta = readMeta(view.private_metadata);
   const teamId = body.team?.id ?? body.user.team_id ?? '';
   const req = slackRequest(deps, { teamId, channelId: meta.channelId, userId: body.user.id, triggerId: body.trigger_id }, client);
-  const ref = { kind, incidentId: meta.incidentId, serviceId: null, shownStage: meta.stage };
+  const ref = { kind, incidentId: meta.incidentId, serviceId: null, shownStage: meta.stage, lead: meta.lead };
   const reply = await runVerb(req, { verb: 'submit', ref, values: submittedValues(view) }, `the ${kind} incident form`);
   if (reply.kind === 'error') {
     const errors = Object.keys(reply.fields).length > 0 ? reply.fields : { [FALLBACK_FIELD[kind]]: reply.text };

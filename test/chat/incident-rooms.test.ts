@@ -141,6 +141,20 @@ describe.each(PLATFORMS)('$platform', ({ platform, start }) => {
       expect(roomOf(minor)).toHaveLength(1);
     });
 
+    it('takes the lead as an option of /incident new and update: shown, and invited into the room', async () => {
+      const form = (await h.ask({ verb: 'incident new', service: 'acme-api', lead: 'member' })).form!;
+      const done = await h.submit(form, { title: 'Queue backlog', severity: 'major' });
+      const major = Number(/#(\d+)/.exec(done.text)![1]);
+      await h.settle();
+      expect(await incidentLead(h.s.ctx.db, major)).toMatchObject({ userId: h.memberId('member') });
+      const [opened] = roomOf(major);
+      expect(opened!.members).toEqual([h.memberId('admin'), h.memberId('member')]);
+      expect(messagesOf(h.shownIn(opened!.id), major)[0]!.text).toContain(mention('member'));
+      const update = await h.ask({ verb: 'incident update', id: major, lead: 'admin' });
+      expect(update.form?.kind).toBe('update');
+      expect(await incidentLead(h.s.ctx.db, major)).toMatchObject({ userId: h.memberId('admin') });
+    });
+
     it('opens a new major incident from the API in the linked workspace', async () => {
       const major = await open('Login outage', 'major');
       await h.settle();

@@ -17,9 +17,9 @@ export type Ask =
   | { verb: 'report'; service: string }
   | { verb: 'incident list' }
   | { verb: 'incident show'; id: number }
-  | { verb: 'incident update'; id: number }
+  | { verb: 'incident update'; id: number; lead?: Member }
   | { verb: 'incident resolve'; id: number; message?: string }
-  | { verb: 'incident new'; service?: string }
+  | { verb: 'incident new'; service?: string; lead?: Member }
   /** `lead`: who is named, by role (see Where.member). */
   | { verb: 'incident lead'; id?: number; lead: Member }
   | { verb: 'incident room'; id?: number }

@@ -86,10 +86,11 @@ function discordCommand(a: Ask): [string, Record<string, string | number | boole
     case 'incident list':
       return ['incident list', {}];
     case 'incident new':
-      return ['incident new', a.service ? { service: a.service } : {}];
+      return ['incident new', { ...(a.service ? { service: a.service } : {}), ...(a.lead ? { lead: DISCORD_USERS[a.lead] } : {}) }];
     case 'incident show':
-    case 'incident update':
       return [a.verb, { id: a.id }];
+    case 'incident update':
+      return [a.verb, { id: a.id, ...(a.lead ? { lead: DISCORD_USERS[a.lead] } : {}) }];
     case 'incident resolve':
       return ['incident resolve', { id: a.id, ...(a.message ? { message: a.message } : {}) }];
     case 'incident lead':

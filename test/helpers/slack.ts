@@ -253,10 +253,11 @@ function slackCommand(a: Ask): CommandFields {
     case 'incident list':
       return { command: '/incident', text: 'list' };
     case 'incident new':
-      return { command: '/incident', text: `new ${a.service ?? ''}`.trim() };
+      return { command: '/incident', text: ['new', a.service ?? '', a.lead ? `<@${SLACK_MEMBERS[a.lead]}>` : ''].filter(Boolean).join(' ') };
     case 'incident show':
+      return { command: '/incident', text: `show ${a.id}` };
     case 'incident update':
-      return { command: '/incident', text: `${a.verb.split(' ')[1]} ${a.id}` };
+      return { command: '/incident', text: `update ${a.id}${a.lead ? ` <@${SLACK_MEMBERS[a.lead]}>` : ''}` };
     case 'incident resolve':
       return { command: '/incident', text: `resolve ${a.id}${a.message ? ` ${a.message}` : ''}` };
     case 'incident lead':

@@ -252,7 +252,10 @@ export async function openRoomOnDeclare(ctx: DomainContext, trx: Kysely<Database
  * message (as the incident now reads) is its first post, which every later
  * change edits and replies under, in the room's stream.
  */
-export async function roomOpened(ctx: DomainContext, args: { incidentId: number; attempt: number; channelId: string }): Promise<void> {
+export async function roomOpened(
+  ctx: DomainContext,
+  args: { incidentId: number; attempt: number; channelId: string; invited: readonly string[] },
+): Promise<void> {
   await ctx.write(async (trx) => {
     const opened = await trx
       .updateTable('incident_rooms')
@@ -277,6 +280,8 @@ export async function roomOpened(ctx: DomainContext, args: { incidentId: number;
       lead: lead ? { platform: lead.platform, userId: lead.user_id } : null,
     };
     await queue(ctx, trx, incidentAnnouncementRows([channel], change, 'company'));
+    // A lead named while the room was being opened is invited now.
+    if (lead && !args.invited.includes(lead.user_id)) await roomInvite(ctx, trx, args.incidentId, { platform: lead.platform, userId: lead.user_id });
   });
 }
 
