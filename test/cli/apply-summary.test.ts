@@ -54,6 +54,11 @@ describe('statusbot apply', () => {
     write(WITH_PAGE.replace('name: Login', 'name: Sign-in').replace('          - { email: "ops@acme.example" }\n', ''));
     const changed = await apply();
     expect(changed.stdout).toBe(`applied ${config}: 1 monitor changed, 1 subscriber removed\n`);
+
+    // Incident channels turned on: the company changed.
+    write(WITH_PAGE.replace('    plan: business\n', '    plan: business\n    chat: { incident_channels: true }\n'));
+    const rooms = await apply();
+    expect(rooms.stdout).toBe(`applied ${config}: 1 company changed, 1 monitor changed, 1 subscriber added\n`);
   });
 
   it('serve logs the same summary as it applies the config at start', async () => {

@@ -54,5 +54,11 @@ describe('incident rooms across replicas', () => {
       .where('stream', '=', `slack:T-ACME:room-${id}`)
       .execute();
     expect(openings).toHaveLength(1);
+
+    // The opening given up after its retries: asking again opens the room anew, under the next attempt's name.
+    await a.ctx.db.updateTable('outbox').set({ state: 'dead' }).where('stream', '=', `slack:T-ACME:room-${id}`).execute();
+    const company = await authenticate(b.ctx, ACME_KEY);
+    const again = await requestIncidentRoom(b.ctx, company, id, where);
+    expect(again).toMatchObject({ queued: true, room: { state: 'opening', attempt: 2, name: `inc-${id}-twice-asked-2` } });
   });
 });

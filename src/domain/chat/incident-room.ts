@@ -111,6 +111,17 @@ function openingRow(companyId: number, opening: RoomOpening, platform: ChatPlatf
   };
 }
 
+/** An opening whose outbox row was given up (dead after its retries): asking again opens the room anew. */
+async function openingGaveUp(trx: Kysely<Database>, room: RoomRow): Promise<boolean> {
+  const pending = await trx
+    .selectFrom('outbox')
+    .select('id')
+    .where('stream', '=', roomOpeningStream(room.platform, room.workspace_id, Number(room.incident_id)))
+    .where('state', '=', 'pending')
+    .executeTakeFirst();
+  return pending === undefined;
+}
+
 /** Invites a member into the incident's open room on their platform (the lead, named after it opened). */
 export async function roomInvite(ctx: DomainContext, trx: Kysely<Database>, incidentId: number, member: ChatMember): Promise<void> {
   const room = await roomRows(trx).where('incident_id', '=', incidentId).where('state', '=', 'open').executeTakeFirst();
@@ -162,7 +173,9 @@ export async function requestRoomIn(
 ): Promise<{ room: IncidentRoom; queued: boolean }> {
   const now = ctx.clock.now().getTime();
   const existing = await roomRows(trx).where('incident_id', '=', incident.id).executeTakeFirst();
-  if (existing && existing.state !== 'failed') return { room: toRoom(existing), queued: false };
+  if (existing && existing.state !== 'failed' && !(existing.state === 'opening' && (await openingGaveUp(trx, existing)))) {
+    return { room: toRoom(existing), queued: false };
+  }
   const attempt = existing ? Number(existing.attempt) + 1 : 1;
   const name = roomName(incident.id, incident.title, attempt);
   const values = {

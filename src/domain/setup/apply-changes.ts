@@ -57,7 +57,7 @@ export async function snapshotSetup(trx: Kysely<Database>, setup: Setup): Promis
   const companies = names.length
     ? await trx
         .selectFrom('companies')
-        .select(['id', 'name', 'plan', 'notify_on', 'alert_service_label', 'alert_default_service_id'])
+        .select(['id', 'name', 'plan', 'notify_on', 'incident_channels', 'region_quorum', 'alert_service_label', 'alert_default_service_id'])
         .where('name', 'in', names)
         .execute()
     : [];
@@ -162,7 +162,16 @@ export async function snapshotSetup(trx: Kysely<Database>, setup: Setup): Promis
     companies: byKey(
       companies,
       (c) => c.name,
-      (c) => [c.plan, c.notify_on, monitoredOf.get(String(c.id)), adminsOf.get(String(c.id)), c.alert_service_label, c.alert_default_service_id],
+      (c) => [
+        c.plan,
+        c.notify_on,
+        Number(c.incident_channels),
+        Number(c.region_quorum),
+        monitoredOf.get(String(c.id)),
+        adminsOf.get(String(c.id)),
+        c.alert_service_label,
+        c.alert_default_service_id,
+      ],
     ),
     apiKeys: byKey(
       keys,
