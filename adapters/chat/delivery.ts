@@ -35,7 +35,7 @@ export interface ChatPort<M> {
   reply(channelId: string, parentId: string, message: M, key: string, signal?: AbortSignal): Promise<string>;
   /** Opens a channel of this name in the workspace; its id. Throws RoomRefused when the platform refuses it for good. */
   createChannel(workspaceId: string, name: string, signal?: AbortSignal): Promise<string>;
-  /** Lets these members into the channel (one already in is fine). */
+  /** Lets these members into the channel (one already in is fine); throws RoomRefused when the platform refuses for good. */
   invite(workspaceId: string, channelId: string, userIds: readonly string[], signal?: AbortSignal): Promise<void>;
 }
 
@@ -151,8 +151,14 @@ export function createChatPublisher<M>(port: ChatPort<M>, render: ChatRenderer<M
       await recorder.step(STEP.channel, channel);
     }
     if (a.invite.length > 0 && !delivery.progress[STEP.invite]) {
-      await port.invite(a.workspaceId, channel, a.invite, delivery.signal);
-      await recorder.step(STEP.invite, a.invite.join(','));
+      try {
+        await port.invite(a.workspaceId, channel, a.invite, delivery.signal);
+        await recorder.step(STEP.invite, a.invite.join(','));
+      } catch (error) {
+        // A refused invitation leaves the room open: members can join it themselves.
+        if (!(error instanceof RoomRefused)) throw error;
+        await recorder.step(STEP.invite, `refused: ${error.reason}`);
+      }
     }
     if (a.channelId === null && !delivery.progress[STEP.opened]) {
       await rooms.opened(a, channel);

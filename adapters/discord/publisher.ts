@@ -82,6 +82,8 @@ export function discordPort(rest: REST): ChatPort<RESTPostAPIChannelMessageJSONB
         try {
           await rest.put(Routes.channelPermission(channelId, userId), { body: { type: OverwriteType.Member, allow: MEMBER_ALLOW, deny: '0' }, signal });
         } catch (error) {
+          // Without Manage Roles the room stays open to whoever may see the server's channels.
+          if (error instanceof DiscordAPIError && error.status === 403) throw new RoomRefused('missing_permissions');
           throw asDeliveryFailure(`PUT permissions of ${userId} in channel ${channelId}`, error);
         }
       }

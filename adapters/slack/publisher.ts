@@ -34,6 +34,8 @@ const ROOM_REFUSALS = new Set([
   'invalid_name_maxlength',
   'no_permission',
 ]);
+/** Invitations Slack refuses for good (the member is gone, or the app may not invite). */
+const INVITE_REFUSALS = new Set(['user_not_found', 'cant_invite', 'missing_scope', 'no_permission', 'user_is_restricted', 'user_is_ultra_restricted']);
 /** Invitations that leave the member in the channel already. */
 const INVITED_ALREADY = new Set(['already_in_channel', 'cant_invite_self']);
 
@@ -95,6 +97,7 @@ export function slackPort(client: SlackPoster): ChatPort<SlackMessage> {
         await client.conversations.invite({ channel, users: users.join(',') });
       } catch (error) {
         if (error instanceof webApi.WebAPIPlatformError && INVITED_ALREADY.has(error.data.error)) return;
+        if (error instanceof webApi.WebAPIPlatformError && INVITE_REFUSALS.has(error.data.error)) throw new RoomRefused(error.data.error);
         throw failure(`conversations.invite into ${channel}`, error);
       }
     },

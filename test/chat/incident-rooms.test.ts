@@ -170,6 +170,17 @@ describe.each(PLATFORMS)('$platform', ({ platform, start }) => {
       expect(await incidentRoom(h.s.ctx.db, minor)).toMatchObject({ state: 'open', channelId: roomOf(minor)[0]!.id });
     });
 
+    it('opens the room all the same when the platform refuses an invitation for good', async () => {
+      const minor = await open('Invite refused');
+      h.refuseNextInvite();
+      await h.ask({ verb: 'incident room', id: minor });
+      await h.settle();
+      const [opened, ...others] = roomOf(minor);
+      expect(others).toEqual([]);
+      expect(opened!.members).toEqual([]);
+      expect(messagesOf(h.shownIn(opened!.id), minor)).toHaveLength(1);
+    });
+
     it('says why a room was refused where it was asked for, and opens it when asked again', async () => {
       const minor = await open('Refused room');
       h.refuseNextRoom();

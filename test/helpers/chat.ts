@@ -109,6 +109,8 @@ export interface ChatHarness {
   pin(channelId: string, messageId: string, member?: Member): Promise<void>;
   /** The next invitation into a room fails once (HTTP 500). */
   failNextInvite(): void;
+  /** The platform refuses the next invitation into a room for good (Slack: cant_invite; Discord: missing permissions). */
+  refuseNextInvite(): void;
   /** The platform refuses the next room for good (Slack: name_taken; Discord: missing permissions). */
   refuseNextRoom(): void;
   /** Waits until no outbox row of this platform is pending. */

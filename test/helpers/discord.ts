@@ -194,6 +194,7 @@ export async function startDiscordHarness(options: HarnessOptions = {}): Promise
       });
     },
     failNextInvite: () => fake.failNext(1, { status: 500 }, (c) => c.method === 'PUT' && /^\/channels\/\d+\/permissions\//.test(c.path)),
+    refuseNextInvite: () => fake.failNext(1, { status: 403 }, (c) => c.method === 'PUT' && /^\/channels\/\d+\/permissions\//.test(c.path)),
     refuseNextRoom: () => fake.failNext(1, { status: 403 }, (c) => c.method === 'POST' && /^\/guilds\/\d+\/channels$/.test(c.path)),
     deleteMessage: (_channel, id) => fake.deleteMessage(id),
     settle: () => settleOutbox(s, 'discord'),

@@ -389,6 +389,7 @@ export async function startSlackHarness(options: HarnessOptions = {}): Promise<C
       if (res.status !== 200) throw new Error(`the reaction got HTTP ${res.status} ${res.text}`);
     },
     failNextInvite: () => fake.failNext(1, { status: 500 }, (c) => c.method === 'conversations.invite'),
+    refuseNextInvite: () => fake.failNext(1, { status: 200, error: 'cant_invite' }, (c) => c.method === 'conversations.invite'),
     refuseNextRoom: () => fake.failNext(1, { status: 200, error: 'name_taken' }, (c) => c.method === 'conversations.create'),
     deleteMessage(channel, ts) {
       const list = fake.messages.get(slackChannel(channel)) ?? [];
