@@ -5,13 +5,12 @@ import type { DomainContext } from '../context.js';
 import { DomainError, forbidden, notFound } from '../errors.js';
 import type { Incident } from '../incidents/incident.js';
 import { findIncidentRow, loadIncident } from '../incidents/incident-repository.js';
-import type { ChatMember, RoomFailed, RoomOpening } from '../notifications/announcement.js';
+import type { ChatMember, RoomOpening } from '../notifications/announcement.js';
 import { channelsFollowingIncidentsQuery, incidentAnnouncementRows } from '../notifications/channel-outbox.js';
 import type { ServiceChannelRow } from '../notifications/channel-outbox.js';
 import { enqueueAll, queuable } from '../notifications/enqueue.js';
 import type { OutboxRow } from '../notifications/enqueue.js';
 import type { ChannelRef } from './chat.js';
-import { channelStream } from './chat.js';
 import { roomName } from './room-name.js';
 
 /** An incident's own channel: asked for (`opening`), opened, or not opened (`failed`, with the platform's reason). */
@@ -54,7 +53,7 @@ export async function roomOfChannel(db: Kysely<Database>, platform: ChatPlatform
   return row ? toRoom(row) : null;
 }
 
-const roomChannel = (room: { platform: ChatPlatform; workspace_id: string; channel_id: string }, companyId: number): ServiceChannelRow => ({
+export const roomChannel = (room: { platform: ChatPlatform; workspace_id: string; channel_id: string }, companyId: number): ServiceChannelRow => ({
   platform: room.platform,
   workspace_id: room.workspace_id,
   channel_id: room.channel_id,
@@ -70,7 +69,7 @@ export async function ownIncident(ctx: DomainContext, trx: Kysely<Database>, com
   return loadIncident(ctx, trx, row);
 }
 
-async function queue(ctx: DomainContext, trx: Kysely<Database>, rows: readonly OutboxRow[]): Promise<void> {
+export async function queue(ctx: DomainContext, trx: Kysely<Database>, rows: readonly OutboxRow[]): Promise<void> {
   await enqueueAll(
     trx,
     rows.filter((r) => queuable(ctx, r.stream)),
@@ -111,6 +110,17 @@ function openingRow(companyId: number, opening: RoomOpening, platform: ChatPlatf
   };
 }
 
+/** The company whose service the incident is on (0 for a catalog incident, which has no room). */
+export async function companyOfIncident(trx: Kysely<Database>, incidentId: number): Promise<number> {
+  const row = await trx
+    .selectFrom('incidents')
+    .innerJoin('services', 'services.id', 'incidents.service_id')
+    .select('services.company_id')
+    .where('incidents.id', '=', incidentId)
+    .executeTakeFirst();
+  return Number(row?.company_id ?? 0);
+}
+
 /** An opening whose outbox row was given up (dead after its retries): asking again opens the room anew. */
 async function openingGaveUp(trx: Kysely<Database>, room: RoomRow): Promise<boolean> {
   const pending = await trx
@@ -126,12 +136,7 @@ async function openingGaveUp(trx: Kysely<Database>, room: RoomRow): Promise<bool
 export async function roomInvite(ctx: DomainContext, trx: Kysely<Database>, incidentId: number, member: ChatMember): Promise<void> {
   const room = await roomRows(trx).where('incident_id', '=', incidentId).where('state', '=', 'open').executeTakeFirst();
   if (!room?.channel_id || room.platform !== member.platform) return;
-  const company = await trx
-    .selectFrom('incidents')
-    .innerJoin('services', 'services.id', 'incidents.service_id')
-    .select('services.company_id')
-    .where('incidents.id', '=', incidentId)
-    .executeTakeFirst();
+  const companyId = await companyOfIncident(trx, incidentId);
   const opening: RoomOpening = {
     kind: 'room',
     incidentId,
@@ -142,7 +147,7 @@ export async function roomInvite(ctx: DomainContext, trx: Kysely<Database>, inci
     attempt: Number(room.attempt),
     requestedIn: null,
   };
-  await queue(ctx, trx, [openingRow(Number(company?.company_id ?? 0), opening, room.platform, ctx.clock.now().getTime())]);
+  await queue(ctx, trx, [openingRow(companyId, opening, room.platform, ctx.clock.now().getTime())]);
 }
 
 /** The chat member acting (`slack:<team>/<user>`), or null for the API and jobs. */
@@ -258,75 +263,4 @@ export async function openRoomOnDeclare(ctx: DomainContext, trx: Kysely<Database
   const workspace = linked.find((l) => asker && l.platform === asker.platform && l.workspace_id === asker.workspaceId) ?? linked[0];
   if (!workspace || ctx.chatOff.has(workspace.platform)) return;
   await requestRoomIn(ctx, trx, company, incident, { platform: workspace.platform, workspaceId: workspace.workspace_id, requestedIn: null });
-}
-
-/**
- * The platform opened the room: it is the incident's from now on, and its
- * message (as the incident now reads) is its first post, which every later
- * change edits and replies under, in the room's stream.
- */
-export async function roomOpened(
-  ctx: DomainContext,
-  args: { incidentId: number; attempt: number; channelId: string; invited: readonly string[] },
-): Promise<void> {
-  await ctx.write(async (trx) => {
-    const opened = await trx
-      .updateTable('incident_rooms')
-      .set({ state: 'open', channel_id: args.channelId, error: null, updated_at: ctx.clock.now().getTime() })
-      .where('incident_id', '=', args.incidentId)
-      .where('attempt', '=', args.attempt)
-      .where('state', '=', 'opening')
-      .returningAll()
-      .executeTakeFirst();
-    if (!opened) return;
-    const row = await findIncidentRow(trx, args.incidentId, ctx.clock.now().getTime());
-    if (!row || row.service_company_id === null) return;
-    const incident = await loadIncident(ctx, trx, row);
-    const lead = await trx.selectFrom('incident_leads').select(['platform', 'user_id']).where('incident_id', '=', args.incidentId).executeTakeFirst();
-    const channel = roomChannel({ ...opened, channel_id: args.channelId }, row.service_company_id);
-    const change = {
-      event: 'updated' as const,
-      incident,
-      update: false,
-      publicUrl: ctx.publicUrl,
-      now: ctx.clock.now().getTime(),
-      lead: lead ? { platform: lead.platform, userId: lead.user_id } : null,
-    };
-    await queue(ctx, trx, incidentAnnouncementRows([channel], change, 'company'));
-    // A lead named while the room was being opened is invited now.
-    if (lead && !args.invited.includes(lead.user_id)) await roomInvite(ctx, trx, args.incidentId, { platform: lead.platform, userId: lead.user_id });
-  });
-}
-
-/** The platform refused the room (its name taken, a scope missing): said where it was asked for; asking again retries. */
-export async function roomFailed(ctx: DomainContext, args: { opening: RoomOpening; reason: string }): Promise<void> {
-  const { opening } = args;
-  await ctx.write(async (trx) => {
-    const failed = await trx
-      .updateTable('incident_rooms')
-      .set({ state: 'failed', error: args.reason, updated_at: ctx.clock.now().getTime() })
-      .where('incident_id', '=', opening.incidentId)
-      .where('attempt', '=', opening.attempt)
-      .where('state', '=', 'opening')
-      .returning('incident_id')
-      .executeTakeFirst();
-    if (!failed || !opening.requestedIn) return;
-    const notice: RoomFailed = { kind: 'room_failed', channel: opening.requestedIn, incidentId: opening.incidentId, name: opening.name, reason: args.reason };
-    const company = await trx
-      .selectFrom('incidents')
-      .innerJoin('services', 'services.id', 'incidents.service_id')
-      .select('services.company_id')
-      .where('incidents.id', '=', opening.incidentId)
-      .executeTakeFirst();
-    await queue(ctx, trx, [
-      {
-        companyId: Number(company?.company_id ?? 0),
-        subscriberId: null,
-        stream: channelStream(opening.requestedIn),
-        event: 'incident.room_failed',
-        payload: notice,
-        now: ctx.clock.now().getTime(),
-      },
-    ]);
-  });
 }
