@@ -14,7 +14,10 @@ export function registerReactions(app: App, deps: SlackDeps): void {
     const ctx = deps.ctx.actingAs({ actor: `slack:${team}/${event.user}`, requestId: event.event_ts });
     await notePinned({ ctx, logger: deps.logger }, { platform: 'slack', channelId: channel, messageId: ts }, async () => {
       const history = await client.conversations.history({ channel, latest: ts, oldest: ts, inclusive: true, limit: 1 });
-      const message = history.messages?.find((m) => m.ts === ts);
+      // A reply in a thread is not in the channel's history; conversations.replies finds it by its own ts.
+      const message =
+        history.messages?.find((m) => m.ts === ts) ??
+        (await client.conversations.replies({ channel, ts, latest: ts, oldest: ts, inclusive: true, limit: 1 })).messages?.find((m) => m.ts === ts);
       if (!message?.text) return null;
       return { authorId: message.user ?? event.item_user ?? event.user, text: message.text };
     });

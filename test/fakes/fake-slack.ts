@@ -69,8 +69,8 @@ export interface FakeSlack {
   messages: Map<string, SlackMessageRecord[]>;
   /** Channels opened by the app, in order. */
   channels: SlackChannelRecord[];
-  /** A member writes a message in a channel; its ts. */
-  say(channel: string, user: string, text: string): string;
+  /** A member writes a message in a channel (in a thread, with `threadTs`); its ts. */
+  say(channel: string, user: string, text: string, threadTs?: string): string;
   socket: FakeSocket;
   /** A response_url that records what is posted to it. */
   responseUrl(name?: string): string;
@@ -176,10 +176,23 @@ export async function startFakeSlack(options: { token?: string; appToken?: strin
         return { ok: true, channel: { id: channel.id, name: channel.name } };
       }
       case 'conversations.history': {
-        const found = (messages.get(String(body.channel)) ?? []).filter((m) => m.ts === body.latest);
+        // The channel's own messages: replies in threads are read with conversations.replies.
+        const found = (messages.get(String(body.channel)) ?? []).filter((m) => m.ts === body.latest && m.threadTs === null);
         return {
           ok: true,
           messages: found.map((m) => ({ type: 'message', ts: m.ts, text: m.text, ...(m.user ? { user: m.user } : { bot_id: 'BBOT' }) })),
+          has_more: false,
+        };
+      }
+      case 'conversations.replies': {
+        const all = messages.get(String(body.channel)) ?? [];
+        const found = all.find((m) => m.ts === body.ts);
+        if (!found) return { ok: false, error: 'thread_not_found' };
+        const parent = found.threadTs ?? found.ts;
+        const thread = all.filter((m) => m.ts === parent || m.threadTs === parent).filter((m) => !body.latest || m.ts === body.latest);
+        return {
+          ok: true,
+          messages: thread.map((m) => ({ type: 'message', ts: m.ts, text: m.text, ...(m.user ? { user: m.user } : { bot_id: 'BBOT' }) })),
           has_more: false,
         };
       }
@@ -278,8 +291,8 @@ export async function startFakeSlack(options: { token?: string; appToken?: strin
     calls,
     messages,
     channels,
-    say(channel, user, text) {
-      const record: SlackMessageRecord = { channel, ts: nextTs(), threadTs: null, text, blocks: undefined, edits: 0, user };
+    say(channel, user, text, threadTs) {
+      const record: SlackMessageRecord = { channel, ts: nextTs(), threadTs: threadTs ?? null, text, blocks: undefined, edits: 0, user };
       messages.set(channel, [...(messages.get(channel) ?? []), record]);
       return record.ts;
     },
