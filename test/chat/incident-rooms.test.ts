@@ -106,6 +106,25 @@ describe.each(PLATFORMS)('$platform', ({ platform, start }) => {
         ['Monitoring error rates', h.memberId('admin'), null],
       ]);
       expect(notes.every((n) => n.createdAt instanceof Date)).toBe(true);
+
+      // Each change is in the audit trail, by whoever made it.
+      const audit = await h.s.ctx.db
+        .selectFrom('audit_events')
+        .select(['action', 'actor'])
+        .where('target_type', '=', 'incident')
+        .where('target_id', '=', String(id))
+        .where('action', 'in', ['incident.room', 'incident.lead', 'incident.note'])
+        .orderBy('id')
+        .execute();
+      const by = (member: 'admin') => `${platform}:${h.workspaceId('acme')}/${h.memberId(member)}`;
+      expect(audit).toEqual([
+        { action: 'incident.room', actor: by('admin') },
+        { action: 'incident.lead', actor: by('admin') },
+        // Who pinned the message acts; who wrote it is the note's author.
+        { action: 'incident.note', actor: by('admin') },
+        { action: 'incident.note', actor: by('admin') },
+        { action: 'incident.note', actor: by('admin') },
+      ]);
     });
 
     it('refuses a note outside an incident room', async () => {

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
+import { changesBetween, recordAudit } from '../audit/audit-trail.js';
 import type { Company } from '../companies/company.js';
 import type { DomainContext } from '../context.js';
 import type { Incident } from '../incidents/incident.js';
@@ -31,6 +32,14 @@ export async function setIncidentLead(ctx: DomainContext, company: Company, inci
   return ctx.write(async (trx) => {
     const now = ctx.clock.now().getTime();
     const incident = await ownIncident(ctx, trx, company, incidentId);
+    const before = await trx.selectFrom('incident_leads').select(['platform', 'user_id']).where('incident_id', '=', incidentId).executeTakeFirst();
+    await recordAudit(ctx, trx, {
+      companyId: company.id,
+      action: 'incident.lead',
+      targetType: 'incident',
+      targetId: String(incidentId),
+      changes: changesBetween(before ? { lead: `${before.platform}:${before.user_id}` } : {}, { lead: `${platform}:${lead}` }),
+    });
     await trx
       .insertInto('incident_leads')
       .values({ incident_id: incidentId, platform, user_id: lead, set_by: ctx.acting.actor, set_at: now })

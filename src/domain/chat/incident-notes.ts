@@ -1,10 +1,11 @@
 import type { Kysely } from 'kysely';
 import type { ChatPlatform, Database } from '../../db/schema.js';
+import { created, recordAudit } from '../audit/audit-trail.js';
 import type { DomainContext } from '../context.js';
 import { notFound } from '../errors.js';
 import { parseInput } from '../validation.js';
 import { noteInput } from './incident-chat-input.js';
-import { roomOfChannel } from './incident-room.js';
+import { companyOfIncident, roomOfChannel } from './incident-room.js';
 
 /** A note of an incident's timeline, taken in its room. */
 export interface IncidentNote {
@@ -64,6 +65,16 @@ export async function addIncidentNote(
       .onConflict((oc) => oc.columns(['incident_id', 'message_id']).doNothing())
       .returning('id')
       .executeTakeFirst();
+    if (added) {
+      const company = await companyOfIncident(trx, room.incidentId);
+      await recordAudit(ctx, trx, {
+        companyId: company,
+        action: 'incident.note',
+        targetType: 'incident',
+        targetId: String(room.incidentId),
+        changes: created({ note: Number(added.id) }),
+      });
+    }
     return { incidentId: room.incidentId, added: added !== undefined };
   });
 }

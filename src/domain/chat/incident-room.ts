@@ -1,5 +1,6 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { ChatPlatform, Database, IncidentRoomState, IncidentRoomsTable } from '../../db/schema.js';
+import { created, recordAudit } from '../audit/audit-trail.js';
 import type { Company } from '../companies/company.js';
 import type { DomainContext } from '../context.js';
 import { DomainError, forbidden, notFound } from '../errors.js';
@@ -212,6 +213,13 @@ export async function requestRoomIn(
     const taken = await roomRows(trx).where('incident_id', '=', incident.id).executeTakeFirstOrThrow();
     return { room: toRoom(taken), queued: false };
   }
+  await recordAudit(ctx, trx, {
+    companyId: company.id,
+    action: 'incident.room',
+    targetType: 'incident',
+    targetId: String(incident.id),
+    changes: created({ room: `${where.platform}:${where.workspaceId}:${name}` }),
+  });
   const invite = new Set<string>();
   const asker = actingMember(ctx);
   if (asker?.platform === where.platform) invite.add(asker.userId);
