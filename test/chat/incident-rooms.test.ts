@@ -144,6 +144,21 @@ describe.each(PLATFORMS)('$platform', ({ platform, start }) => {
       expect(summary.text).toContain('Updates: 3 · Notes: 3');
       expect(shown.filter((m) => m.text.includes(`Incident #${id} resolved`))).toHaveLength(1);
       expect(await incidentRoom(h.s.ctx.db, id)).toMatchObject({ state: 'open' });
+
+      // The postmortem names the lead and has the notes on its timeline, each once.
+      const postmortem = await h.s.api('GET', `/api/v2/incidents/${id}/postmortem`);
+      expect(postmortem.status).toBe(200);
+      const text = String(postmortem.text);
+      const who = (member: 'admin' | 'member') => `${platform === 'slack' ? 'Slack' : 'Discord'} user ${h.memberId(member)}`;
+      expect(text).toContain(`- **Lead:** ${who('member')}`);
+      for (const [author, note] of [
+        ['member', 'Rolled back to v41'],
+        ['admin', 'Customers told on the status page'],
+        ['admin', 'Monitoring error rates'],
+      ] as const) {
+        expect(text.split(`Note by ${who(author)}: ${note}`)).toHaveLength(2);
+      }
+      expect(text).toContain(`Lead named by ${platform}:`);
     });
 
     it('opens no room for a new minor incident, and one on /incident room, inviting who asked', async () => {

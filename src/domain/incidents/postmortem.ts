@@ -1,3 +1,6 @@
+import type { ChatPlatform } from '../../db/schema.js';
+import { incidentLead } from '../chat/incident-lead.js';
+import { incidentNotes } from '../chat/incident-notes.js';
 import type { Company } from '../companies/company.js';
 import type { DomainContext } from '../context.js';
 import type { Changes } from '../audit/audit-trail.js';
@@ -8,14 +11,14 @@ import { getIncident } from './incident-service.js';
 /** One line of a postmortem's timeline. */
 export interface TimelineEntry {
   at: Date;
-  kind: 'update' | 'change' | 'notification';
+  kind: 'update' | 'change' | 'notification' | 'note';
   text: string;
 }
 
 /** What a postmortem is written from: the incident, who led it, and everything that happened to it, oldest first. */
 export interface Postmortem {
   incident: Incident;
-  /** Who led the response; null while incidents have no lead. */
+  /** Who led the response, as chat names them; null while nobody was named. */
   lead: string | null;
   timeline: TimelineEntry[];
 }
@@ -30,14 +33,34 @@ const MAX_NOTIFICATIONS = 2_000;
  */
 export async function getPostmortem(ctx: DomainContext, company: Company, id: number): Promise<Postmortem> {
   const incident = await getIncident(ctx, company, id);
-  const [audit, notifications] = await Promise.all([auditRows(ctx, company, id), notificationEntries(ctx, company, incident)]);
-  const timeline = [...changeEntries(audit, incident.updates), ...notifications].sort(
+  const [audit, notifications, lead, notes] = await Promise.all([
+    auditRows(ctx, company, id),
+    notificationEntries(ctx, company, incident),
+    incidentLead(ctx.db, id),
+    incidentNotes(ctx.db, id),
+  ]);
+  const noted = notes.map((n): TimelineEntry => ({ at: n.createdAt, kind: 'note', text: `Note by ${memberName(n.platform, n.authorId)}: ${n.text}` }));
+  // A note is shown as itself, not as the audit row that recorded it.
+  const changes = changeEntries(
+    audit.filter((row) => row.action !== 'incident.note'),
+    incident.updates,
+  );
+  const timeline = [...changes, ...noted, ...notifications].sort(
     (a, b) => a.at.getTime() - b.at.getTime() || (a.kind === 'notification' ? 1 : 0) - (b.kind === 'notification' ? 1 : 0),
   );
-  return { incident, lead: null, timeline };
+  return { incident, lead: lead === null ? null : memberName(lead.platform, lead.userId), timeline };
 }
 
-const VERBS: Record<string, string> = { 'incident.create': 'Opened', 'incident.update': 'Changed', 'incident.delete': 'Deleted' };
+const VERBS: Record<string, string> = {
+  'incident.create': 'Opened',
+  'incident.update': 'Changed',
+  'incident.delete': 'Deleted',
+  'incident.lead': 'Lead named',
+  'incident.room': 'Room asked for',
+};
+
+/** A chat user as a postmortem names them: the platform and their id, which chat shows as a mention. */
+const memberName = (platform: ChatPlatform, userId: string): string => `${platform === 'slack' ? 'Slack' : 'Discord'} user ${userId}`;
 
 /** What an audit row says, without the update it posted (the timeline shows updates themselves). */
 function changeText(action: string, actor: string, changes: Changes): string {
