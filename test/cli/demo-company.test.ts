@@ -114,7 +114,7 @@ async function seedBefore0009(db: Db): Promise<void> {
   await auditEvents.up(db as unknown as Kysely<unknown>);
   await notifyDestinations.up(db as unknown as Kysely<unknown>);
   // And the columns later migrations add to what it writes (0017: the service a monitor watches; 0019: the probe
-  // kinds' settings; 0020: a company's quorum of regions; 0021: its alert settings).
+  // kinds' settings; 0020: a company's quorum of regions; 0021: its alert settings; 0023: its incident rooms).
   const lent = [
     ['custom_monitors', 'service_id', 'bigint'],
     ['custom_monitors', 'dns_record', 'text'],
@@ -127,6 +127,7 @@ async function seedBefore0009(db: Db): Promise<void> {
     ['companies', 'alert_service_label', 'text'],
     ['companies', 'alert_default_service_id', 'bigint'],
     ['companies', 'region_quorum', 'bigint'],
+    ['companies', 'incident_channels', 'bigint'],
   ] as const;
   for (const [table, column, type] of lent) await db.schema.alterTable(table).addColumn(column, type).execute();
   const ctx = createDomainContext({ db, clock: manualClock(T0), publicUrl: 'http://localhost:8080' });
