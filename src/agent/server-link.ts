@@ -1,6 +1,7 @@
 import { createOutboundDispatcher, pathOf, readLimited, requestSignal } from '../infrastructure/outbound.js';
 
-const MAX_ANSWER_BYTES = 4 * 1024 * 1024;
+/** The server's answers: its assignments run to about 220 bytes a monitor, so 64 MiB holds some 300,000. */
+const MAX_ANSWER_BYTES = 64 * 1024 * 1024;
 
 /** An answer of the server that is not a success: its status and the detail of its error shape. */
 export class ServerRefusal extends Error {
