@@ -10,7 +10,7 @@ import { startBlackHole, startTrickle } from '../fakes/fake-stalling-server.js';
 import type { FakeStallingServer } from '../fakes/fake-stalling-server.js';
 import { TEST_ENGINE, createTestDatabase } from '../helpers/test-database.js';
 import type { TestDatabase } from '../helpers/test-database.js';
-import { ACME_KEY } from '../helpers/test-server.js';
+import { ACME_KEY, acmeConfig, webhookEntry } from '../helpers/test-server.js';
 import { waitUntil } from '../helpers/wait-until.js';
 import { ROOT, assertBuilt, cleanEnv, startCli } from './run-cli.js';
 import type { Exit, Running } from './run-cli.js';
@@ -47,31 +47,19 @@ function writeConfig(): string {
   const file = join(dir, 'statusbot.yml');
   writeFileSync(
     file,
-    `
-public_url: http://status.test
-probes: { timeout_seconds: 60 }
+    acmeConfig({
+      top: `probes: { timeout_seconds: 60 }
 ingestion: { interval_seconds: 60, timeout_seconds: 60 }
 services:
   - urlname: trickling-vendor
     name: Trickling Vendor
     feed: { kind: statuspage, url: ${trickle.url}/vendor }
-    poll: always
-companies:
-  - name: Acme
-    plan: business
-    api_keys: ["${ACME_KEY}"]
-    custom_services:
-      - { id: 1001, name: Acme API, urlname: acme-api }
-    status_pages:
-      - name: Acme status
-        url: https://status.acme.example
-        services: [acme-api]
-        subscribers:
-          - { webhook: "${hole.url}/hooks/a", secret: "whsec-0123456789abcdef" }
-    discord: { guild_id: "112233445566778899" }
+    poll: always`,
+      subscribers: [webhookEntry(`${hole.url}/hooks/a`)],
+      company: `    discord: { guild_id: "112233445566778899" }
     channels:
-      - { discord: "223344556677889900", incidents: true }
-`,
+      - { discord: "223344556677889900", incidents: true }`,
+    }),
   );
   return file;
 }
