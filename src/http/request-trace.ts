@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { ServerResponse } from 'node:http';
+import type { IncomingMessage, OutgoingHttpHeader, OutgoingHttpHeaders } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { Logger } from '../infrastructure/logger.js';
 
@@ -36,10 +37,37 @@ const SENSIBLE_ID = /^[A-Za-z0-9._:@/+=-]{1,128}$/;
 /** The method as a label: anything else a client invents is one value. */
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 
-export function startTrace(req: IncomingMessage, res: ServerResponse): RequestTrace {
+/**
+ * An answer that carries its request's id as `X-Request-Id`, added to the
+ * headers it is written with. Set beforehand with `setHeader`, the id would
+ * make Node take every header of the answer one by one again, a cost paid by
+ * every request however cheap its answer is.
+ */
+export class TracedResponse<Request extends IncomingMessage = IncomingMessage> extends ServerResponse<Request> {
+  requestId: string | null = null;
+
+  override writeHead(
+    statusCode: number,
+    reasonOrHeaders?: string | OutgoingHttpHeaders | OutgoingHttpHeader[],
+    maybeHeaders?: OutgoingHttpHeaders | OutgoingHttpHeader[],
+  ): this {
+    const reason = typeof reasonOrHeaders === 'string' ? reasonOrHeaders : undefined;
+    const headers = typeof reasonOrHeaders === 'string' ? maybeHeaders : reasonOrHeaders;
+    const id = this.requestId;
+    if (id === null) return super.writeHead(statusCode, reason, headers);
+    if (headers === undefined || headers === null || Array.isArray(headers)) {
+      // Headers set one by one, or given as a list: the id joins them the same way.
+      this.setHeader('X-Request-Id', id);
+      return super.writeHead(statusCode, reason, headers);
+    }
+    return super.writeHead(statusCode, reason, { ...headers, 'X-Request-Id': id });
+  }
+}
+
+export function startTrace(req: IncomingMessage, res: TracedResponse): RequestTrace {
   const given = req.headers['x-request-id'];
   const id = typeof given === 'string' && SENSIBLE_ID.test(given) ? given : randomUUID();
-  res.setHeader('X-Request-Id', id);
+  res.requestId = id;
   const target = req.url ?? '/';
   const q = target.indexOf('?');
   return {

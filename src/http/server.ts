@@ -25,7 +25,7 @@ import { ClientAbortedError, readBody } from './read-body.js';
 import { createResponseCache } from './response-cache.js';
 import { createRouteTable, methodNotAllowed } from './route-table.js';
 import type { TableRoute } from './route-table.js';
-import { finishTrace, startTrace } from './request-trace.js';
+import { TracedResponse, finishTrace, startTrace } from './request-trace.js';
 import type { FinishedRequest, RequestTrace } from './request-trace.js';
 import { routes } from './routes.js';
 import type { Reply, Route } from './routes.js';
@@ -328,7 +328,7 @@ export function createHttpServer(options: HttpServerOptions): Server {
     }
   }
 
-  const server = createServer((req, res) => {
+  const server = createServer({ ServerResponse: TracedResponse }, (req, res) => {
     const trace = startTrace(req, res);
     res.once('close', () => finishTrace(trace, res, logger, options.onFinished));
     handle(req, res, trace).catch((error: unknown) => {

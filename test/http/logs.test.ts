@@ -70,6 +70,26 @@ describe('logs', () => {
     expect(senseless.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
   });
 
+  it('echoes X-Request-Id on every kind of answer: pages, 304s, errors, the server’s own routes', async () => {
+    server = await startTestServer();
+    const page = await fetch(`${server.url}/status/acme-status`, { headers: { 'x-request-id': 'page-1' } });
+    expect(page.status).toBe(200);
+    expect(page.headers.get('x-request-id')).toBe('page-1');
+    const held = await fetch(`${server.url}/status/acme-status`, { headers: { 'x-request-id': 'page-2', 'if-none-match': page.headers.get('etag')! } });
+    expect(held.status).toBe(304);
+    expect(held.headers.get('x-request-id')).toBe('page-2');
+    for (const [path, status] of [
+      ['/status/acme-status/nope', 404],
+      ['/api/v2/nope', 401],
+      ['/healthz', 200],
+      ['/api/v2/openapi.json', 200],
+      ['/assets/statusbot.css', 200],
+    ] as const) {
+      const res = await fetch(`${server.url}${path}`, { headers: { 'x-request-id': `own-${status}` } });
+      expect([path, res.status, res.headers.get('x-request-id')]).toEqual([path, status, `own-${status}`]);
+    }
+  });
+
   it('logs an unknown path under one route name and a refused key without the key', async () => {
     const log = capturedLogger();
     server = await startTestServer({ logger: log.logger });
