@@ -11,6 +11,14 @@ export const SEEN_CHANNEL = 'statusbot_seen';
  * remembered under (see `keysMarker`) moves only then, not at every commit.
  */
 export const KEYS_CHANGED_PREFIX = 'k';
+/**
+ * Prefix of the notification of a commit to tables no cached read shows
+ * (delivery's bookkeeping, `o<xid>`): replicas say they saw it, so that a
+ * writer waiting for them is answered, and keep their caches. A commit that
+ * also changed other tables sends its plain notification as well, which
+ * moves them.
+ */
+export const UNCACHED_CHANGE_PREFIX = 'o';
 /** How a replica's listening connection names itself, so writers can tell which replicas must see a change. */
 export const LISTENER_NAME_PREFIX = 'statusbot-changes ';
 
@@ -176,6 +184,15 @@ export class ChangeFeed {
     if (channel === CHANGES_CHANNEL) {
       // Sent before the commit's plain notification, so heard before this replica says it saw the commit.
       if (payload.startsWith(KEYS_CHANGED_PREFIX)) return void this.#keysGeneration++;
+      if (payload.startsWith(UNCACHED_CHANGE_PREFIX)) {
+        const xid = payload.slice(UNCACHED_CHANGE_PREFIX.length);
+        // Its plain notification, if the commit has one, is heard in the same delivery, before the word goes out.
+        if (!this.#own.has(xid)) {
+          this.#unsaid.add(xid);
+          this.#sayLater();
+        }
+        return;
+      }
       if (this.#own.delete(payload)) return;
       this.#generation++;
       this.#unsaid.add(payload);

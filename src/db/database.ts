@@ -4,7 +4,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { CompiledQuery, Kysely, PostgresAdapter, PostgresDialect, SqliteDialect, SqliteDriver, sql } from 'kysely';
 import pg from 'pg';
 import type { DatabaseConnection, Driver, SqliteDatabase, SqliteStatement } from 'kysely';
-import { CHANGES_CHANNEL, ChangeFeed, KEYS_CHANGED_PREFIX } from './change-feed.js';
+import { CHANGES_CHANNEL, ChangeFeed, KEYS_CHANGED_PREFIX, UNCACHED_CHANGE_PREFIX } from './change-feed.js';
 import type { Database } from './schema.js';
 
 export type Db = Kysely<Database>;
@@ -118,6 +118,16 @@ const KEY_TABLES = ['api_keys', 'companies'];
  * will never hear of it.
  */
 const UNNOTED_TABLES = ['meta', 'job_leases', 'seen_chat_requests', 'kysely_migration', 'kysely_migration_lock'];
+/**
+ * Tables of delivery's bookkeeping, which no cached read shows either, but
+ * written all the time while notifications drain: their commits are told with
+ * UNCACHED_CHANGE_PREFIX, so that replicas say they saw them (a writer that
+ * waits is answered) and keep their caches. Were they told as other changes,
+ * every claim and mark of a delivery would make every replica render its pages
+ * and cached reads again, just when an incident brings readers.
+ */
+const UNCACHED_TABLES = ['outbox', 'notify_messages', 'chat_messages'];
+const UNCACHED_TRIGGER = 'statusbot_note_uncached';
 
 /**
  * PostgreSQL's counterpart of SQLite's total_changes and data_version: every
@@ -139,19 +149,24 @@ export async function noteChangesOnPostgres(db: Db): Promise<void> {
       end $$`.execute(trx);
     const exists = (trigger: string) => sql<boolean>`exists (select 1 from information_schema.triggers g
       where g.event_object_table = t.table_name and g.event_object_schema = t.table_schema and g.trigger_name = ${trigger})`;
-    const { rows } = await sql<{ table_name: string; noted: boolean; keyed: boolean; counted: boolean }>`
-      select t.table_name, ${exists(TRIGGER)} as noted, ${exists(KEYS_TRIGGER)} as keyed, ${exists('statusbot_count_change')} as counted
+    const { rows } = await sql<{ table_name: string; noted: boolean; keyed: boolean; counted: boolean; uncached: boolean }>`
+      select t.table_name, ${exists(TRIGGER)} as noted, ${exists(KEYS_TRIGGER)} as keyed, ${exists('statusbot_count_change')} as counted,
+        ${exists(UNCACHED_TRIGGER)} as uncached
       from information_schema.tables t
       where t.table_schema = current_schema() and t.table_type = 'BASE TABLE'`.execute(trx);
     // Triggers are made only where missing: one made anew would take its table's lock while other replicas serve.
-    for (const { table_name: table, noted, keyed, counted } of rows) {
+    for (const { table_name: table, noted, keyed, counted, uncached } of rows) {
       // Databases made before replicas listened kept a counter row instead.
       if (counted) await sql`drop trigger statusbot_count_change on ${sql.table(table)}`.execute(trx);
       if (!keyed && KEY_TABLES.includes(table)) {
         await sql`create trigger ${sql.raw(KEYS_TRIGGER)} after insert or update or delete or truncate on ${sql.table(table)}
           for each statement execute function ${sql.raw(TRIGGER)}(${sql.lit(KEYS_CHANGED_PREFIX)})`.execute(trx);
       }
-      const wanted = !UNNOTED_TABLES.includes(table);
+      if (!uncached && UNCACHED_TABLES.includes(table)) {
+        await sql`create trigger ${sql.raw(UNCACHED_TRIGGER)} after insert or update or delete or truncate on ${sql.table(table)}
+          for each statement execute function ${sql.raw(TRIGGER)}(${sql.lit(UNCACHED_CHANGE_PREFIX)})`.execute(trx);
+      }
+      const wanted = !UNNOTED_TABLES.includes(table) && !UNCACHED_TABLES.includes(table);
       if (noted && !wanted) await sql`drop trigger ${sql.raw(TRIGGER)} on ${sql.table(table)}`.execute(trx);
       if (noted || !wanted) continue;
       await sql`create trigger ${sql.raw(TRIGGER)} after insert or update or delete or truncate on ${sql.table(table)}
@@ -275,7 +290,7 @@ function writeEffectOf(text: string): WriteEffect {
     else {
       const tables = [...text.matchAll(WRITE)].map((m) => m[2]!.toLowerCase());
       if (tables.some((t) => KEY_TABLES.includes(t))) effect = 'writesKeys';
-      else effect = tables.some((t) => !UNNOTED_TABLES.includes(t)) ? 'writes' : 'none';
+      else effect = tables.some((t) => !UNNOTED_TABLES.includes(t) && !UNCACHED_TABLES.includes(t)) ? 'writes' : 'none';
     }
     if (writeEffects.size < PREPARED_LIMIT * 2) writeEffects.set(text, effect);
   }

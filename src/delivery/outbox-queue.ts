@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import type { ExpressionBuilder, Kysely, Selectable, SqlBool } from 'kysely';
-import { dialectOf } from '../db/dialect.js';
+import { changesNothingCached, dialectOf } from '../db/dialect.js';
 import type { ChatPlatform, Database, OutboxTable } from '../db/schema.js';
 import type { DomainContext } from '../domain/context.js';
 
@@ -179,9 +179,9 @@ export async function claimDue(
   if (candidates.length === 0) return [];
   if (dialectOf(ctx.db).sharedByProcesses) {
     // PostgreSQL: taken again under row locks; rows another replica is claiming right now are skipped, not waited for.
-    return ctx.write(async (trx) => take(trx, pick(await dialectOf(trx).forClaim(heads(trx), 'o').execute())), BOOKKEEPING);
+    return bookkeeping(ctx, async (trx) => take(trx, pick(await dialectOf(trx).forClaim(heads(trx), 'o').execute())));
   }
-  return ctx.write((trx) => take(trx, candidates), BOOKKEEPING);
+  return bookkeeping(ctx, (trx) => take(trx, candidates));
 }
 
 /**
@@ -201,16 +201,25 @@ const changed = (result: { numUpdatedRows: bigint }) => Number(result.numUpdated
  */
 const BOOKKEEPING = { durable: false } as const;
 
+/**
+ * A write of delivery's bookkeeping: it changes nothing a cached read shows
+ * (see UNCACHED_TABLES), so its commit waits for no replica to hear of it.
+ */
+function bookkeeping<T>(ctx: DomainContext, unit: (trx: Kysely<Database>) => Promise<T>, options: { durable: boolean } = BOOKKEEPING): Promise<T> {
+  return ctx.write((trx) => {
+    changesNothingCached(trx);
+    return unit(trx);
+  }, options);
+}
+
 /** Holds the row for another `leaseMs`; false when the lease is no longer this claim's. */
 export async function renewLease(ctx: DomainContext, id: number, lease: string, leaseMs: number): Promise<boolean> {
   const now = ctx.clock.now().getTime();
   return changed(
-    await ctx.write(
-      (trx) =>
-        holding(trx, id, lease)
-          .set({ lease_until: now + leaseMs })
-          .executeTakeFirst(),
-      BOOKKEEPING,
+    await bookkeeping(ctx, (trx) =>
+      holding(trx, id, lease)
+        .set({ lease_until: now + leaseMs })
+        .executeTakeFirst(),
     ),
   );
 }
@@ -230,7 +239,7 @@ export async function markSentBatch(ctx: DomainContext, claims: readonly { id: n
   const now = ctx.clock.now().getTime();
   const marked = new Set<number>();
   if (claims.length === 0) return marked;
-  await ctx.write(async (trx) => {
+  await bookkeeping(ctx, async (trx) => {
     marked.clear();
     for (const { id, lease } of claims) {
       const result = await holding(trx, id, lease)
@@ -238,7 +247,7 @@ export async function markSentBatch(ctx: DomainContext, claims: readonly { id: n
         .executeTakeFirst();
       if (changed(result)) marked.add(id);
     }
-  }, BOOKKEEPING);
+  });
   return marked;
 }
 
@@ -250,35 +259,37 @@ export async function markFailed(
   failure: { error: string; countsAsAttempt: boolean; retryAt: number; dead: boolean },
 ): Promise<boolean> {
   return changed(
-    await ctx.write(
-      (trx) =>
-        holding(trx, id, lease)
-          .set((eb) => ({
-            state: failure.dead ? 'dead' : 'pending',
-            attempts: failure.countsAsAttempt ? eb('attempts', '+', 1) : eb.ref('attempts'),
-            last_error: failure.error.slice(0, 2000),
-            next_attempt_at: failure.retryAt,
-            lease_until: null,
-            lease_token: null,
-          }))
-          .executeTakeFirst(),
-      BOOKKEEPING,
+    await bookkeeping(ctx, (trx) =>
+      holding(trx, id, lease)
+        .set((eb) => ({
+          state: failure.dead ? 'dead' : 'pending',
+          attempts: failure.countsAsAttempt ? eb('attempts', '+', 1) : eb.ref('attempts'),
+          last_error: failure.error.slice(0, 2000),
+          next_attempt_at: failure.retryAt,
+          lease_until: null,
+          lease_token: null,
+        }))
+        .executeTakeFirst(),
     ),
   );
 }
 
 /** Gives up this process's claim on a row without counting an attempt: the stop cut its delivery short. */
 export async function releaseClaim(ctx: DomainContext, id: number, lease: string): Promise<boolean> {
-  return changed(await ctx.write((trx) => holding(trx, id, lease).set({ lease_until: null, lease_token: null }).executeTakeFirst(), BOOKKEEPING));
+  return changed(await bookkeeping(ctx, (trx) => holding(trx, id, lease).set({ lease_until: null, lease_token: null }).executeTakeFirst()));
 }
 
 /** Records a confirmed step of a multi-step delivery. */
 export async function saveProgress(ctx: DomainContext, id: number, lease: string, progress: Record<string, string>): Promise<boolean> {
   return changed(
-    await ctx.write((trx) =>
-      holding(trx, id, lease)
-        .set({ progress: JSON.stringify(progress) })
-        .executeTakeFirst(),
+    await bookkeeping(
+      ctx,
+      (trx) =>
+        holding(trx, id, lease)
+          .set({ progress: JSON.stringify(progress) })
+          .executeTakeFirst(),
+      // A step confirmed must not be made again: on disk before the next.
+      { durable: true },
     ),
   );
 }
@@ -321,12 +332,16 @@ export async function chatMessageOf(ctx: DomainContext, platform: ChatPlatform, 
 
 export async function rememberChatMessage(ctx: DomainContext, platform: ChatPlatform, channelId: string, subject: string, messageId: string): Promise<void> {
   const now = ctx.clock.now().getTime();
-  await ctx.write((trx) =>
-    trx
-      .insertInto('chat_messages')
-      .values({ platform, channel_id: channelId, subject, message_id: messageId, created_at: now, updated_at: now })
-      .onConflict((oc) => oc.columns(['platform', 'channel_id', 'subject']).doUpdateSet({ message_id: messageId, updated_at: now }))
-      .execute(),
+  await bookkeeping(
+    ctx,
+    (trx) =>
+      trx
+        .insertInto('chat_messages')
+        .values({ platform, channel_id: channelId, subject, message_id: messageId, created_at: now, updated_at: now })
+        .onConflict((oc) => oc.columns(['platform', 'channel_id', 'subject']).doUpdateSet({ message_id: messageId, updated_at: now }))
+        .execute(),
+    // The next update edits this message rather than post another: kept across a power cut.
+    { durable: true },
   );
 }
 

@@ -1,11 +1,14 @@
 import { sql } from 'kysely';
+import pg from 'pg';
 import type { Kysely } from 'kysely';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { changeMarker, changeFeedOf, keysMarker, openDatabase } from '../../src/db/database.js';
 import type { Db } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import type { Database } from '../../src/db/schema.js';
+import { SEEN_CHANNEL } from '../../src/db/change-feed.js';
 import { createWriter } from '../../src/db/writer.js';
+import { claimDue, markSent, renewLease } from '../../src/delivery/outbox-queue.js';
 import { takeSignedRequest } from '../../src/domain/chat/seen-requests.js';
 import { systemClock } from '../../src/domain/clock.js';
 import { createDomainContext } from '../../src/domain/context.js';
@@ -104,4 +107,47 @@ describe('what cached reads are compared with', () => {
     const { rows } = await sql<{ n: number }>`select count(*)::int as n from seen_chat_requests`.execute(b);
     expect(rows[0]!.n).toBe(1);
   });
+
+  it.skipIf(TEST_ENGINE !== 'postgres')(
+    'does not move on PostgreSQL for delivery bookkeeping, in any process, and replicas still say they saw it',
+    async () => {
+      const [a, b] = await twoProcessesOnOneDatabase();
+      const ctx = createDomainContext({ db: a, clock: systemClock, publicUrl: 'http://localhost:8080' });
+      const generation = (m: string) => Number(/^g(\d+)$/.exec(m)![1]);
+      await sql`insert into outbox (company_id, stream, event, payload, state, next_attempt_at, created_at)
+        values (1, 'webhook:1', 'incident.created', '{}', 'pending', 0, 0)`.execute(a);
+      const heard = await changeMarker(b);
+      await sql`insert into chat_admins (company_id, platform, user_id) values (1, 'slack', 'U0')`.execute(a);
+      await waitUntil(async () => (await changeMarker(b)) !== heard);
+      const markers = [await changeMarker(a), await changeMarker(b)];
+
+      // What b says it saw, as writers waiting for it hear it.
+      const listener = new pg.Client({ connectionString: database!.path });
+      await listener.connect();
+      const said: string[] = [];
+      listener.on('notification', (n) => said.push(n.payload ?? ''));
+      await listener.query(`listen ${SEEN_CHANNEL}`);
+      try {
+        // The worker's own: a claim, a lease renewed, the row marked sent.
+        const [claimed] = await claimDue(ctx, { limit: 1, leaseMs: 60_000, busy: new Set(), streamPrefixes: ['webhook:'] });
+        expect(claimed).toBeDefined();
+        expect(await renewLease(ctx, claimed!.id, claimed!.lease, 60_000)).toBe(true);
+        expect(await markSent(ctx, claimed!.id, claimed!.lease)).toBe(true);
+        expect(await changeMarker(a)).toBe(markers[0]);
+        // A write of the outbox alone by any other unit: its writer waits for b, and b answers.
+        let xid = '';
+        await createWriter(a).run(async (trx) => {
+          xid = (await sql<{ x: string }>`select txid_current()::text as x`.execute(trx)).rows[0]!.x;
+          await sql`update outbox set last_error = 'x' where company_id = 1`.execute(trx);
+        });
+        await waitUntil(() => said.some((p) => p.split(' ').slice(1).includes(xid)));
+      } finally {
+        await listener.end();
+      }
+      // A later commit b must hear: one step, that commit's, none for the bookkeeping before it.
+      await sql`insert into chat_admins (company_id, platform, user_id) values (1, 'slack', 'U1')`.execute(a);
+      await waitUntil(async () => (await changeMarker(b)) !== markers[1]);
+      expect(generation(await changeMarker(b))).toBe(generation(markers[1]!) + 1);
+    },
+  );
 });
