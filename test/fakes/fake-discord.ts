@@ -7,12 +7,14 @@ import { waitUntil } from '../helpers/wait-until.js';
 export const FAKE_DISCORD_TOKEN = 'fake-discord-bot-token';
 export const FAKE_APPLICATION_ID = '900000000000000001';
 
-/** One request that reached the fake REST API, with its JSON body parsed. */
+/** One request that reached the fake REST API, with its JSON body parsed (a multipart one's `payload_json`). */
 export interface DiscordCall {
   method: string;
   /** The route below the versioned base, e.g. `/channels/222/messages`. */
   path: string;
   body: any;
+  /** The files of a multipart request. */
+  files?: DiscordFileRecord[];
   headers: IncomingHttpHeaders;
   /** The HTTP status the fake answered with. */
   status: number;
@@ -32,6 +34,29 @@ export interface DiscordMessageRecord {
   deleted: boolean;
   /** Who wrote it; the bot when absent. */
   authorId?: string;
+  /** The files it carries, from a multipart request. */
+  files?: DiscordFileRecord[];
+  /** The interaction it answers (a follow-up, or the original response edited later). */
+  interactionToken?: string;
+}
+
+/** A file of a multipart request: the part `files[n]` and the attachment of the payload that names it. */
+export interface DiscordFileRecord {
+  /** The form field, `files[0]`. */
+  field: string;
+  filename: string;
+  contentType: string;
+  content: string;
+}
+
+/** An interaction the fake sent, as Discord keeps it for its token's webhook. */
+interface SentInteraction {
+  applicationId: string;
+  channelId: string;
+  /** The initial response's type, once statusbot answered. */
+  responseType: number | null;
+  /** The message shown for the response once a follow-up or an edit filled the deferred one. */
+  originalId: string | null;
 }
 
 /** A text channel the bot created in a guild, with the members given their own permission overwrite. */
@@ -56,7 +81,9 @@ export type FakeFailure =
 
 /**
  * A local Discord REST API on 127.0.0.1 (channel messages, interaction
- * callbacks, command registration, GET /gateway/bot) that records every call
+ * callbacks, follow-up messages and edits of an interaction's response over
+ * its token's webhook, JSON or multipart with files, command registration,
+ * GET /gateway/bot) that records every call
  * and keeps the messages; it can be told to answer 500, or 429 with
  * Discord's rate-limit headers and body, for a while. It also plays
  * Discord's part for HTTP interactions: it holds an Ed25519 key pair and
@@ -106,6 +133,7 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
   const messages = new Map<string, DiscordMessageRecord>();
   const channels: DiscordChannelRecord[] = [];
   const failures: { failure: FakeFailure; when?: (call: { method: string; path: string }) => boolean }[] = [];
+  const interactions = new Map<string, SentInteraction>();
 
   function json(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): number {
     const payload = body === undefined ? '' : JSON.stringify(body);
@@ -135,7 +163,42 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
   });
 
   /** Carries out a request; returns the status and body a healthy Discord would answer. */
-  function apply(method: string, path: string, body: any): { status: number; body: unknown } {
+  function apply(method: string, path: string, body: any, files: DiscordFileRecord[] = []): { status: number; body: unknown } {
+    const webhook = /^\/webhooks\/(\d+)\/([^/]+)(\/messages\/(?:@|%40)original)?$/.exec(path);
+    if (webhook && (method === 'POST' || (method === 'PATCH' && webhook[3]))) {
+      const sent = interactions.get(webhook[2]!);
+      // The token's webhook exists once the interaction was answered, for the application it was sent to.
+      if (!sent || sent.responseType === null || sent.applicationId !== webhook[1]) return { status: 404, body: { message: 'Unknown Webhook', code: 10015 } };
+      // Each file part is named by an attachment of the payload: files[n] by the attachment with id n.
+      const attachments: { id: number | string; filename?: string }[] = body?.attachments ?? [];
+      for (const f of files) {
+        const n = /^files\[(\d+)\]$/.exec(f.field)?.[1];
+        if (n === undefined || !attachments.some((a) => String(a.id) === n)) return { status: 400, body: { message: 'Invalid Form Body', code: 50035 } };
+      }
+      const content = { ...body, attachments: files.map((f, i) => ({ id: String(i), filename: f.filename, size: Buffer.byteLength(f.content) })) };
+      const original = sent.originalId ? messages.get(sent.originalId) : undefined;
+      if (method === 'PATCH' && original) {
+        original.body = { ...original.body, ...content };
+        if (files.length) original.files = files;
+        original.edits++;
+        return { status: 200, body: messageJson(original) };
+      }
+      const record: DiscordMessageRecord = {
+        id: snowflake(),
+        channelId: sent.channelId,
+        body: content,
+        replyTo: null,
+        nonce: null,
+        edits: 0,
+        deleted: false,
+        interactionToken: webhook[2]!,
+        ...(files.length ? { files } : {}),
+      };
+      messages.set(record.id, record);
+      // A deferred response is shown as "thinking" until the first follow-up (or an edit) fills it.
+      if (!sent.originalId && sent.responseType === 5) sent.originalId = record.id;
+      return { status: 200, body: messageJson(record) };
+    }
     const posted = method === 'POST' ? /^\/channels\/(\d+)\/messages$/.exec(path) : null;
     if (posted) {
       const m = posted;
@@ -190,7 +253,12 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
       if (!record || record.deleted || record.channelId !== fetched[1]) return { status: 404, body: { message: 'Unknown Message', code: 10008 } };
       return { status: 200, body: messageJson(record) };
     }
-    if (method === 'POST' && /^\/interactions\/\d+\/[^/]+\/callback$/.test(path)) return { status: 204, body: undefined };
+    const callback = method === 'POST' ? /^\/interactions\/\d+\/([^/]+)\/callback$/.exec(path) : null;
+    if (callback) {
+      const sent = interactions.get(callback[1]!);
+      if (sent) sent.responseType = Number(body?.type ?? 0);
+      return { status: 204, body: undefined };
+    }
     const registered = method === 'PUT' ? /^\/applications\/(\d+)(?:\/guilds\/\d+)?\/commands$/.exec(path) : null;
     if (registered) {
       const m = registered;
@@ -206,12 +274,11 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
     return { status: 404, body: { message: '404: Not Found', code: 0 } };
   }
 
-  function handle(req: IncomingMessage, res: ServerResponse, raw: string): { status: number; retryAfterSeconds?: number } {
+  function handle(req: IncomingMessage, res: ServerResponse, body: any, files: DiscordFileRecord[]): { status: number; retryAfterSeconds?: number } {
     const method = req.method ?? 'GET';
     const route = VERSIONED.exec((req.url ?? '/').split('?')[0]!);
     if (!route) return { status: json(res, 404, { message: '404: Not Found', code: 0 }) };
     const path = route[1]!;
-    const body = raw ? JSON.parse(raw) : undefined;
     const i = failures.findIndex((f) => !f.when || f.when({ method, path }));
     const failure = i === -1 ? undefined : failures.splice(i, 1)[0]!.failure;
     if (failure?.status === 429) {
@@ -240,28 +307,62 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
     }
     if (failure?.status === 403) return { status: json(res, 403, { message: 'Missing Permissions', code: 50013 }) };
     if (failure?.status === 500) {
-      if ('afterApplying' in failure) apply(method, path, body);
+      if ('afterApplying' in failure) apply(method, path, body, files);
       return { status: json(res, 500, { message: 'Internal Server Error', code: 0 }) };
     }
-    const answer = apply(method, path, body);
+    const answer = apply(method, path, body, files);
     return { status: json(res, answer.status, answer.body, bucketHeaders) };
+  }
+
+  /** A JSON body, or a multipart one: its `payload_json` and its file parts. */
+  async function parse(raw: Buffer, contentType: string | undefined): Promise<{ body: any; files: DiscordFileRecord[] }> {
+    if (!contentType?.startsWith('multipart/form-data')) return { body: raw.length ? JSON.parse(raw.toString('utf8')) : undefined, files: [] };
+    const form = await new Response(new Uint8Array(raw), { headers: { 'content-type': contentType } }).formData();
+    let body: any;
+    const parts: { field: string; file: File }[] = [];
+    form.forEach((value, field) => {
+      if (typeof value === 'string') {
+        if (field === 'payload_json') body = JSON.parse(value);
+      } else parts.push({ field, file: value });
+    });
+    const files = await Promise.all(
+      parts.map(async ({ field, file }) => ({
+        field,
+        filename: file.name,
+        contentType: file.type,
+        content: Buffer.from(await file.arrayBuffer()).toString('utf8'),
+      })),
+    );
+    return { body, files };
+  }
+
+  /** Discord answers a follow-up once it has the interaction's response; a follow-up sent on its heels waits for it. */
+  async function acknowledged(path: string): Promise<void> {
+    const token = /^\/api\/v10\/webhooks\/\d+\/([^/]+)/.exec(path)?.[1];
+    const sent = token ? interactions.get(token) : undefined;
+    if (!sent || sent.responseType !== null) return;
+    await waitUntil(() => sent.responseType !== null, { timeoutMs: 3_000, what: 'the response of the interaction' }).catch(() => undefined);
   }
 
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const raw = Buffer.concat(chunks).toString('utf8');
-      const answered = handle(req, res, raw);
-      const route = VERSIONED.exec((req.url ?? '/').split('?')[0]!);
-      calls.push({
-        method: req.method ?? 'GET',
-        path: route ? route[1]! : (req.url ?? '/'),
-        body: raw ? JSON.parse(raw) : undefined,
-        headers: req.headers,
-        ...answered,
-        at: Date.now(),
-      });
+      void (async () => {
+        const { body, files } = await parse(Buffer.concat(chunks), req.headers['content-type']);
+        await acknowledged((req.url ?? '/').split('?')[0]!);
+        const answered = handle(req, res, body, files);
+        const route = VERSIONED.exec((req.url ?? '/').split('?')[0]!);
+        calls.push({
+          method: req.method ?? 'GET',
+          path: route ? route[1]! : (req.url ?? '/'),
+          body,
+          ...(files.length ? { files } : {}),
+          headers: req.headers,
+          ...answered,
+          at: Date.now(),
+        });
+      })();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -301,9 +402,21 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
       const signature = options.signature === undefined ? fake.sign(timestamp, body) : options.signature;
       const headers: Record<string, string> = { 'content-type': 'application/json', 'x-signature-timestamp': timestamp };
       if (signature !== null) headers['x-signature-ed25519'] = signature;
+      const sent = interaction as { token?: unknown; application_id?: unknown; channel_id?: unknown; channel?: { id?: unknown } };
+      const token = typeof sent.token === 'string' ? sent.token : null;
+      if (token) {
+        interactions.set(token, {
+          applicationId: String(sent.application_id),
+          channelId: String(sent.channel?.id ?? sent.channel_id),
+          responseType: null,
+          originalId: null,
+        });
+      }
       const res = await fetch(`${target}/discord/interactions`, { method: 'POST', headers, body });
       const text = await res.text();
-      return { status: res.status, body: text ? JSON.parse(text) : undefined };
+      const answer = text ? JSON.parse(text) : undefined;
+      if (token && res.status === 200 && typeof answer?.type === 'number') interactions.get(token)!.responseType = answer.type;
+      return { status: res.status, body: answer };
     },
     waitFor: (probe, timeoutMs) => waitUntil(probe, { timeoutMs, what: 'a condition on the fake Discord' }),
     close: () =>

@@ -33,6 +33,21 @@ export interface SlackMessageRecord {
   edits: number;
   /** The member who wrote it; absent for the bot's own. */
   user?: string;
+  /** The ids of the files it shares (files.completeUploadExternal). */
+  files?: string[];
+}
+
+/** A file shared in a channel: uploaded to its upload URL, then completed (files.uploadV2's three steps). */
+export interface SlackFileRecord {
+  id: string;
+  channel: string;
+  filename: string;
+  title: string;
+  /** The bytes that reached the upload URL, as UTF-8. */
+  content: string;
+  initialComment: string | null;
+  /** The message that shares it. */
+  ts: string;
 }
 
 /** A channel opened with conversations.create, and who is in it. */
@@ -55,7 +70,9 @@ export interface FakeSocket {
 
 /**
  * A local Slack Web API (auth.test, chat.postMessage, chat.update,
- * chat.postEphemeral, users.info, views.open, apps.connections.open), a Socket Mode
+ * chat.postEphemeral, users.info, views.open, apps.connections.open, the
+ * external file upload: files.getUploadURLExternal, the upload URL it hands
+ * out, files.completeUploadExternal), a Socket Mode
  * WebSocket, and a response_url endpoint on 127.0.0.1. It
  * records every call and keeps the messages it was asked to post, and can be
  * told to answer 500 or 429 for a while.
@@ -69,6 +86,8 @@ export interface FakeSlack {
   messages: Map<string, SlackMessageRecord[]>;
   /** Channels opened by the app, in order. */
   channels: SlackChannelRecord[];
+  /** Files shared in channels, in order. */
+  files: SlackFileRecord[];
   /** A member writes a message in a channel (in a thread, with `threadTs`); its ts. */
   say(channel: string, user: string, text: string, threadTs?: string): string;
   socket: FakeSocket;
@@ -89,7 +108,7 @@ export interface FakeSlack {
   close(): Promise<void>;
 }
 
-const JSON_FIELDS = new Set(['blocks', 'attachments', 'view', 'metadata']);
+const JSON_FIELDS = new Set(['blocks', 'attachments', 'view', 'metadata', 'files']);
 
 function parseBody(raw: string, contentType: string | undefined): Record<string, any> {
   if (!raw) return {};
@@ -107,6 +126,9 @@ export async function startFakeSlack(options: { token?: string; appToken?: strin
   const calls: SlackCall[] = [];
   const messages = new Map<string, SlackMessageRecord[]>();
   const channels: SlackChannelRecord[] = [];
+  const files: SlackFileRecord[] = [];
+  /** Uploads asked for with files.getUploadURLExternal, by file id; `content` once the bytes arrived. */
+  const uploads = new Map<string, { filename: string; length: number; content: Buffer | null; completed: boolean }>();
   let failures: { failure: FakeFailure; when: ((c: { method: string; body: Record<string, any> }) => boolean) | undefined }[] = [];
   let clock = 0;
   const delays = new Map<string, number>();
@@ -201,6 +223,51 @@ export async function startFakeSlack(options: { token?: string; appToken?: strin
         if (!user) return { ok: false, error: 'user_not_found' };
         return { ok: true, user: { id: body.user, name: String(body.user).toLowerCase(), is_admin: false, is_owner: false, is_primary_owner: false, ...user } };
       }
+      case 'files.getUploadURLExternal': {
+        const length = Number(body.length);
+        if (!body.filename || !Number.isSafeInteger(length) || length <= 0) return { ok: false, error: 'missing_argument' };
+        const fileId = `F${String(uploads.size + 1).padStart(8, '0')}`;
+        uploads.set(fileId, { filename: String(body.filename), length, content: null, completed: false });
+        return { ok: true, upload_url: `${url}/upload/${fileId}`, file_id: fileId };
+      }
+      case 'files.completeUploadExternal': {
+        const listed: { id?: string; title?: string }[] = Array.isArray(body.files) ? body.files : [];
+        if (listed.length === 0) return { ok: false, error: 'invalid_arguments' };
+        // Every file must have been uploaded in full, and be completed once.
+        if (listed.some((f) => !uploads.get(String(f.id))?.content || uploads.get(String(f.id))!.completed)) return { ok: false, error: 'file_not_found' };
+        const channel = typeof body.channel_id === 'string' ? body.channel_id : null;
+        const comment = typeof body.initial_comment === 'string' ? body.initial_comment : null;
+        let ts = '';
+        if (channel) {
+          const record: SlackMessageRecord = {
+            channel,
+            ts: nextTs(),
+            threadTs: typeof body.thread_ts === 'string' ? body.thread_ts : null,
+            text: comment ?? '',
+            blocks: undefined,
+            edits: 0,
+            files: listed.map((f) => String(f.id)),
+          };
+          messages.set(channel, [...(messages.get(channel) ?? []), record]);
+          ts = record.ts;
+        }
+        for (const f of listed) {
+          const upload = uploads.get(String(f.id))!;
+          upload.completed = true;
+          if (channel) {
+            files.push({
+              id: String(f.id),
+              channel,
+              filename: upload.filename,
+              title: f.title ?? upload.filename,
+              content: upload.content!.toString('utf8'),
+              initialComment: comment,
+              ts,
+            });
+          }
+        }
+        return { ok: true, files: listed.map((f) => ({ id: f.id, title: f.title ?? uploads.get(String(f.id))!.filename })) };
+      }
       case 'chat.postEphemeral':
         return { ok: true, message_ts: nextTs() };
       case 'views.open':
@@ -212,11 +279,42 @@ export async function startFakeSlack(options: { token?: string; appToken?: strin
     }
   }
 
+  /**
+   * The upload URL: the file's bytes, raw or as the one file of a multipart
+   * form; 200 only when exactly the announced length arrived.
+   */
+  async function receiveUpload(fileId: string, raw: Buffer, contentType: string | undefined): Promise<{ status: number; text: string }> {
+    const upload = uploads.get(fileId);
+    if (!upload || upload.content) return { status: 404, text: 'not found' };
+    let bytes = raw;
+    if (contentType?.startsWith('multipart/form-data')) {
+      const form = await new Response(new Uint8Array(raw), { headers: { 'content-type': contentType } }).formData();
+      const parts: File[] = [];
+      form.forEach((v) => {
+        if (typeof v !== 'string') parts.push(v);
+      });
+      if (parts.length !== 1) return { status: 400, text: 'one file expected' };
+      bytes = Buffer.from(await parts[0]!.arrayBuffer());
+    }
+    if (bytes.length !== upload.length) return { status: 400, text: `expected ${upload.length} bytes, got ${bytes.length}` };
+    upload.content = bytes;
+    return { status: 200, text: `OK - ${bytes.length}` };
+  }
+
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const path = (req.url ?? '/').split('?')[0]!;
+      if (path.startsWith('/upload/')) {
+        const raw = Buffer.concat(chunks);
+        void receiveUpload(decodeURIComponent(path.slice('/upload/'.length)), raw, req.headers['content-type']).then(({ status, text }) => {
+          calls.push({ method: 'upload', path, body: { length: raw.length }, headers: req.headers, status, ok: status === 200, at: Date.now() });
+          res.writeHead(status, { 'content-type': 'text/plain' });
+          res.end(text);
+        });
+        return;
+      }
       const body = parseBody(Buffer.concat(chunks).toString('utf8'), req.headers['content-type']);
       const record = (method: string, status: number, ok: boolean, error?: string) =>
         calls.push({ method, path, body, headers: req.headers, status, ok, ...(error ? { error } : {}), at: Date.now() });
@@ -291,6 +389,7 @@ export async function startFakeSlack(options: { token?: string; appToken?: strin
     calls,
     messages,
     channels,
+    files,
     say(channel, user, text, threadTs) {
       const record: SlackMessageRecord = { channel, ts: nextTs(), threadTs: threadTs ?? null, text, blocks: undefined, edits: 0, user };
       messages.set(channel, [...(messages.get(channel) ?? []), record]);
