@@ -20,6 +20,7 @@ export type Syntax =
   | 'incident_lead'
   | 'incident_room'
   | 'incident_note'
+  | 'incident_postmortem'
   | 'incident'
   | 'status'
   | 'report'

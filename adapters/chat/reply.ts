@@ -34,6 +34,15 @@ export type FormField = (typeof FORM_FIELDS)[number];
 /** The submitted values; a field left empty is absent. */
 export type FormValues = Partial<Record<FormField, string>>;
 
+/** A text document as a chat platform takes a file. */
+export interface ChatFile {
+  filename: string;
+  title: string;
+  content: string;
+  /** The media type, for platforms that take one. */
+  type: string;
+}
+
 /**
  * What a verb answers, free of any platform: each platform renders it
  * (Block Kit, embeds). Texts are already written in the platform's markup.
@@ -46,6 +55,11 @@ export type ChatReply =
   /** `open` is null when the company's plan does not show the service's incidents. */
   | { kind: 'service'; service: ServiceDetail; open: readonly IncidentSummary[] | null }
   | { kind: 'form'; form: IncidentForm }
+  /**
+   * A document to post as a file in the channel asked from, introduced by `comment`;
+   * `posted` and `failed` tell whoever asked how it went.
+   */
+  | { kind: 'file'; file: ChatFile; comment: string; posted: string; failed: string }
   /** A refusal; `fields` holds the messages of a form's inputs, by field. */
   | { kind: 'error'; text: string; fields: Partial<Record<FormField, string>> };
 

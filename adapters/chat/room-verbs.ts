@@ -5,11 +5,13 @@ import type { ChatPlatform } from '../../src/domain/chat/chat.js';
 import type { Company } from '../../src/domain/companies/company.js';
 import type { DomainContext } from '../../src/domain/context.js';
 import type { Logger } from '../../src/infrastructure/logger.js';
+import { getPostmortem } from '../../src/domain/incidents/postmortem.js';
+import { postmortemMarkdown } from '../../src/domain/incidents/postmortem-markdown.js';
 import type { ChatReply } from './reply.js';
 import { textReply } from './reply.js';
 import type { ChatRequest } from './chat-request.js';
 import type { Syntax } from './dialect.js';
-import { leadSet, noteTaken, roomAsked, usage } from './wording.js';
+import { leadSet, noteTaken, postmortemComment, postmortemFailed, postmortemPosted, roomAsked, usage } from './wording.js';
 
 /** The incident a verb is about: the one named, else the one whose room the channel is. */
 async function incidentOf(req: ChatRequest, id: number | null): Promise<number | null> {
@@ -49,6 +51,25 @@ export async function note(req: ChatRequest, text: string): Promise<ChatReply> {
     { authorId: author, text, messageId: null },
   );
   return textReply(noteTaken(req.dialect, taken.incidentId));
+}
+
+/** `/incident postmortem [id]`: the document GET /incidents/:id/postmortem answers, as a file for the channel. */
+export async function postmortem(req: ChatRequest, company: Company, id: number | null): Promise<ChatReply> {
+  const incidentId = await incidentOf(req, id);
+  if (incidentId === null) return usageReply(req, 'incident_postmortem');
+  const written = await getPostmortem(req.ctx, company, incidentId);
+  return {
+    kind: 'file',
+    file: {
+      filename: `incident-${incidentId}-postmortem.md`,
+      title: `Postmortem: ${written.incident.title}`,
+      content: postmortemMarkdown(written, req.ctx.clock.now()),
+      type: 'text/markdown',
+    },
+    comment: postmortemComment(req.dialect, written.incident),
+    posted: postmortemPosted(req.dialect, incidentId),
+    failed: postmortemFailed(req.dialect, incidentId),
+  };
 }
 
 /** A pinned message as the platform gives it on request. */

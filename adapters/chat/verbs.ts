@@ -7,7 +7,7 @@ import type { Syntax } from './dialect.js';
 import { listIncidents, openForm, resolve, showIncident, submitForm } from './incident-verbs.js';
 import { formErrors } from './forms.js';
 import { maintenanceList } from './maintenance-verbs.js';
-import { lead, note, room } from './room-verbs.js';
+import { lead, note, postmortem, room } from './room-verbs.js';
 import type { ChatReply, FormKind, FormRef, FormValues } from './reply.js';
 import { textReply } from './reply.js';
 import { errorText, help, notLinked, unknownCommand, usage } from './wording.js';
@@ -31,6 +31,7 @@ export type VerbCall =
   | { verb: 'lead'; id: number | null; member: string }
   | { verb: 'room'; id: number | null }
   | { verb: 'note'; text: string }
+  | { verb: 'postmortem'; id: number | null }
   /** `target` is a service reference for a new incident, an incident id otherwise. */
   | { verb: 'form'; form: FormKind; target: string | number | null; lead?: string }
   | { verb: 'submit'; ref: FormRef; values: FormValues };
@@ -70,6 +71,8 @@ async function dispatch(req: ChatRequest, call: VerbCall, company: Company | nul
       return room(req, company, call.id);
     case 'note':
       return note(req, call.text);
+    case 'postmortem':
+      return postmortem(req, company, call.id);
     case 'form':
       return openForm(req, company, call.form, call.target, call.lead);
     case 'submit':

@@ -64,6 +64,7 @@ const HELP: readonly [Syntax, string][] = [
   ['incident_lead', 'name who leads it (in its room, the id may be left out)'],
   ['incident_room', 'open a channel of its own'],
   ['incident_note', "add a note to the timeline of the room's incident (or pin a message there with 📌)"],
+  ['incident_postmortem', 'post its postmortem here as a Markdown file (in its room, the id may be left out)'],
   ['status', "a service's status and open incidents"],
   ['report', 'report a problem with a service (an unconfirmed incident once several people do)'],
   ['subscribe_incidents', 'announce your incidents in this channel'],
@@ -173,6 +174,16 @@ export const roomAsked = (d: ChatDialect, incidentId: number, room: { name: stri
     ? `Opening ${d.markup.code(`#${room.name}`)} for incident ${d.markup.bold(`#${incidentId}`)}; its message and updates will be posted there.`
     : `The room ${d.markup.code(`#${room.name}`)} of incident ${d.markup.bold(`#${incidentId}`)} is being opened.`;
 };
+
+/** What a postmortem's file is introduced with in the channel. */
+export const postmortemComment = (d: ChatDialect, incident: { id: number; title: string }): string =>
+  `Postmortem of incident ${d.markup.bold(`#${incident.id}`)}: ${d.markup.text(incident.title)}`;
+
+export const postmortemPosted = (d: ChatDialect, incidentId: number): string =>
+  `Postmortem of incident ${d.markup.bold(`#${incidentId}`)} posted as a file in this channel.`;
+
+export const postmortemFailed = (d: ChatDialect, incidentId: number): string =>
+  `The postmortem of incident ${d.markup.bold(`#${incidentId}`)} could not be posted in this channel; it has been logged. Please try again, or read it at ${d.markup.code(`GET /api/v2/incidents/${incidentId}/postmortem`)}.${d.subscribeHint ? ` ${d.subscribeHint}` : ''}`;
 
 export const noteTaken = (d: ChatDialect, incidentId: number): string => `Noted on the timeline of incident ${d.markup.bold(`#${incidentId}`)}.`;
 

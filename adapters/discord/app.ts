@@ -1,5 +1,5 @@
-import { ApplicationCommandType, InteractionResponseType, InteractionType } from 'discord.js';
-import type { APIInteraction, APIInteractionResponse } from 'discord.js';
+import { ApplicationCommandType, InteractionResponseType, InteractionType, Routes } from 'discord.js';
+import type { APIInteraction, APIInteractionResponse, REST } from 'discord.js';
 import type { ChatEnv } from '../../src/config/env.js';
 import type { Logger } from '../../src/infrastructure/logger.js';
 import type { DomainContext } from '../../src/domain/context.js';
@@ -11,6 +11,7 @@ import { createReplayGuard } from '../chat/replay-guard.js';
 import { roomHooks } from '../chat/room-hooks.js';
 import { runVerb } from '../chat/verbs.js';
 import type { VerbCall } from '../chat/verbs.js';
+import type { ChatReply } from '../chat/reply.js';
 import { DIRECT_MESSAGES, STALE_CONTROL } from '../chat/wording.js';
 import { closeDiscordRest, createDiscordRest } from './client.js';
 import { NO_CHOICES, autocomplete, verbOf } from './commands.js';
@@ -18,8 +19,8 @@ import { modalValues, parseCustomId, parseReportId } from './modals.js';
 import { createDiscordPublisher } from './publisher.js';
 import { pinReactions } from './reactions.js';
 import { INTERACTIONS_PATH, createGatewayReceiver, createHttpReceiver } from './receiver.js';
-import type { DiscordReceiver, InteractionHandler } from './receiver.js';
-import { replyResponse, textResponse } from './render.js';
+import type { DiscordReceiver, InteractionAnswer, InteractionHandler } from './receiver.js';
+import { fileMessage, replyResponse, textResponse } from './render.js';
 import { discordRequest } from './request.js';
 import type { DiscordDeps } from './request.js';
 
@@ -67,22 +68,51 @@ function callOf(interaction: APIInteraction): VerbCall | string {
   }
 }
 
-/** Raw interaction in, response out: the one handler behind both receivers. */
-export function createInteractionHandler(deps: DiscordDeps): InteractionHandler {
-  return async (interaction): Promise<APIInteractionResponse> => {
-    if (interaction.type === InteractionType.Ping) return { type: InteractionResponseType.Pong };
+/**
+ * A file for the channel, after the deferred response: a follow-up message
+ * of the interaction (multipart, with the file as `files[0]`). When it
+ * fails, the deferred response says so instead of "thinking" on.
+ */
+function postFile(deps: DiscordDeps & { rest: REST }, interaction: APIInteraction, reply: Extract<ChatReply, { kind: 'file' }>) {
+  return async (): Promise<void> => {
+    const { rest, logger } = deps;
+    const { message, files } = fileMessage(reply);
+    // Follow-ups are authorized by the interaction's token, not the bot's.
+    try {
+      await rest.post(Routes.webhook(interaction.application_id, interaction.token), { body: message, files, auth: false });
+      return;
+    } catch (error) {
+      logger.error(`discord: posting ${reply.file.filename} in channel ${interaction.channel?.id ?? interaction.channel_id ?? '?'} failed`, error);
+    }
+    try {
+      await rest.patch(Routes.webhookMessage(interaction.application_id, interaction.token, '@original'), { body: { content: reply.failed }, auth: false });
+    } catch (error) {
+      logger.error('discord: the failure of a file could not be told', error);
+    }
+  };
+}
+
+/** Raw interaction in, answer out: the one handler behind both receivers. */
+export function createInteractionHandler(deps: DiscordDeps & { rest: REST }): InteractionHandler {
+  const answer = (response: APIInteractionResponse): InteractionAnswer => ({ response });
+  return async (interaction): Promise<InteractionAnswer> => {
+    if (interaction.type === InteractionType.Ping) return answer({ type: InteractionResponseType.Pong });
     const req = discordRequest(deps, interaction);
     if (interaction.type === InteractionType.ApplicationCommandAutocomplete) {
-      if (!req) return NO_CHOICES;
-      return autocomplete(req, interaction.data).catch((error: unknown) => {
-        deps.logger.error(`discord ${describe(interaction)} autocomplete failed`, error);
-        return NO_CHOICES;
-      });
+      if (!req) return answer(NO_CHOICES);
+      return answer(
+        await autocomplete(req, interaction.data).catch((error: unknown) => {
+          deps.logger.error(`discord ${describe(interaction)} autocomplete failed`, error);
+          return NO_CHOICES;
+        }),
+      );
     }
-    if (!req) return textResponse(DIRECT_MESSAGES);
+    if (!req) return answer(textResponse(DIRECT_MESSAGES));
     const call = callOf(interaction);
-    if (typeof call === 'string') return textResponse(call);
-    return replyResponse(await runVerb(req, call, describe(interaction)));
+    if (typeof call === 'string') return answer(textResponse(call));
+    const reply = await runVerb(req, call, describe(interaction));
+    if (reply.kind === 'file') return { response: replyResponse(reply), afterwards: postFile(deps, interaction, reply) };
+    return answer(replyResponse(reply));
   };
 }
 
@@ -104,7 +134,7 @@ export async function createDiscordFront(options: DiscordFrontOptions): Promise<
   } else logger.info(`Discord HTTP interactions are off: set DISCORD_PUBLIC_KEY to answer at ${INTERACTIONS_PATH}`);
   const rest = createDiscordRest(env, { rejectOnRateLimit: true });
   if (env.gateway) receivers.push(createGatewayReceiver({ env, logger, onReaction: pinReactions({ ctx, logger }, rest) }));
-  const handler = createInteractionHandler({ ctx, logger });
+  const handler = createInteractionHandler({ ctx, logger, rest });
   for (const receiver of receivers) receiver.init(handler);
   return {
     name: 'discord',

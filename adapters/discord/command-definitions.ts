@@ -48,7 +48,8 @@ const incident = new SlashCommandBuilder()
       .setName('note')
       .setDescription("Add a note to the timeline of this room's incident")
       .addStringOption((o) => o.setName('text').setDescription('The note').setRequired(true).setMaxLength(4000)),
-  );
+  )
+  .addSubcommand((s) => optionalIncidentId(s.setName('postmortem').setDescription("Post an incident's postmortem here as a Markdown file")));
 
 const status = new SlashCommandBuilder()
   .setName('status')

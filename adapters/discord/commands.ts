@@ -83,6 +83,8 @@ export function verbOf(data: APIChatInputApplicationCommandInteractionData): Ver
       return { verb: 'room', id: i.options.has('id') ? id : null };
     case 'incident note':
       return { verb: 'note', text: str('text') ?? '' };
+    case 'incident postmortem':
+      return { verb: 'postmortem', id: i.options.has('id') ? id : null };
   }
   const syntax = ID_COMMANDS[i.path];
   if (syntax && (!Number.isSafeInteger(id) || id < 1)) return { verb: 'usage', syntax };

@@ -13,8 +13,19 @@ import { slowDown } from '../chat/wording.js';
 import { DISCORD_API } from './client.js';
 import { textResponse } from './render.js';
 
-/** Raw interaction in, response out: the one handler behind every receiver. */
-export type InteractionHandler = (interaction: APIInteraction) => Promise<APIInteractionResponse>;
+/**
+ * What an interaction is answered with; `afterwards` runs once the response has
+ * gone out, for what needs the interaction acknowledged first (a follow-up
+ * message with a file, which no interaction response can carry over HTTP).
+ * It never rejects: it reports its own failures.
+ */
+export interface InteractionAnswer {
+  response: APIInteractionResponse;
+  afterwards?: () => Promise<void>;
+}
+
+/** Raw interaction in, answer out: the one handler behind every receiver. */
+export type InteractionHandler = (interaction: APIInteraction) => Promise<InteractionAnswer>;
 
 /**
  * A transport of interactions, as Bolt's Receiver is for Slack: it only turns
@@ -128,7 +139,10 @@ export function createHttpReceiver(options: HttpReceiverOptions): DiscordReceive
         return;
       }
     }
-    sendJson(res, 200, await handler(valid));
+    const answer = await handler(valid);
+    const { afterwards } = answer;
+    if (afterwards) res.once('finish', () => void afterwards());
+    sendJson(res, 200, answer.response);
   };
   return {
     rawHandlers: { [INTERACTIONS_PATH]: endpoint },
@@ -158,9 +172,10 @@ export function createGatewayReceiver(options: {
 
   async function respond(gateway: Client, interaction: APIInteraction): Promise<void> {
     if (!handler) return;
-    const response = await handler(interaction);
+    const answer = await handler(interaction);
     // The callback is authorized by the interaction's token, not the bot's.
-    await gateway.rest.post(Routes.interactionCallback(interaction.id, interaction.token), { body: response, auth: false });
+    await gateway.rest.post(Routes.interactionCallback(interaction.id, interaction.token), { body: answer.response, auth: false });
+    await answer.afterwards?.();
   }
 
   return {

@@ -1,5 +1,12 @@
 import { ActionRowBuilder, ButtonBuilder, ButtonStyle, Colors, EmbedBuilder, InteractionResponseType, MessageFlags, TimestampStyles, time } from 'discord.js';
-import type { APIActionRowComponent, APIComponentInMessageActionRow, APIEmbed, APIInteractionResponse, RESTPostAPIChannelMessageJSONBody } from 'discord.js';
+import type {
+  APIActionRowComponent,
+  APIComponentInMessageActionRow,
+  APIEmbed,
+  APIInteractionResponse,
+  RawFile,
+  RESTPostAPIChannelMessageJSONBody,
+} from 'discord.js';
 import type { Incident, IncidentSummary, ResolutionStage, Severity } from '../../src/domain/incidents/incident.js';
 import type {
   DigestAnnouncement,
@@ -320,7 +327,20 @@ function reportButton(service: ServiceWithStatus, open: readonly IncidentSummary
   ];
 }
 
-/** A verb's answer as an interaction response: a form opens as a modal, anything else is ephemeral. */
+/** A file for the channel, as a message with one attachment: `attachments[0]` names `files[0]` of the multipart body. */
+export function fileMessage(reply: Extract<ChatReply, { kind: 'file' }>): { message: RESTPostAPIChannelMessageJSONBody; files: RawFile[] } {
+  const { file } = reply;
+  return {
+    message: { content: reply.comment, attachments: [{ id: 0, filename: file.filename, title: file.title }], allowed_mentions: NO_MENTIONS },
+    files: [{ name: file.filename, data: Buffer.from(file.content, 'utf8'), contentType: `${file.type}; charset=utf-8` }],
+  };
+}
+
+/**
+ * A verb's answer as an interaction response: a form opens as a modal, a
+ * file is posted in the channel by a follow-up (the response only defers:
+ * shown to all, as the file will be), anything else is ephemeral.
+ */
 export function replyResponse(reply: ChatReply): APIInteractionResponse {
   switch (reply.kind) {
     case 'text':
@@ -337,5 +357,7 @@ export function replyResponse(reply: ChatReply): APIInteractionResponse {
       return ephemeral({ embeds: [serviceStatusEmbed(reply.service, reply.open)], components: reportButton(reply.service, reply.open) });
     case 'form':
       return formModal(reply.form);
+    case 'file':
+      return { type: InteractionResponseType.DeferredChannelMessageWithSource };
   }
 }

@@ -3,6 +3,7 @@ import type { ChatReply } from '../chat/reply.js';
 import { runVerb } from '../chat/verbs.js';
 import { FORM_NOT_OPENED } from '../chat/wording.js';
 import type { VerbCall } from '../chat/verbs.js';
+import { describeSlackFailure } from './client.js';
 import { openModal } from './modals.js';
 import { ACTION_POST_UPDATE, ACTION_REPORT, ACTION_RESOLVE, replyMessage } from './render.js';
 import { slackRequest } from './request.js';
@@ -99,6 +100,8 @@ export function verbOf(command: SlackCommand, text: string): VerbCall {
         return { verb: 'room', id };
       case 'note':
         return { verb: 'note', text: after(text, 1) };
+      case 'postmortem':
+        return id === null && rest.length > 0 ? { verb: 'usage', syntax: 'incident_postmortem' } : { verb: 'postmortem', id };
       default:
         return { verb: 'usage', syntax: 'incident' };
     }
@@ -127,7 +130,32 @@ export function verbOf(command: SlackCommand, text: string): VerbCall {
   }
 }
 
-/** A verb's reply, shown to whoever asked: a form opens as a modal, anything else as an ephemeral message. */
+/**
+ * Posts a document as a file in the channel asked from, with files.uploadV2
+ * (an upload URL, the bytes sent to it, then the share in the channel);
+ * whoever asked hears how it went.
+ */
+async function postFile(
+  deps: SlackDeps,
+  client: webApi.WebClient,
+  channelId: string,
+  reply: Extract<ChatReply, { kind: 'file' }>,
+  respond: (message: { text: string }) => Promise<unknown>,
+): Promise<void> {
+  const { file } = reply;
+  try {
+    await client.files.uploadV2({ channel_id: channelId, filename: file.filename, title: file.title, content: file.content, initial_comment: reply.comment });
+  } catch (error) {
+    const problem = describeSlackFailure(error);
+    if (problem) deps.logger.error(`slack: posting ${file.filename} in ${channelId} failed: ${problem}`);
+    else deps.logger.error(`slack: posting ${file.filename} in ${channelId} failed`, error);
+    await respond({ text: reply.failed });
+    return;
+  }
+  await respond({ text: reply.posted });
+}
+
+/** A verb's reply, shown to whoever asked: a form opens as a modal, a file is posted in the channel, anything else is an ephemeral message. */
 async function show(
   deps: SlackDeps,
   reply: ChatReply,
@@ -143,6 +171,10 @@ async function show(
       deps.logger.error('slack: views.open failed', error);
       await respond({ text: FORM_NOT_OPENED });
     }
+    return;
+  }
+  if (reply.kind === 'file') {
+    await postFile(deps, client, opener.channelId, reply, respond);
     return;
   }
   await respond(replyMessage(reply));

@@ -222,6 +222,9 @@ export function replyMessage(reply: Exclude<ChatReply, { kind: 'form' }>): Slack
       return incidentTimeline(reply.incident, reply.actions);
     case 'service':
       return serviceStatus(reply.service, reply.open);
+    case 'file':
+      // Posted as a file by the command; what is said of it otherwise.
+      return { text: reply.posted };
   }
 }
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { companyForWorkspace } from '../../src/domain/chat/chat-links.js';
 import { startFakeDiscord } from '../fakes/fake-discord.js';
 import type { FakeDiscord } from '../fakes/fake-discord.js';
-import { autocomplete, command, modalSubmit, ping } from '../fakes/discord-interactions.js';
+import { APPLICATION, CHANNEL, autocomplete, command, modalSubmit, ping } from '../fakes/discord-interactions.js';
 import { discordConfig, discordEnv } from '../helpers/discord.js';
 import { GLOBEX_KEY, startTestServer } from '../helpers/test-server.js';
 import type { TestServer } from '../helpers/test-server.js';
@@ -115,6 +115,33 @@ describe('modals', () => {
   it('a button or form whose custom id statusbot never made is answered, not failed', async () => {
     const res = await send(modalSubmit('something:else', { title: 'x' }));
     expect(res.body.data).toMatchObject({ flags: 64, content: expect.stringContaining('no longer supported') });
+  });
+});
+
+describe('files', () => {
+  it('/incident postmortem defers in the channel, then posts the file as a follow-up: multipart, payload_json and files[0]', async () => {
+    const id = await newIncident('Queue — backlog');
+    const interaction = command('incident postmortem', { id });
+    const res = await send(interaction);
+    // No interaction response carries a file over HTTP: deferred, shown to all, as the file will be.
+    expect(res.body).toEqual({ type: 5 });
+
+    const followUp = await fake.waitFor(() => fake.ok(/^POST \/webhooks\//).find((c) => c.path === `/webhooks/${APPLICATION}/${interaction.token}`));
+    expect(followUp.headers['content-type']).toMatch(/^multipart\/form-data; boundary=/);
+    // Authorized by the interaction's token alone.
+    expect(followUp.headers.authorization).toBeUndefined();
+    expect(followUp.body).toMatchObject({
+      content: `Postmortem of incident **#${id}**: Queue — backlog`,
+      attachments: [{ id: 0, filename: `incident-${id}-postmortem.md` }],
+      allowed_mentions: { parse: [] },
+    });
+    expect(followUp.files!.map((f) => [f.field, f.filename, f.contentType])).toEqual([
+      ['files[0]', `incident-${id}-postmortem.md`, 'text/markdown; charset=utf-8'],
+    ]);
+
+    const [message] = fake.channel(CHANNEL).filter((m) => m.interactionToken === interaction.token);
+    const api = await s.api('GET', `/api/v2/incidents/${id}/postmortem`);
+    expect(message!.files!.map((f) => f.content)).toEqual([api.text]);
   });
 });
 

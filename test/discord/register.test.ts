@@ -42,6 +42,7 @@ describe('registerDiscordCommands', () => {
       'incident lead',
       'incident room',
       'incident note',
+      'incident postmortem',
       'status',
       'statusbot help',
       'statusbot status',

@@ -23,7 +23,8 @@ export type Ask =
   /** `lead`: who is named, by role (see Where.member). */
   | { verb: 'incident lead'; id?: number; lead: Member }
   | { verb: 'incident room'; id?: number }
-  | { verb: 'incident note'; text: string };
+  | { verb: 'incident note'; text: string }
+  | { verb: 'incident postmortem'; id?: number };
 
 export type Member = 'admin' | 'member' | 'channel-manager';
 
@@ -107,6 +108,10 @@ export interface ChatHarness {
   say(channelId: string, text: string, member?: Member): string;
   /** A member reacts with 📌 to a message. */
   pin(channelId: string, messageId: string, member?: Member): Promise<void>;
+  /** Files statusbot posted in a channel (by id), with the text that introduced them. */
+  filesIn(channelId: string): { filename: string; content: string; comment: string }[];
+  /** The platform refuses the next file statusbot posts (Slack: not_in_channel; Discord: missing permissions). */
+  refuseNextFile(): void;
   /** The next invitation into a room fails once (HTTP 500). */
   failNextInvite(): void;
   /** The platform refuses the next invitation into a room for good (Slack: cant_invite; Discord: missing permissions). */
@@ -126,6 +131,8 @@ export interface HarnessOptions {
   incidentChannels?: boolean;
   /** Discord: also the gateway (a fake), over which reactions arrive. */
   gateway?: boolean;
+  /** Where the server logs (quiet but for errors by default). */
+  logger?: TestServerOptions['logger'];
 }
 
 /** The chat config of a platform's harness: Acme linked with its channels and listed admins; Globex unlinked. */

@@ -23,11 +23,12 @@ export const discordConfig = (channels = '') => chatConfig('discord', GUILD, cha
 /** A server with Discord on (Acme in guild 111, with these channels, unless another config is given). */
 export async function startDiscordServer(
   fake: FakeDiscord,
-  options: { delivery?: TestServerOptions['delivery']; dbPath?: string; config?: string; env?: NodeJS.ProcessEnv } = {},
+  options: { delivery?: TestServerOptions['delivery']; dbPath?: string; config?: string; env?: NodeJS.ProcessEnv; logger?: TestServerOptions['logger'] } = {},
 ): Promise<TestServer> {
   return startTestServer({
     config: options.config ?? discordConfig(),
     env: discordEnv(fake, options.env),
+    ...(options.logger ? { logger: options.logger } : {}),
     ...(options.delivery ? { delivery: options.delivery } : {}),
     ...(options.dbPath ? { dbPath: options.dbPath } : {}),
   });
@@ -99,6 +100,8 @@ function discordCommand(a: Ask): [string, Record<string, string | number | boole
       return ['incident room', a.id ? { id: a.id } : {}];
     case 'incident note':
       return ['incident note', { text: a.text }];
+    case 'incident postmortem':
+      return ['incident postmortem', a.id ? { id: a.id } : {}];
   }
 }
 
@@ -120,6 +123,7 @@ export async function startDiscordHarness(options: HarnessOptions = {}): Promise
     config: chatConfig('discord', GUILD, channelsBlock('discord', channelId, options.channels), '', options.incidentChannels),
     ...(options.delivery ? { delivery: options.delivery } : {}),
     ...(gateway ? { env: { DISCORD_GATEWAY: 'on' } } : {}),
+    ...(options.logger ? { logger: options.logger } : {}),
   });
   if (gateway) await gateway.ready;
   const shownIn = (id: string): Shown[] => {
@@ -141,10 +145,13 @@ export async function startDiscordHarness(options: HarnessOptions = {}): Promise
     permissions: DISCORD_MEMBERS[w.member ?? 'admin'],
     userId: DISCORD_USERS[w.member ?? 'admin'],
   });
-  const send = async (interaction: unknown) => {
+  const send = async (interaction: { token: string }) => {
     const res = await fake.interact(s.url, interaction, { now: s.clock.now() });
     if (res.status !== 200) throw new Error(`the interaction got HTTP ${res.status}`);
-    return res.body;
+    if (res.body.type !== 5) return res.body;
+    // Deferred: what the asker sees is the message that fills the response (a follow-up, or the edit that tells of a failure).
+    const shown = await fake.waitFor(() => [...fake.messages.values()].find((m) => m.interactionToken === interaction.token));
+    return { type: 4, data: shown.body };
   };
   return {
     platform: 'discord',
@@ -193,6 +200,9 @@ export async function startDiscordHarness(options: HarnessOptions = {}): Promise
         burst: false,
       });
     },
+    filesIn: (id) =>
+      fake.channel(id).flatMap((m) => (m.files ?? []).map((f) => ({ filename: f.filename, content: f.content, comment: String(m.body.content ?? '') }))),
+    refuseNextFile: () => fake.failNext(1, { status: 403 }, (c) => c.method === 'POST' && /^\/webhooks\/\d+\/[^/]+$/.test(c.path)),
     failNextInvite: () => fake.failNext(1, { status: 500 }, (c) => c.method === 'PUT' && /^\/channels\/\d+\/permissions\//.test(c.path)),
     refuseNextInvite: () => fake.failNext(1, { status: 403 }, (c) => c.method === 'PUT' && /^\/channels\/\d+\/permissions\//.test(c.path)),
     refuseNextRoom: () => fake.failNext(1, { status: 403 }, (c) => c.method === 'POST' && /^\/guilds\/\d+\/channels$/.test(c.path)),

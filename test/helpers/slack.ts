@@ -36,11 +36,12 @@ export const slackEnv = (fake: FakeSlack, extra: NodeJS.ProcessEnv = {}): NodeJS
 /** A server with Slack on (the SLACK_CONFIG unless told otherwise). */
 export async function startSlackServer(
   fake: FakeSlack,
-  options: { delivery?: TestServerOptions['delivery']; dbPath?: string; clock?: ManualClock; config?: string } = {},
+  options: { delivery?: TestServerOptions['delivery']; dbPath?: string; clock?: ManualClock; config?: string; logger?: TestServerOptions['logger'] } = {},
 ): Promise<TestServer> {
   return startTestServer({
     config: options.config ?? SLACK_CONFIG,
     env: slackEnv(fake),
+    ...(options.logger ? { logger: options.logger } : {}),
     ...(options.delivery ? { delivery: options.delivery } : {}),
     ...(options.dbPath ? { dbPath: options.dbPath } : {}),
     ...(options.clock ? { clock: options.clock } : {}),
@@ -266,6 +267,8 @@ function slackCommand(a: Ask): CommandFields {
       return { command: '/incident', text: `room ${a.id ?? ''}`.trim() };
     case 'incident note':
       return { command: '/incident', text: `note ${a.text}` };
+    case 'incident postmortem':
+      return { command: '/incident', text: `postmortem ${a.id ?? ''}`.trim() };
   }
 }
 
@@ -308,6 +311,7 @@ export async function startSlackHarness(options: HarnessOptions = {}): Promise<C
   const s = await startSlackServer(fake, {
     config: chatConfig('slack', ACME_TEAM, channels, `, admins: [${SLACK_MEMBERS['channel-manager']}]`, options.incidentChannels),
     ...(options.delivery ? { delivery: options.delivery } : {}),
+    ...(options.logger ? { logger: options.logger } : {}),
   });
   const teamOf = (w: Where) => slackWorkspace(w.workspace ?? 'acme');
   const ask = async (a: Ask, where: Where = {}): Promise<Answer> => {
@@ -388,6 +392,9 @@ export async function startSlackHarness(options: HarnessOptions = {}): Promise<C
       const res = await postEvent(s, JSON.stringify(reactionEvent(ACME_TEAM, SLACK_MEMBERS[member], channelId, ts)), { contentType: 'application/json' });
       if (res.status !== 200) throw new Error(`the reaction got HTTP ${res.status} ${res.text}`);
     },
+    filesIn: (channelId) =>
+      fake.files.filter((f) => f.channel === channelId).map((f) => ({ filename: f.filename, content: f.content, comment: f.initialComment ?? '' })),
+    refuseNextFile: () => fake.failNext(1, { status: 200, error: 'not_in_channel' }, (c) => c.method === 'files.completeUploadExternal'),
     failNextInvite: () => fake.failNext(1, { status: 500 }, (c) => c.method === 'conversations.invite'),
     refuseNextInvite: () => fake.failNext(1, { status: 200, error: 'cant_invite' }, (c) => c.method === 'conversations.invite'),
     refuseNextRoom: () => fake.failNext(1, { status: 200, error: 'name_taken' }, (c) => c.method === 'conversations.create'),

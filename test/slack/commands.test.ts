@@ -4,6 +4,7 @@ import type { FakeSlack } from '../fakes/fake-slack.js';
 import {
   ACME_TEAM,
   GLOBEX_TEAM,
+  answersTo,
   ask,
   buttonClick,
   commandBody,
@@ -108,6 +109,53 @@ describe('acknowledgement', () => {
     } finally {
       fake.slowDown('views.open', 0);
     }
+  });
+});
+
+describe('files', () => {
+  it('/incident postmortem acks at once, then uploads the file in three steps and shares it in the channel asked from', async () => {
+    const res = await s.api('POST', '/api/v2/incidents', { body: { service_id: 1001, title: 'Queue — backlog' } });
+    const id = Number(res.body.data.id);
+    fake.slowDown('files.getUploadURLExternal', 1_000);
+    try {
+      const cmd = commandBody(fake, { command: '/incident', text: `postmortem ${id}`, channel: 'CPOSTMORTEM' });
+      const started = Date.now();
+      const ack = await postEvent(s, cmd.body);
+      expect(ack.status).toBe(200);
+      expect(ack.text).toBe('');
+      expect(Date.now() - started).toBeLessThan(800);
+      const [answer] = await fake.waitFor(() => {
+        const found = answersTo(fake, cmd.id);
+        return found.length ? found : null;
+      });
+      expect(answer!.body).toMatchObject({ response_type: 'ephemeral', text: `Postmortem of incident *#${id}* posted as a file in this channel.` });
+    } finally {
+      fake.slowDown('files.getUploadURLExternal', 0);
+    }
+
+    const markdown = (await s.api('GET', `/api/v2/incidents/${id}/postmortem`)).text;
+    const steps = fake.calls.filter((c) => ['files.getUploadURLExternal', 'upload', 'files.completeUploadExternal'].includes(c.method));
+    expect(steps.map((c) => [c.method, c.status, c.ok])).toEqual([
+      ['files.getUploadURLExternal', 200, true],
+      ['upload', 200, true],
+      ['files.completeUploadExternal', 200, true],
+    ]);
+    // The length announced is in bytes (an em dash is three).
+    expect(steps[0]!.body).toMatchObject({ filename: `incident-${id}-postmortem.md`, length: String(Buffer.byteLength(markdown)) });
+    expect(steps[2]!.body).toMatchObject({
+      channel_id: 'CPOSTMORTEM',
+      initial_comment: `Postmortem of incident *#${id}*: Queue — backlog`,
+      files: [{ title: 'Postmortem: Queue — backlog' }],
+    });
+    expect(fake.files.map((f) => [f.channel, f.filename, f.title, f.content])).toEqual([
+      ['CPOSTMORTEM', `incident-${id}-postmortem.md`, 'Postmortem: Queue — backlog', markdown],
+    ]);
+    expect(fake.messages.get('CPOSTMORTEM')?.map((m) => m.text)).toEqual([`Postmortem of incident *#${id}*: Queue — backlog`]);
+  });
+
+  it('answers usage for a malformed id', async () => {
+    const { answer } = await ask(s, fake, { command: '/incident', text: 'postmortem abc' });
+    expect(answer.text).toBe('Usage: `/incident postmortem [id]`');
   });
 });
 

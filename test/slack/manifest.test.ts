@@ -82,6 +82,7 @@ describe('manifest.yml', () => {
       'channels:manage',
       'channels:history',
       'reactions:read',
+      'files:write',
     ]);
   });
 
