@@ -3,7 +3,7 @@ import { startFakeDiscord, FAKE_APPLICATION_ID, FAKE_DISCORD_TOKEN } from '../fa
 import type { FakeDiscord } from '../fakes/fake-discord.js';
 import { startFakeGateway } from '../fakes/fake-discord-gateway.js';
 import type { FakeGateway } from '../fakes/fake-discord-gateway.js';
-import { command, modalSubmit } from '../fakes/discord-interactions.js';
+import { CHANNEL, command, modalSubmit } from '../fakes/discord-interactions.js';
 import { startTestServer } from '../helpers/test-server.js';
 import type { TestServer } from '../helpers/test-server.js';
 import { discordConfig, discordEnv } from '../helpers/discord.js';
@@ -51,6 +51,23 @@ describe('gateway mode', () => {
     expect(call.body.data.content).toMatch(/^Opened incident \*\*#\d+\*\* on Acme API: Via gateway$/);
     const row = await s.ctx.db.selectFrom('incidents').select(['title', 'status']).where('title', '=', 'Via gateway').executeTakeFirst();
     expect(row).toEqual({ title: 'Via gateway', status: 'major' });
+  });
+
+  it('posts a file as a follow-up once the deferred response went through the callback', async () => {
+    const created = await s.api('POST', '/api/v2/incidents', { body: { service_id: 1001, title: 'Gateway postmortem' } });
+    const id = Number(created.body.data.id);
+    const postmortem = command('incident postmortem', { id });
+    fake.sent(postmortem);
+    gateway.dispatch('INTERACTION_CREATE', postmortem);
+    const call = await callbackOf(postmortem);
+    expect(call.body).toEqual({ type: 5 });
+    const followUp = await fake.waitFor(() => fake.ok(/^POST \/webhooks\//).find((c) => c.path === `/webhooks/${FAKE_APPLICATION_ID}/${postmortem.token}`));
+    expect(followUp.at).toBeGreaterThanOrEqual(call.at);
+    const [message] = [...fake.messages.values()].filter((m) => m.interactionToken === postmortem.token);
+    expect(message!.channelId).toBe(CHANNEL);
+    expect(message!.files!.map((f) => [f.filename, f.content])).toEqual([
+      [`incident-${id}-postmortem.md`, (await s.api('GET', `/api/v2/incidents/${id}/postmortem`)).text],
+    ]);
   });
 
   it('mounts no HTTP interactions endpoint without a public key', async () => {

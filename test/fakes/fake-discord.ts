@@ -116,6 +116,8 @@ export interface FakeDiscord {
   gatewayUrl: string | null;
   /** The signature Discord would send for this body at this timestamp (unix seconds). */
   sign(timestamp: string, body: string): string;
+  /** Discord has sent this interaction (over the gateway): its token's webhook takes follow-ups once it is answered. */
+  sent(interaction: unknown): void;
   /** POSTs a signed interaction to statusbot, as Discord does. */
   interact(url: string, interaction: unknown, options: { now: Date; signature?: string | null; timestamp?: string }): Promise<{ status: number; body: any }>;
   waitFor<T>(probe: () => T | undefined | null | false | Promise<T | undefined | null | false>, timeoutMs?: number): Promise<T>;
@@ -395,6 +397,16 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
       const m = messages.get(id);
       if (m) m.deleted = true;
     },
+    sent(interaction) {
+      const sent = interaction as { token?: unknown; application_id?: unknown; channel_id?: unknown; channel?: { id?: unknown } };
+      if (typeof sent.token !== 'string') return;
+      interactions.set(sent.token, {
+        applicationId: String(sent.application_id),
+        channelId: String(sent.channel?.id ?? sent.channel_id),
+        responseType: null,
+        originalId: null,
+      });
+    },
     sign: (timestamp, body) => sign(null, Buffer.from(timestamp + body), privateKey).toString('hex'),
     async interact(target, interaction, options) {
       const body = JSON.stringify(interaction);
@@ -402,20 +414,12 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
       const signature = options.signature === undefined ? fake.sign(timestamp, body) : options.signature;
       const headers: Record<string, string> = { 'content-type': 'application/json', 'x-signature-timestamp': timestamp };
       if (signature !== null) headers['x-signature-ed25519'] = signature;
-      const sent = interaction as { token?: unknown; application_id?: unknown; channel_id?: unknown; channel?: { id?: unknown } };
-      const token = typeof sent.token === 'string' ? sent.token : null;
-      if (token) {
-        interactions.set(token, {
-          applicationId: String(sent.application_id),
-          channelId: String(sent.channel?.id ?? sent.channel_id),
-          responseType: null,
-          originalId: null,
-        });
-      }
+      fake.sent(interaction);
+      const token = (interaction as { token?: unknown }).token;
       const res = await fetch(`${target}/discord/interactions`, { method: 'POST', headers, body });
       const text = await res.text();
       const answer = text ? JSON.parse(text) : undefined;
-      if (token && res.status === 200 && typeof answer?.type === 'number') interactions.get(token)!.responseType = answer.type;
+      if (typeof token === 'string' && res.status === 200 && typeof answer?.type === 'number') interactions.get(token)!.responseType = answer.type;
       return { status: res.status, body: answer };
     },
     waitFor: (probe, timeoutMs) => waitUntil(probe, { timeoutMs, what: 'a condition on the fake Discord' }),
