@@ -1,11 +1,9 @@
+import { alertKeyOf, subjectName } from '../domain/notifications/notify-destination.js';
 import type { DestinationNotification } from '../domain/notifications/notify-destination.js';
 import { failureOf, isSuccess, jsonOf, orderedStream } from './destination-client.js';
 import type { DestinationPublisherOptions, Target } from './destination-client.js';
 import { destinationSettings } from './destination-store.js';
 import type { Delivery, Publisher } from './publisher.js';
-
-/** The alias of an incident's alert at Opsgenie: its note and its close name the alert by it. */
-export const opsgenieAlias = (incidentId: number): string => `statusbot-${incidentId}`;
 
 const capitalized = (text: string): string => text.charAt(0).toUpperCase() + text.slice(1);
 
@@ -18,7 +16,8 @@ function noteOf(n: DestinationNotification): string {
 
 /** The request for a notification: create the alert on open, add a note on update, close it on resolve. */
 export function opsgenieRequest(n: DestinationNotification): { path: string; body: Record<string, unknown> } {
-  const alias = opsgenieAlias(n.incident.id);
+  // The alias of the alert at Opsgenie: its notes and its close name the alert by it.
+  const alias = alertKeyOf(n);
   const byAlias = `/v2/alerts/${encodeURIComponent(alias)}`;
   switch (n.action) {
     case 'open':
@@ -30,16 +29,20 @@ export function opsgenieRequest(n: DestinationNotification): { path: string; bod
           description: [
             n.incident.description,
             '',
-            `Incident: ${n.incident.tracker_url}`,
+            `${n.monitor ? 'Monitor' : 'Incident'}: ${n.incident.tracker_url}`,
             ...(n.incident.status_page_url ? [`Status page: ${n.incident.status_page_url}`] : []),
           ]
             .join('\n')
             .slice(0, 15_000),
           priority: n.incident.severity === 'major' ? 'P1' : 'P3',
           source: 'statusbot',
-          entity: n.service.name,
-          tags: ['statusbot', n.service.urlname],
-          details: { service: n.service.name, tracker_url: n.incident.tracker_url, ...(n.incident.stage ? { stage: n.incident.stage } : {}) },
+          entity: subjectName(n),
+          tags: ['statusbot', n.service?.urlname ?? 'monitor'],
+          details: {
+            ...(n.service ? { service: n.service.name } : { monitor: subjectName(n) }),
+            tracker_url: n.incident.tracker_url,
+            ...(n.incident.stage ? { stage: n.incident.stage } : {}),
+          },
         },
       };
     case 'update':

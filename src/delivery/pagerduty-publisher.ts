@@ -1,19 +1,18 @@
+import { alertKeyOf, subjectName } from '../domain/notifications/notify-destination.js';
 import type { DestinationNotification } from '../domain/notifications/notify-destination.js';
 import { failureOf, isSuccess, jsonOf, orderedStream } from './destination-client.js';
 import type { DestinationPublisherOptions, Target } from './destination-client.js';
 import { destinationSettings } from './destination-store.js';
 import type { Delivery, Publisher } from './publisher.js';
 
-/** The alert of an incident at PagerDuty: every trigger of it and its resolve carry this key. */
-export const pagerDutyDedupKey = (incidentId: number): string => `statusbot-${incidentId}`;
-
 /** An Events API v2 event: `trigger` on open and on each update (the same alert, updated), `resolve` on resolve. */
 export function pagerDutyEvent(routingKey: string, n: DestinationNotification): Record<string, unknown> {
-  const dedupKey = pagerDutyDedupKey(n.incident.id);
+  // The alert of an incident (or a monitor incident) at PagerDuty: every trigger of it and its resolve carry this key.
+  const dedupKey = alertKeyOf(n);
   if (n.action === 'resolve') return { routing_key: routingKey, event_action: 'resolve', dedup_key: dedupKey };
   const links = [
-    { href: n.incident.tracker_url, text: 'Incident on statusbot' },
-    ...(n.incident.status_page_url ? [{ href: n.incident.status_page_url, text: `${n.service.name} status page` }] : []),
+    { href: n.incident.tracker_url, text: n.monitor ? 'Monitor' : 'Incident on statusbot' },
+    ...(n.incident.status_page_url && n.service ? [{ href: n.incident.status_page_url, text: `${n.service.name} status page` }] : []),
   ];
   return {
     routing_key: routingKey,
@@ -21,10 +20,10 @@ export function pagerDutyEvent(routingKey: string, n: DestinationNotification): 
     dedup_key: dedupKey,
     payload: {
       summary: n.incident.title.slice(0, 1024),
-      source: n.service.name,
+      source: subjectName(n),
       severity: n.incident.severity === 'major' ? 'critical' : 'warning',
       timestamp: n.occurred_at,
-      component: n.service.urlname,
+      component: n.service?.urlname ?? `monitor-${n.monitor?.id}`,
       custom_details: {
         stage: n.incident.stage,
         description: n.incident.description,

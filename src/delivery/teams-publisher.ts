@@ -1,3 +1,4 @@
+import { subjectName } from '../domain/notifications/notify-destination.js';
 import type { DestinationNotification } from '../domain/notifications/notify-destination.js';
 import { failureOf, isSuccess, orderedStream, shownUrl } from './destination-client.js';
 import type { DestinationPublisherOptions, Target } from './destination-client.js';
@@ -10,7 +11,7 @@ export function teamsMessage(n: DestinationNotification): Record<string, unknown
   const color = n.action === 'resolve' ? 'Good' : n.incident.severity === 'major' ? 'Attention' : 'Warning';
   const text = changeText(n);
   const actions = [
-    { type: 'Action.OpenUrl', title: 'View incident', url: n.incident.tracker_url },
+    { type: 'Action.OpenUrl', title: n.monitor ? 'View monitor' : 'View incident', url: n.incident.tracker_url },
     ...(n.incident.status_page_url ? [{ type: 'Action.OpenUrl', title: 'Status page', url: n.incident.status_page_url }] : []),
   ];
   return {
@@ -31,7 +32,7 @@ export function teamsMessage(n: DestinationNotification): Record<string, unknown
               type: 'FactSet',
               facts: [
                 { title: 'Status', value: statusLine(n) },
-                { title: 'Service', value: n.service.name },
+                { title: n.monitor ? 'Monitor' : 'Service', value: subjectName(n) },
               ],
             },
             ...(text ? [{ type: 'TextBlock', text: text, wrap: true }] : []),

@@ -1,3 +1,4 @@
+import { subjectName, threadIdOf } from '../domain/notifications/notify-destination.js';
 import type { DestinationNotification } from '../domain/notifications/notify-destination.js';
 import { failureOf, isSuccess, jsonOf, orderedStream } from './destination-client.js';
 import type { DestinationPublisherOptions, Target } from './destination-client.js';
@@ -17,10 +18,11 @@ const MAX_TEXT = 4096;
 /** The message of a change, in Telegram's HTML: headline, title, status and service, the update's text, links. */
 export function telegramText(n: DestinationNotification): string {
   const icon = n.action === 'resolve' ? '✅' : n.incident.severity === 'major' ? '🔴' : '🟠';
-  const head = `${icon} <b>${escapeHtml(headline(n))}: ${escapeHtml(n.incident.title)}</b>\n${escapeHtml(statusLine(n))} · ${escapeHtml(n.service.name)}`;
-  const links = [link(n.incident.tracker_url, 'Incident'), ...(n.incident.status_page_url ? [link(n.incident.status_page_url, 'Status page')] : [])].join(
-    ' · ',
-  );
+  const head = `${icon} <b>${escapeHtml(headline(n))}: ${escapeHtml(n.incident.title)}</b>\n${escapeHtml(statusLine(n))} · ${escapeHtml(subjectName(n))}`;
+  const links = [
+    link(n.incident.tracker_url, n.monitor ? 'Monitor' : 'Incident'),
+    ...(n.incident.status_page_url ? [link(n.incident.status_page_url, 'Status page')] : []),
+  ].join(' · ');
   const room = MAX_TEXT - head.length - links.length - 200;
   const raw = changeText(n);
   const text = raw.length > room ? `${raw.slice(0, Math.max(0, room))}…` : raw;
@@ -43,7 +45,7 @@ export function createTelegramPublisher(options: DestinationPublisherOptions): P
       const n = delivery.payload as DestinationNotification;
       let sent = delivery.progress.message;
       if (sent === undefined) {
-        const replyTo = await firstMessageOf(ctx, id, n.incident.id);
+        const replyTo = await firstMessageOf(ctx, id, threadIdOf(n));
         const base = api_url.replace(/\/+$/, '');
         const target: Target = { url: `${base}/bot${bot_token}/sendMessage`, shown: `${base}/bot…/sendMessage`, secrets: [bot_token] };
         const body = {
@@ -68,7 +70,7 @@ export function createTelegramPublisher(options: DestinationPublisherOptions): P
         await recorder.step('message', sent);
       }
       // Kept only where none is yet: every later message replies to the incident's first.
-      await rememberFirstMessage(ctx, id, n.incident.id, sent);
+      await rememberFirstMessage(ctx, id, threadIdOf(n), sent);
     },
   };
 }

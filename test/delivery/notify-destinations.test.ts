@@ -27,10 +27,10 @@ let telegram: FakeTelegram;
 let database: TestDatabase;
 const servers: TestServer[] = [];
 
-const config = (extra = '') =>
+const config = (extra = '', monitors = '') =>
   acmeConfig({
     top: extra,
-    company: `    notify:
+    company: `${monitors}    notify:
       - { pagerduty: { routing_key: "${ROUTING_KEY}", url: "${pagerduty.url}/v2/enqueue" } }
       - { opsgenie: { api_key: "${GENIE_KEY}", url: "${opsgenie.url}" } }
       - { teams: { webhook: "${teams.url}/workflows/abc/triggers/manual/paths/invoke?api-version=1&sig=${SIG}" } }
@@ -52,8 +52,8 @@ afterEach(async () => {
   await database.drop();
 });
 
-async function start(options: { delivery?: TestServerOptions['delivery']; extra?: string } = {}) {
-  const s = await startTestServer({ config: config(options.extra), dbPath: database.path, delivery: options.delivery ?? FAST });
+async function start(options: { delivery?: TestServerOptions['delivery']; extra?: string; monitors?: string } = {}) {
+  const s = await startTestServer({ config: config(options.extra, options.monitors), dbPath: database.path, delivery: options.delivery ?? FAST });
   servers.push(s);
   return s;
 }
@@ -179,6 +179,48 @@ describe('paging and chat destinations', () => {
     expect(update!.text).toContain('Fix rolling out &lt;now&gt; &amp; soon');
     expect(update!.text).not.toContain('<now>');
     expect(resolved!.text).toContain('Resolved');
+  });
+
+  it('a custom monitor that goes down pages every destination under its own key, and its recovery resolves the alert', async () => {
+    const s = await start({
+      monitors: `    custom_monitors:
+      - { id: 604, name: Nightly backup, probe_type: heartbeat, interval_seconds: 86400, grace_seconds: 3600 }
+`,
+    });
+    // An incident first, so that a monitor incident's id meets an incident's: their alerts stay apart.
+    const incident = await s.api('POST', '/api/v2/incidents', { body: { service_id: 1001, title: 'API down', status: 'major' } });
+    await waitUntil(() => allSent(s, 4));
+    const monitor = (await s.api('GET', '/api/v2/custom_monitors')).body.data.find((m: any) => m.id === '604').attributes;
+    const ping = (query = '') => fetch(`${monitor.push_url.replace('http://status.test', s.url)}${query}`, { method: 'POST' });
+    expect((await ping('?status=down&msg=disk%20full')).status).toBe(204);
+    await waitUntil(() => allSent(s, 8), { what: 'the monitor paged' });
+    const [monitorIncident] = (await s.api('GET', '/api/v2/custom_monitors/604/incidents')).body.data;
+    const key = `statusbot-monitor-incident-${monitorIncident.id}`;
+    expect(key).not.toBe(`statusbot-${incident.body.data.id}`);
+    expect(pagerduty.received[1]!.json).toMatchObject({
+      event_action: 'trigger',
+      dedup_key: key,
+      payload: { summary: 'Nightly backup is down', source: 'Nightly backup', severity: 'critical' },
+    });
+    expect(pagerduty.received[1]!.json.payload.custom_details.description).toContain('disk full');
+    expect(opsgenie.received[1]!.json).toMatchObject({ message: 'Nightly backup is down', alias: key, priority: 'P1', entity: 'Nightly backup' });
+    const card = teams.received[1]!.json.attachments[0].content;
+    expect(card.body.map((b: any) => b.text).filter(Boolean)).toEqual(expect.arrayContaining(['Monitor down', 'Nightly backup is down']));
+    expect(card.body.find((b: any) => b.type === 'FactSet').facts).toEqual([
+      { title: 'Status', value: 'Down' },
+      { title: 'Monitor', value: 'Nightly backup' },
+    ]);
+    expect(telegram.messages[1]!.text).toContain('Monitor down: Nightly backup is down');
+    // A new thread: not a reply to the incident's message.
+    expect(telegram.messages[1]!.replyTo).toBeNull();
+
+    expect((await ping()).status).toBe(204);
+    await waitUntil(() => allSent(s, 12), { what: 'the recovery told' });
+    expect(pagerduty.received[2]!.json).toEqual({ routing_key: ROUTING_KEY, event_action: 'resolve', dedup_key: key });
+    expect(`${opsgenie.received[2]!.method} ${opsgenie.received[2]!.path}`).toBe(`POST /v2/alerts/${key}/close?identifierType=alias`);
+    expect(opsgenie.received[2]!.json.note).toMatch(/^Resolved: Up again in /);
+    expect(telegram.messages[2]!.replyTo).toBe(telegram.messages[1]!.id);
+    expect(telegram.messages[2]!.text).toContain('Recovered');
   });
 
   it('a 5xx is tried again and the notification delivered once; a destination that keeps failing holds back no other', async () => {

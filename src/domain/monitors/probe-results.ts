@@ -5,7 +5,9 @@ import type { ChannelRef } from '../chat/chat.js';
 import { channelStream } from '../chat/chat.js';
 import type { DomainContext } from '../context.js';
 import type { MonitorAnnouncement } from '../notifications/announcement.js';
-import { enqueue, queuable } from '../notifications/enqueue.js';
+import { enqueue, enqueueAll, queuable } from '../notifications/enqueue.js';
+import { destinationsOfCompanyQuery, monitorDestinationRows } from '../notifications/notify-destination.js';
+import type { MonitorEvent } from '../notifications/notify-destination.js';
 import { recordAudit } from '../audit/audit-trail.js';
 
 /**
@@ -144,21 +146,26 @@ export async function recordProbeIn(
     status = 'down';
     change = 'down';
     const description = downDescription(seeingDown);
-    await trx
+    const opened = await trx
       .insertInto('monitor_incidents')
       .values({ monitor_id: monitor.id, description, resolved: 0, created_at: now, updated_at: now, resolved_at: null })
-      .execute();
+      .returning('id')
+      .executeTakeFirstOrThrow();
     await announce(ctx, trx, monitor, { change, description, region: seeingDown.map((d) => d.region).join(', '), now });
+    await page(trx, monitor, { event: 'down', incidents: [{ id: opened.id, description, created_at: now }], note: description, now, publicUrl: ctx.publicUrl });
   } else if (moved && wanted === 'ok') {
     status = 'ok';
     change = 'recovered';
-    await trx
+    const resolved = await trx
       .updateTable('monitor_incidents')
       .set({ resolved: 1, resolved_at: now, updated_at: now })
       .where('monitor_id', '=', monitor.id)
       .where('resolved', '=', 0)
+      .returning(['id', 'description', 'created_at'])
       .execute();
-    await announce(ctx, trx, monitor, { change, description: `Up again in ${region}`, region, now });
+    const note = `Up again in ${region}`;
+    await announce(ctx, trx, monitor, { change, description: note, region, now });
+    await page(trx, monitor, { event: 'recovered', incidents: resolved, note, now, publicUrl: ctx.publicUrl });
   }
   if (change) {
     await recordAudit(ctx, trx, {
@@ -218,6 +225,34 @@ export async function recordRegionLatencies(
 /** "Down in eu: HTTP 500" for one region; "Down in eu: HTTP 500; us: connection refused" for several. */
 export const downDescription = (seeingDown: readonly { region: string; reason: string }[]): string =>
   `Down in ${seeingDown.map((d) => `${d.region}: ${d.reason}`).join('; ')}`;
+
+/** The company's paging and chat destinations (PagerDuty, Opsgenie, Teams, Telegram) hear of the monitor's incident, as of its own incidents. */
+async function page(
+  trx: Kysely<Database>,
+  monitor: MonitorState,
+  args: {
+    event: MonitorEvent;
+    incidents: readonly { id: number; description: string; created_at: number }[];
+    note: string;
+    now: number;
+    publicUrl: string;
+  },
+): Promise<void> {
+  if (args.incidents.length === 0) return;
+  const destinations = await destinationsOfCompanyQuery(trx, monitor.companyId).orderBy('notify_destinations.id').execute();
+  for (const incident of args.incidents) {
+    const rows = monitorDestinationRows(destinations, {
+      companyId: monitor.companyId,
+      event: args.event,
+      monitor: { id: monitor.id, name: monitor.name, url: monitor.url || null },
+      incident: { id: Number(incident.id), description: incident.description, createdAt: Number(incident.created_at) },
+      url: monitor.url || args.publicUrl,
+      note: args.note,
+      now: args.now,
+    });
+    await enqueueAll(trx, rows);
+  }
+}
 
 async function announce(
   ctx: DomainContext,

@@ -37,9 +37,10 @@ export const destinationsOfCompanyQuery = (db: Kysely<Database>, company: number
  */
 export interface DestinationNotification {
   action: 'open' | 'update' | 'resolve';
-  event: `incident.${IncidentEvent}`;
+  event: `incident.${IncidentEvent}` | `monitor.${MonitorEvent}`;
   occurred_at: string;
-  service: { id: number; name: string; urlname: string };
+  /** Null for a custom monitor's failure: a monitor watches an address, not a service. */
+  service: { id: number; name: string; urlname: string } | null;
   incident: {
     id: number;
     title: string;
@@ -55,6 +56,74 @@ export interface DestinationNotification {
   };
   /** The update the change posted, if any. */
   update: { stage: string; description: string } | null;
+  /**
+   * Set when the notification is of a custom monitor's failure: `incident` is
+   * then its monitor incident (its own ids, apart from incidents').
+   */
+  monitor?: { id: number; name: string; url: string | null };
+}
+
+/** What happens to a custom monitor that a destination is told of. */
+export type MonitorEvent = 'down' | 'recovered';
+
+/**
+ * The key of the alert a destination keeps for an incident or a monitor
+ * incident (PagerDuty's dedup_key, Opsgenie's alias): every message of it
+ * carries it; the two kinds of ids never meet.
+ */
+export const alertKeyOf = (n: DestinationNotification): string => (n.monitor ? `statusbot-monitor-incident-${n.incident.id}` : `statusbot-${n.incident.id}`);
+
+/** The id a destination's messages of one incident are threaded under (see notify_messages): negative for monitor incidents. */
+export const threadIdOf = (n: DestinationNotification): number => (n.monitor ? -n.incident.id : n.incident.id);
+
+/** What a notification is about, as messages name it: the service, else the monitor. */
+export const subjectName = (n: DestinationNotification): string => n.service?.name ?? n.monitor?.name ?? '';
+
+/** One outbox row per destination of the company, of a custom monitor going down or recovering. */
+export function monitorDestinationRows(
+  destinations: readonly DestinationRow[],
+  args: {
+    companyId: number;
+    event: MonitorEvent;
+    monitor: { id: number; name: string; url: string | null };
+    incident: { id: number; description: string; createdAt: number };
+    /** Where people look at the monitor. */
+    url: string;
+    /** What the change says: the failure's description when down, "Up again in eu" when recovered. */
+    note: string;
+    now: number;
+  },
+): OutboxRow[] {
+  if (destinations.length === 0) return [];
+  const { monitor, incident, now } = args;
+  const down = args.event === 'down';
+  const payload: DestinationNotification = {
+    action: down ? 'open' : 'resolve',
+    event: `monitor.${args.event}`,
+    occurred_at: new Date(now).toISOString(),
+    service: null,
+    incident: {
+      id: incident.id,
+      title: `${monitor.name} is down`,
+      severity: 'major',
+      resolved: !down,
+      stage: null,
+      description: incident.description,
+      tracker_url: args.url,
+      status_page_url: null,
+      created_at: new Date(incident.createdAt).toISOString(),
+    },
+    update: down ? null : { stage: 'resolved', description: args.note },
+    monitor,
+  };
+  return destinations.map((d) => ({
+    companyId: args.companyId,
+    subscriberId: null,
+    stream: destinationStream(d.kind, d.id),
+    event: payload.event,
+    payload,
+    now,
+  }));
 }
 
 const ACTIONS: Record<IncidentEvent, DestinationNotification['action']> = {
