@@ -25,7 +25,7 @@ export interface OpenDatabaseOptions {
  * Statements are prepared once per SQL text: kysely prepares on every query, and
  * preparing costs more than running the small statements the API issues.
  */
-function cachingDatabase(sqlite: BetterSqlite3.Database, capacity = 500): SqliteDatabase {
+function cachingDatabase(sqlite: BetterSqlite3.Database, written: () => void, capacity = 500): SqliteDatabase {
   const statements = new Map<string, SqliteStatement>();
   return {
     close: () => sqlite.close(),
@@ -33,10 +33,36 @@ function cachingDatabase(sqlite: BetterSqlite3.Database, capacity = 500): Sqlite
       let stmt = statements.get(sql);
       if (!stmt) {
         if (statements.size >= capacity) statements.clear();
-        stmt = sqlite.prepare(sql) as unknown as SqliteStatement;
+        const prepared = sqlite.prepare(sql);
+        stmt = prepared.readonly ? (prepared as unknown as SqliteStatement) : telling(prepared as unknown as SqliteStatement, written);
         statements.set(sql, stmt);
       }
       return stmt;
+    },
+  };
+}
+
+/** A statement that may write, which says so each time it has run (or failed: what it did is not known then). */
+function telling(stmt: SqliteStatement, written: () => void): SqliteStatement {
+  return {
+    reader: stmt.reader,
+    all(parameters) {
+      try {
+        return stmt.all(parameters);
+      } finally {
+        written();
+      }
+    },
+    run(parameters) {
+      try {
+        return stmt.run(parameters);
+      } finally {
+        written();
+      }
+    },
+    iterate(parameters) {
+      written();
+      return stmt.iterate(parameters);
     },
   };
 }
@@ -70,8 +96,8 @@ export const FOREIGN_CHANGE_DELAY_MS = 1;
 
 /**
  * A value that changes whenever the database changes; caches of query results
- * compare it. SQLite: at once for commits of this connection (total_changes, a
- * counter in memory), and within FOREIGN_CHANGE_DELAY_MS for commits of other
+ * compare it. SQLite: at once for writes of this connection (a count of the
+ * statements that may write, kept as they run), and within FOREIGN_CHANGE_DELAY_MS for commits of other
  * processes (data_version, which takes a file lock, so under load it is read
  * once per interval, not per call). PostgreSQL: the generation of the process's ChangeFeed, moved by
  * every commit of any replica, which the writer waits to be heard everywhere
@@ -429,8 +455,10 @@ export function openDatabase(options: OpenDatabaseOptions): Db {
   sqlite.pragma('synchronous = FULL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
-  const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect(cachingDatabase(sqlite)) });
-  const totalChanges = sqlite.prepare('select total_changes()').pluck();
+  // Every statement of this process that may write runs through the dialect's prepared statements: counted in
+  // JavaScript, a cached read need not ask SQLite for total_changes(), a call into it per request.
+  let ownWrites = 0;
+  const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect(cachingDatabase(sqlite, () => void ownWrites++)) });
   const dataVersion = sqlite.prepare('pragma data_version').pluck();
   let foreign = String(dataVersion.get());
   let checkedAt = performance.now();
@@ -440,7 +468,7 @@ export function openDatabase(options: OpenDatabaseOptions): Db {
       foreign = String(dataVersion.get());
       checkedAt = now;
     }
-    return `${String(totalChanges.get())}.${foreign}`;
+    return `${ownWrites}.${foreign}`;
   });
   return db;
 }
