@@ -81,6 +81,8 @@ const SETTLE_MS = 60_000;
  * file's one write lock, which the replicas and the API share.
  */
 const GATHER_MS = 50;
+/** Deliveries started together before requests that came in meanwhile are answered. */
+const START_SLICE = 8;
 /** A delivery younger than this counts against the ceiling; an older one is waiting on its receiver. */
 const WORKING_MS = 1_000;
 
@@ -111,6 +113,8 @@ export function createOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
   let flushing: Promise<void> | null = null;
   const readyAt = new Map<string, number>();
   let running = false;
+  /** Set by `stop`: claimed rows not started yet are given back. */
+  let stopping = false;
   let timer: NodeJS.Timeout | undefined;
   let timerAt = Number.POSITIVE_INFINITY;
   let pass: Promise<void> | null = null;
@@ -322,8 +326,18 @@ export function createOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
       allowance: (stream) => Math.floor(allowance(stream, now)),
     });
     // A start counts from when its request can leave, not from when the pass began.
-    const startedAt = Date.now();
-    for (const entry of claimed) {
+    let startedAt = Date.now();
+    for (const [i, entry] of claimed.entries()) {
+      if (i > 0 && i % START_SLICE === 0) {
+        // Each start does its own work at once (the body signed, the request made): requests that came in
+        // meanwhile are answered between slices rather than wait behind a whole claim's.
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        if (stopping) {
+          for (const left of claimed.slice(i)) await releaseClaim(ctx, left.id, left.lease);
+          return;
+        }
+        startedAt = Date.now();
+      }
       const ended = recordStart(entry.stream, startedAt);
       const publisher = publisherFor(entry.stream)!;
       const work = deliverOne(entry, publisher)
@@ -380,6 +394,7 @@ export function createOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
     start() {
       if (running) return;
       running = true;
+      stopping = false;
       // Never below half the concurrency: a busy machine slows a drain, it does not starve it.
       if (!options.ceiling) ceiling = followEventLoop({ max: concurrency, min: Math.ceil(concurrency / 2), lateMs: 4 });
       wake();
@@ -387,6 +402,7 @@ export function createOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
     },
     async stop() {
       running = false;
+      stopping = true;
       clearTimeout(timer);
       clearTimeout(soon);
       ceiling.stop();
