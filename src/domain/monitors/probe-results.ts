@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { dialectOf } from '../../db/dialect.js';
+import { dialectOf, paddedIds } from '../../db/dialect.js';
 import type { Database } from '../../db/schema.js';
 import type { ChannelRef } from '../chat/chat.js';
 import { channelStream } from '../chat/chat.js';
@@ -187,6 +187,9 @@ export async function recordProbeIn(
   return { state: { ...monitor, status, consecutiveFailures: mostFailures }, change };
 }
 
+/** Rows of response times per statement: 6 values each, well under either engine's limit of parameters. */
+const LATENCY_ROWS = 1_000;
+
 /**
  * The response times of successful probes that wrote nothing (a healthy
  * monitor's), written every flush of the prober so that pages show each
@@ -198,24 +201,32 @@ export async function recordRegionLatencies(
   latencies: ReadonlyMap<number, { latencyMs: number; at: number }>,
 ): Promise<void> {
   if (latencies.size === 0) return;
-  const monitors = await ctx.db
-    .selectFrom('custom_monitors')
-    .select('id')
-    .where('id', 'in', [...latencies.keys()])
-    .execute();
-  if (monitors.length === 0) return;
-  await ctx.write(async (trx) => {
-    for (const { id } of monitors) {
+  // In slices: kept through a database outage, they may be every monitor's, more than one statement may name.
+  const ids = [...latencies.keys()];
+  const rows: { monitor_id: number; region: string; consecutive_failures: number; reason: null; latency_ms: number; checked_at: number }[] = [];
+  for (let i = 0; i < ids.length; i += LATENCY_ROWS) {
+    const known = await ctx.db
+      .selectFrom('custom_monitors')
+      .select('id')
+      .where('id', 'in', paddedIds(ids.slice(i, i + LATENCY_ROWS)))
+      .execute();
+    for (const { id } of known) {
       const { latencyMs, at } = latencies.get(id)!;
+      rows.push({ monitor_id: id, region, consecutive_failures: 0, reason: null, latency_ms: latencyMs, checked_at: at });
+    }
+  }
+  if (rows.length === 0) return;
+  await ctx.write(async (trx) => {
+    for (let i = 0; i < rows.length; i += LATENCY_ROWS) {
       await trx
         .insertInto('monitor_regions')
-        .values({ monitor_id: id, region, consecutive_failures: 0, reason: null, latency_ms: latencyMs, checked_at: at })
+        .values(rows.slice(i, i + LATENCY_ROWS))
         .onConflict((oc) =>
           oc
             .columns(['monitor_id', 'region'])
-            .doUpdateSet({ latency_ms: latencyMs, checked_at: at })
+            .doUpdateSet((eb) => ({ latency_ms: eb.ref('excluded.latency_ms'), checked_at: eb.ref('excluded.checked_at') }))
             .where('monitor_regions.consecutive_failures', '=', 0)
-            .where('monitor_regions.checked_at', '<', at),
+            .where((eb) => eb('monitor_regions.checked_at', '<', eb.ref('excluded.checked_at'))),
         )
         .execute();
     }
