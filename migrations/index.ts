@@ -22,6 +22,7 @@ import * as m0020 from './0020_regions.js';
 import * as m0021 from './0021_alerts.js';
 import * as m0022 from './0022_notify_destinations.js';
 import * as m0023 from './0023_incident_rooms.js';
+import * as m0024 from './0024_probe_region_hours.js';
 
 /** Every migration, by name; the Migrator applies them in name order. Add new ones here. */
 export const migrations: Record<string, Migration> = {
@@ -48,4 +49,5 @@ export const migrations: Record<string, Migration> = {
   '0021_alerts': m0021,
   '0022_notify_destinations': m0022,
   '0023_incident_rooms': m0023,
+  '0024_probe_region_hours': m0024,
 };

@@ -17,6 +17,7 @@ export const TABLES_IN_ORDER = [
   'monitor_regions',
   'agent_reports',
   'probe_hours',
+  'probe_region_hours',
   'maintenances',
   'maintenance_services',
   'maintenance_updates',

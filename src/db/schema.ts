@@ -260,6 +260,11 @@ export interface ProbeHoursTable {
   max_ms: number;
 }
 
+/** The same, per region that probed (the server's own and each probe agent's). */
+export interface ProbeRegionHoursTable extends ProbeHoursTable {
+  region: string;
+}
+
 export interface StatusPageServicesTable {
   status_page_id: number;
   service_id: number;
@@ -476,6 +481,7 @@ export interface Database {
   subscribers: SubscribersTable;
   email_subscribers: EmailSubscribersTable;
   probe_hours: ProbeHoursTable;
+  probe_region_hours: ProbeRegionHoursTable;
   outbox: OutboxTable;
   meta: MetaTable;
   job_leases: JobLeasesTable;

@@ -76,7 +76,7 @@ export function createMonitorProber(options: MonitorProberOptions): MonitorProbe
   const reloadMs = options.reloadMs ?? 30_000;
   const flushMs = options.flushMs ?? 30_000;
   const monotonicMs = options.monotonicMs ?? (() => performance.now());
-  const rollup = createProbeRollup(ctx);
+  const rollup = createProbeRollup(ctx, region);
   /** This region's latest response time per monitor, written with the rollup. */
   let latencies = new Map<number, { latencyMs: number; at: number }>();
   let flushedAt = monotonicMs();

@@ -205,8 +205,8 @@ describe('monitor history on a status page', () => {
     const other = openDatabase({ path: s.dbPath });
     try {
       const replica: DomainContext = createDomainContext({ db: other, clock: s.clock, publicUrl: 'http://status.test' });
-      const mine = createProbeRollup(s.ctx);
-      const theirs = createProbeRollup(replica);
+      const mine = createProbeRollup(s.ctx, 'local');
+      const theirs = createProbeRollup(replica, 'local');
       const at = new Date(T0);
       mine.record(501, at, 100, true);
       mine.record(501, at, 500, true);
@@ -227,7 +227,7 @@ describe('monitor history on a status page', () => {
 
   it('reads at most 90 days however long the history, and the retention job removes the rest', async () => {
     s = await startTestServer({ config: config(target.url) });
-    const rollup = createProbeRollup(s.ctx);
+    const rollup = createProbeRollup(s.ctx, 'local');
     const now = Date.parse(T0);
     const hours = 120 * 24;
     for (let h = 0; h < hours; h++) {
@@ -250,10 +250,69 @@ describe('monitor history on a status page', () => {
     expect(await s.scheduler.runOnce('retention')).toMatch(/^removed /);
     const left = await rowsOf(501);
     expect(left.length).toBeLessThanOrEqual(24 * HISTORY_DAYS);
+    // The region's own hours go with the same retention.
+    const regionHours = await s.ctx.db.selectFrom('probe_region_hours').select('hour').where('monitor_id', '=', 501).orderBy('hour').execute();
+    expect(regionHours.map((r) => r.hour)).toEqual(left.map((r) => r.hour));
     expect(left[0]!.hour).toBe(Math.floor(now / DAY_MS) * DAY_MS - (HISTORY_DAYS - 1) * DAY_MS);
     // What is shown did not come from the rows removed.
     const after = await get('/status/acme/monitors/501');
     expect(after.html).toBe(before.html);
+  });
+
+  it('splits the history by region where more than one probed the monitor: each in words, each on its own page', async () => {
+    s = await startTestServer({ config: config(target.url) });
+    const at = new Date(T0);
+    const hq = createProbeRollup(s.ctx, 'hq');
+    hq.record(501, at, 100, true);
+    hq.record(501, at, 300, true);
+    const eu = createProbeRollup(s.ctx, 'eu');
+    eu.record(501, at, 700, true);
+    eu.record(501, at, 900, false);
+    await Promise.all([hq.flush(), eu.flush()]);
+
+    // All regions together, as before, and each region's last 24 hours in words, with a link to its own page.
+    const all = await get('/status/acme/monitors/501');
+    expect(chartNames(all.html)[0]).toBe('Average response time, last 24 hours: 367 ms, max 700 ms; 1 failed probe of 4');
+    const text = visibleText(all.html);
+    expect(text).toContain('By region');
+    expect(text).toContain('eu Average response time, last 24 hours: 700 ms, max 700 ms; 1 failed probe of 2');
+    expect(text).toContain('hq Average response time, last 24 hours: 200 ms, max 300 ms; no failed probes');
+    expect(all.html).toContain('<a href="/status/acme/monitors/501" aria-current="page">All regions</a>');
+    expect(all.html).toContain('<a href="/status/acme/monitors/501?region=eu">eu</a>');
+    expect(all.html).toContain('<a href="/status/acme/monitors/501?region=hq">hq</a>');
+
+    // One region: its charts, bars, uptime and hours, named as that region's; the status stays the monitor's.
+    const one = await get('/status/acme/monitors/501?region=eu');
+    expect(one.status).toBe(200);
+    expect(one.headers.get('etag')).toBeTruthy();
+    expect(chartNames(one.html)).toEqual([
+      'Average response time, last 24 hours from eu: 700 ms, max 700 ms; 1 failed probe of 2',
+      'Average response time, last 90 days from eu: 700 ms, max 700 ms; 1 failed probe of 2',
+    ]);
+    const oneText = visibleText(one.html);
+    expect(oneText).toContain('Probes from eu');
+    expect(oneText).toContain('50.00% uptime from eu over the last 90 days');
+    expect(oneText).toContain('22 Nov 10:00 2 50.00% 700 ms 700 ms');
+    expect(one.html).toContain('<a href="/status/acme/monitors/501?region=eu" aria-current="page">eu</a>');
+    expect(one.html).not.toContain('aria-current="page">All regions');
+
+    // Only regions that probed it name a page: anything else is not found, and so is never kept in the page cache.
+    for (const query of ['?region=us', '?region=', '?region=eu&region=hq']) {
+      expect((await get(`/status/acme/monitors/501${query}`)).status, query).toBe(404);
+    }
+    // A parameter the page does not read changes nothing.
+    expect((await get('/status/acme/monitors/501?region=eu&utm_source=x')).html).toBe(one.html);
+  });
+
+  it('shows no split, and no region page, for a monitor probed from one region', async () => {
+    s = await startTestServer({ config: config(target.url) });
+    const hq = createProbeRollup(s.ctx, 'hq');
+    hq.record(501, new Date(T0), 100, true);
+    await hq.flush();
+    const { html } = await get('/status/acme/monitors/501');
+    expect(visibleText(html)).not.toContain('By region');
+    expect(html).not.toContain('?region=');
+    expect((await get('/status/acme/monitors/501?region=hq')).status).toBe(404);
   });
 
   it('is served only for a monitor the page lists', async () => {

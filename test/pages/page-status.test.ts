@@ -149,7 +149,7 @@ describe("a page's own status counts its monitors, and never states what was not
 
   it('counts uptime over the time with probes only: a day without any is grey and left out', async () => {
     s = await startTestServer({ config: CONFIG });
-    const rollup = createProbeRollup(s.ctx);
+    const rollup = createProbeRollup(s.ctx, 'local');
     const now = Date.parse(T0);
     // Two days ago every probe succeeded; yesterday nothing was probed; today half of them failed.
     for (let i = 0; i < 10; i++) rollup.record(501, new Date(now - 2 * DAY_MS), 100, true);

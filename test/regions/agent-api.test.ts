@@ -207,4 +207,41 @@ describe('probe agents and the quorum of regions', () => {
       await target.close();
     }
   });
+
+  it("keeps each region's hourly history, the agents' and the server's, beside the combined one, and charts each", async () => {
+    const eu = await agentToken('eu');
+    const us = await agentToken('us');
+    await report(eu.token, [
+      { monitor_id: 501, ok: true, latency_ms: 12 },
+      { monitor_id: 501, ok: true, latency_ms: 20 },
+    ]);
+    await report(us.token, [fail('HTTP 500')]);
+    const probes = createProbeClient({ timeoutMs: 1_000, blockPrivateTargets: false, userAgent: 'statusbot-test' });
+    try {
+      // Nothing listens on port 9: the server's own region sees it fail.
+      await createMonitorProber({ ctx: s.ctx, client: probes, region: 'hq', logger: silentLogger }).probeAll();
+    } finally {
+      await probes.close();
+    }
+    const hours = await s.ctx.db
+      .selectFrom('probe_region_hours')
+      .select(['region', 'probes', 'ups', 'total_ms'])
+      .where('monitor_id', '=', 501)
+      .orderBy('region')
+      .execute();
+    expect(hours).toEqual([
+      { region: 'eu', probes: 2, ups: 2, total_ms: 32 },
+      { region: 'hq', probes: 1, ups: 0, total_ms: 0 },
+      { region: 'us', probes: 1, ups: 0, total_ms: 0 },
+    ]);
+    const combined = await s.ctx.db.selectFrom('probe_hours').select(['probes', 'ups', 'total_ms']).where('monitor_id', '=', 501).execute();
+    expect(combined).toEqual([{ probes: 4, ups: 2, total_ms: 32 }]);
+
+    const page = async (query: string) => (await fetch(`${s.url}/status/acme/monitors/501${query}`)).text();
+    const all = await page('');
+    expect(all).toContain('<b>eu</b> Average response time, last 24 hours: 16 ms, max 20 ms; no failed probes');
+    expect(all).toContain('<b>hq</b> Response time, last 24 hours: no successful probe; 1 failed probe of 1');
+    expect(all).toContain('<a href="/status/acme/monitors/501?region=us">us</a>');
+    expect(await page('?region=eu')).toContain('aria-label="Average response time, last 24 hours from eu: 16 ms, max 20 ms; no failed probes"');
+  });
 });

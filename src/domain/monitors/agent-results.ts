@@ -6,6 +6,8 @@ import { invalidInput } from '../errors.js';
 import { monitorsUnderMaintenance } from '../maintenances/maintenance-windows.js';
 import { parseInput } from '../validation.js';
 import type { DnsRecord, ProbeType } from './monitor.js';
+import type { ProbeHourSums } from './probe-hours.js';
+import { addProbeHours, addSums, probeSums } from './probe-hours.js';
 import { recordProbeIn } from './probe-results.js';
 
 /** At most this many results in one batch: an agent sends what it holds in several. */
@@ -75,7 +77,8 @@ export async function agentAssignments(ctx: DomainContext, agent: ProbeAgent): P
 
 /**
  * Records a batch of a probe agent's results, oldest first, as results of its
- * region, in one transaction with the note of its report. A result for a
+ * region, in one transaction with the note of its report and the hours of
+ * the region's history (see probe-hours.ts). A result for a
  * monitor that is not its company's (or a heartbeat) refuses the whole batch.
  */
 export async function recordAgentResults(ctx: DomainContext, agent: ProbeAgent, raw: unknown): Promise<{ accepted: number }> {
@@ -100,7 +103,15 @@ export async function recordAgentResults(ctx: DomainContext, agent: ProbeAgent, 
   const now = ctx.clock.now().getTime();
   const paused = await monitorsUnderMaintenance(ctx.db, now);
   const results = input.results.map((r) => ({ ...r, at: now - r.age_ms })).sort((a, b) => a.at - b.at);
+  // The region's hourly history, as the server's own probes keep it: a maintenance's time is left out, and
+  // a success without a response time counts in no average (statusbot's agents always send one).
+  const hours = new Map<string, ProbeHourSums>();
+  for (const r of results) {
+    if (paused.has(r.monitor_id) || (r.ok && r.latency_ms === null)) continue;
+    addSums(hours, probeSums(r.monitor_id, r.at, r.latency_ms ?? 0, r.ok));
+  }
   await ctx.write(async (trx) => {
+    await addProbeHours(trx, agent.region, [...hours.values()]);
     for (const r of results) {
       // During a maintenance of its service a monitor's failures open no incident; a success still ends an outage.
       if (!r.ok && paused.has(r.monitor_id)) continue;

@@ -3,7 +3,7 @@ import { notFound } from '../errors.js';
 import type { PublicPage } from '../status-pages/page-directory.js';
 import { findPage } from '../status-pages/page-directory.js';
 import type { ProbeHistory } from './probe-hours.js';
-import { probeHistories } from './probe-hours.js';
+import { probeHistories, regionProbeHistories } from './probe-hours.js';
 
 /**
  * A monitor's state as a page may state it: `unknown` until statusbot holds a
@@ -132,11 +132,18 @@ export async function monitorStates(
   }));
 }
 
-/** One monitor the page at `slug` lists; not_found for any other. */
-export async function pageMonitor(ctx: DomainContext, slug: string, id: number): Promise<{ page: PublicPage; monitor: MonitorPanelData }> {
+/**
+ * One monitor the page at `slug` lists, with its history per region that
+ * probed it in the last 90 days (region name → history); not_found for any other.
+ */
+export async function pageMonitor(
+  ctx: DomainContext,
+  slug: string,
+  id: number,
+): Promise<{ page: PublicPage; monitor: MonitorPanelData; byRegion: Map<string, ProbeHistory> }> {
   const page = await findPage(ctx, slug);
   if (!page.monitors.includes(id)) throw notFound('monitor');
-  const [monitor] = await monitorPanels(ctx, { ...page, monitors: [id] });
+  const [[monitor], byRegion] = await Promise.all([monitorPanels(ctx, { ...page, monitors: [id] }), regionProbeHistories(ctx, id)]);
   if (!monitor) throw notFound('monitor');
-  return { page, monitor };
+  return { page, monitor, byRegion };
 }

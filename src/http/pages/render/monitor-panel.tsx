@@ -59,6 +59,8 @@ export interface MonitorPanelProps {
   base: string;
   /** On the monitor's own page, whose heading already names it: no heading, no link. */
   own?: boolean;
+  /** The region whose probes `monitor.history` holds, named in the charts; absent for all regions together. */
+  region?: string;
 }
 
 /**
@@ -70,6 +72,7 @@ export function MonitorPanel(props: MonitorPanelProps) {
   const { monitor } = props;
   const { history } = monitor;
   const overall = history.last90Days.uptime;
+  const from = props.region === undefined ? '' : ` from ${props.region}`;
   return (
     <section class="card monitor">
       {props.own ? null : (
@@ -80,7 +83,7 @@ export function MonitorPanel(props: MonitorPanelProps) {
           <MonitorStatus monitor={monitor} />
         </div>
       )}
-      <p class="muted">{overall === null ? 'No probe results yet' : `${percent(overall)} uptime over the last ${HISTORY_DAYS} days`}</p>
+      <p class="muted">{overall === null ? 'No probe results yet' : `${percent(overall)} uptime${from} over the last ${HISTORY_DAYS} days`}</p>
       {monitor.regions.length > 1 ? (
         <ul class="regions" aria-label={`Latest probe of ${monitor.name} by region`}>
           {monitor.regions.map((r) => (
@@ -92,12 +95,14 @@ export function MonitorPanel(props: MonitorPanelProps) {
       ) : null}
       <UptimeBars name={monitor.name} days={history.days} />
       <figure class="rt">
-        <figcaption>Response time, last 24 hours</figcaption>
-        <ResponseChart buckets={history.hours} period="last 24 hours" from="24 h ago" to="now" />
+        <figcaption>Response time{from}, last 24 hours</figcaption>
+        <ResponseChart buckets={history.hours} period={`last 24 hours${from}`} from="24 h ago" to="now" />
       </figure>
       <figure class="rt">
-        <figcaption>Response time, last {HISTORY_DAYS} days</figcaption>
-        <ResponseChart buckets={history.days} period={`last ${HISTORY_DAYS} days`} from={`${HISTORY_DAYS} days ago`} to="today" />
+        <figcaption>
+          Response time{from}, last {HISTORY_DAYS} days
+        </figcaption>
+        <ResponseChart buckets={history.days} period={`last ${HISTORY_DAYS} days${from}`} from={`${HISTORY_DAYS} days ago`} to="today" />
       </figure>
       <p class="legend muted" aria-hidden="true">
         Line: average response time. ▲ failed probes.
