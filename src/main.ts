@@ -15,6 +15,8 @@ import type { DomainContext } from './domain/context.js';
 import { describeChanges, describeSuppressed } from './domain/setup/apply-changes.js';
 import { applySetup } from './domain/setup/apply-setup.js';
 import { feedAddresses } from './domain/vendors/vendor-feeds.js';
+import { describeQuorumReach } from './domain/monitors/quorum-reach.js';
+import { regionReach, shortQuorumWarnings } from './domain/companies/region-reach.js';
 import { DEMO_BOARD_ID, demoTour } from './domain/demo/demo-company.js';
 import { seedDemoCompany } from './domain/setup/demo-setup.js';
 import { createClientAddress } from './infrastructure/client-address.js';
@@ -189,12 +191,19 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       userReports: config.userReports,
       chatOff: options.chatOff ?? chatOffOf(chatEnv),
       onWriteBatch: metrics.writeBatch,
+      // Once per change, not per probe: a quorum out of reach means the monitor can never go down.
+      onQuorumReach: (c) => {
+        const fields = { monitorId: c.monitorId, live: c.live, quorum: c.quorum };
+        if (c.inReach) logger.info(describeQuorumReach(c), fields);
+        else logger.warn(describeQuorumReach(c), fields);
+      },
     });
     // The config is the operator's, applied by `statusbot serve`.
     const applied = await applySetup(ctx.actingAs({ actor: 'cli', requestId: null }), config.setup);
     const changes = Object.fromEntries(applied.changes.map(({ kind, ...counts }) => [kind[1], counts]));
     logger.info(`config applied: ${describeChanges(applied.changes)}`, { changes });
     for (const line of describeSuppressed(applied.suppressed)) logger.info(line);
+    for (const line of shortQuorumWarnings(await regionReach(ctx), 'held')) logger.warn(line.replace(/^warning: /, ''));
     if (config.setup.demo) await syncDemoServices(ctx);
 
     for (const note of chatEnv.notes) logger.info(note);

@@ -2,6 +2,7 @@ import { loadConfig } from '../config/load-config.js';
 import { plural } from '../domain/plural.js';
 import { describeChanges, describeSuppressed } from '../domain/setup/apply-changes.js';
 import { applySetup } from '../domain/setup/apply-setup.js';
+import { regionReach, shortQuorumWarnings } from '../domain/companies/region-reach.js';
 import { UsageError } from './cli-errors.js';
 import type { Command } from './command.js';
 import { withConfigErrors } from './config-access.js';
@@ -19,6 +20,7 @@ export const applyCommand: Command = {
     'Prints what it added, changed and removed, by kind, or "no changes": applying the same file twice changes nothing.',
     "A subscriber address that unsubscribed through a mail's link is not signed up again: it is listed as suppressed.",
     'A running server sees the changes at once.',
+    'Warns of a company whose regions quorum is more than its regions can meet (this server and its agent regions): its monitors could never go down.',
   ].join('\n'),
   options: ['config', 'db'],
   async run(input) {
@@ -33,10 +35,21 @@ export const applyCommand: Command = {
     const items = `${plural(setup.companies.length, 'company', 'companies')}, ${plural(setup.services.length, 'catalog service')}`;
     progress.follow(() => `applying ${file} (${items}): ${Math.round((performance.now() - started) / 1000)} s`);
     try {
-      const report = await withContext(input.dbPath, (ctx) => withConfigErrors(loaded, file, () => applySetup(ctx, setup)), url);
+      const { report, reach } = await withContext(
+        input.dbPath,
+        async (ctx) => ({ report: await withConfigErrors(loaded, file, () => applySetup(ctx, setup)), reach: await regionReach(ctx) }),
+        url,
+      );
       progress.done();
       input.out(`applied ${file}: ${describeChanges(report.changes)}`);
       for (const line of describeSuppressed(report.suppressed, loaded.locate)) input.out(line);
+      // Only the companies of this file: another company's quorum is another file's business.
+      const declared = new Set(setup.companies.map((c) => c.name));
+      for (const line of shortQuorumWarnings(
+        reach.filter((r) => declared.has(r.company)),
+        'held',
+      ))
+        input.err(line);
       return 0;
     } finally {
       progress.done();

@@ -6,6 +6,7 @@ import type { WriteOptions, WriteUnit } from '../db/writer.js';
 import type { ChatPlatform } from '../db/schema.js';
 import type { Clock } from './clock.js';
 import type { Company } from './companies/company.js';
+import type { QuorumReachChange } from './monitors/quorum-reach.js';
 import { DEFAULT_USER_REPORTS } from './vendors/user-report-settings.js';
 import type { UserReportSettings } from './vendors/user-report-settings.js';
 
@@ -37,6 +38,8 @@ export interface DomainContext {
    * it would wait for nobody and then flood the channel once the platform is on.
    */
   readonly chatOff: ReadonlyMap<ChatPlatform, string>;
+  /** Told when a monitor's quorum goes out of reach or back (see quorum-reach.ts); the server logs it. */
+  readonly onQuorumReach?: (change: QuorumReachChange) => void;
   readonly processState: {
     demoPeriod: number;
     /** By key: valid while the database's change marker holds `epoch`; `hash` spares hashing the key again. */
@@ -53,6 +56,8 @@ export interface DomainContextOptions {
   chatOff?: ReadonlyMap<ChatPlatform, string>;
   /** Called with the number of units in each write transaction (metrics). */
   onWriteBatch?: (size: number) => void;
+  /** See DomainContext.onQuorumReach. */
+  onQuorumReach?: (change: QuorumReachChange) => void;
 }
 
 /** Who acts, and the request that carries it (the id the request's log line has). */
@@ -80,6 +85,7 @@ export function createDomainContext(options: DomainContextOptions): DomainContex
     publicUrl: options.publicUrl.replace(/\/+$/, ''),
     userReports: options.userReports ?? DEFAULT_USER_REPORTS,
     chatOff: options.chatOff ?? new Map(),
+    ...(options.onQuorumReach ? { onQuorumReach: options.onQuorumReach } : {}),
     processState: { demoPeriod: Number.NaN, apiKeys: new Map() },
     acting: { actor: 'system', requestId: null },
     actingAs,

@@ -9,6 +9,7 @@ import { CHAT_PLATFORMS } from '../domain/chat/chat.js';
 import { EMAIL_STREAM_PREFIX } from '../domain/notifications/email-notifications.js';
 import { watched } from '../domain/vendors/vendor-feeds.js';
 import { listAgents } from '../domain/companies/agent-keys.js';
+import { SERVER_REGIONS, regionReach } from '../domain/companies/region-reach.js';
 
 export interface DatabaseGaugesOptions {
   registry: Registry;
@@ -158,6 +159,16 @@ export function registerDatabaseGauges(options: DatabaseGaugesOptions): void {
     ['region'],
     async (g) => {
       for (const [region, { stale }] of await agents()) g.set({ region }, stale ? 1 : 0);
+    },
+  );
+  gauge(
+    'statusbot_region_quorum_out_of_reach',
+    "1 when fewer regions report for the company (this server's and its live agents') than its quorum, so that its monitors cannot go down, else 0. Companies with a quorum of 1 are left out.",
+    ['company'],
+    async (g) => {
+      for (const r of await regionReach({ db, clock: { now } })) {
+        if (r.quorum > 1) g.set({ company: r.company }, SERVER_REGIONS + r.liveRegions.length < r.quorum ? 1 : 0);
+      }
     },
   );
 }

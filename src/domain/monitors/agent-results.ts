@@ -9,6 +9,8 @@ import type { DnsRecord, ProbeType } from './monitor.js';
 import type { ProbeHourSums } from './probe-hours.js';
 import { addProbeHours, addSums, probeSums } from './probe-hours.js';
 import { recordProbeIn } from './probe-results.js';
+import type { QuorumReach } from './quorum-reach.js';
+import { noteQuorumReach } from './quorum-reach.js';
 
 /** At most this many results in one batch: an agent sends what it holds in several. */
 export const MAX_RESULTS_PER_BATCH = 1_000;
@@ -110,7 +112,9 @@ export async function recordAgentResults(ctx: DomainContext, agent: ProbeAgent, 
     if (paused.has(r.monitor_id) || (r.ok && r.latency_ms === null)) continue;
     addSums(hours, probeSums(r.monitor_id, r.at, r.latency_ms ?? 0, r.ok));
   }
+  const reaches = new Map<number, QuorumReach>();
   await ctx.write(async (trx) => {
+    reaches.clear();
     await addProbeHours(trx, agent.region, [...hours.values()]);
     for (const r of results) {
       // During a maintenance of its service a monitor's failures open no incident; a success still ends an outage.
@@ -118,9 +122,12 @@ export async function recordAgentResults(ctx: DomainContext, agent: ProbeAgent, 
       const m = monitors.get(r.monitor_id)!;
       const state = { id: m.id, companyId: m.company_id, name: m.name, url: m.url, status: m.status, consecutiveFailures: m.consecutive_failures };
       const outcome = r.ok ? { ok: true as const } : { ok: false as const, reason: r.reason ?? 'down' };
-      await recordProbeIn(ctx, trx, state, outcome, agent.region, { latencyMs: r.latency_ms, at: r.at });
+      const { reach } = await recordProbeIn(ctx, trx, state, outcome, agent.region, { latencyMs: r.latency_ms, at: r.at });
+      if (reach) reaches.set(m.id, reach);
     }
     await noteAgentReport(trx, agent.keyId, now, input.dropped);
   });
+  // The batch's last word on each monitor, once committed.
+  for (const [id, reach] of reaches) noteQuorumReach(ctx, monitors.get(id)!, reach);
   return { accepted: results.length };
 }

@@ -9,6 +9,8 @@ import { enqueue, enqueueAll, queuable } from '../notifications/enqueue.js';
 import { destinationsOfCompanyQuery, monitorDestinationRows } from '../notifications/notify-destination.js';
 import type { MonitorEvent } from '../notifications/notify-destination.js';
 import { recordAudit } from '../audit/audit-trail.js';
+import type { QuorumReach } from './quorum-reach.js';
+import { noteQuorumReach } from './quorum-reach.js';
 
 /**
  * Takes the probes that are due, where several processes share one database
@@ -65,9 +67,18 @@ export async function recordProbe(
   outcome: ProbeOutcome,
   region: string,
   options: RegionProbeOptions = {},
-): Promise<{ state: MonitorState; change: MonitorChange }> {
+): Promise<RecordedProbe> {
   if (outcome.ok && monitor.status === 'ok' && monitor.consecutiveFailures === 0) return { state: monitor, change: null };
-  return ctx.write((trx) => recordProbeIn(ctx, trx, monitor, outcome, region, options));
+  const recorded = await ctx.write((trx) => recordProbeIn(ctx, trx, monitor, outcome, region, options));
+  if (recorded.reach) noteQuorumReach(ctx, monitor, recorded.reach);
+  return recorded;
+}
+
+export interface RecordedProbe {
+  state: MonitorState;
+  change: MonitorChange;
+  /** The regions the quorum counted; absent when the result was not counted (older than the one kept, or its monitor gone). */
+  reach?: QuorumReach;
 }
 
 export interface RegionProbeOptions {
@@ -86,14 +97,20 @@ export async function recordProbeIn(
   outcome: ProbeOutcome,
   region: string,
   options: RegionProbeOptions = {},
-): Promise<{ state: MonitorState; change: MonitorChange }> {
+): Promise<RecordedProbe> {
   const failuresToDown = options.failuresToDown ?? FAILURES_TO_DOWN;
   const now = ctx.clock.now().getTime();
   const at = Math.min(options.at ?? now, now);
   const current = await trx
     .selectFrom('custom_monitors')
     .innerJoin('companies', 'companies.id', 'custom_monitors.company_id')
-    .select(['custom_monitors.status', 'custom_monitors.probe_type', 'custom_monitors.interval_seconds', 'companies.region_quorum'])
+    .select([
+      'custom_monitors.status',
+      'custom_monitors.probe_type',
+      'custom_monitors.interval_seconds',
+      'companies.region_quorum',
+      'companies.name as company',
+    ])
     .where('custom_monitors.id', '=', monitor.id)
     .executeTakeFirst();
   if (!current) return { state: monitor, change: null };
@@ -184,7 +201,11 @@ export async function recordProbeIn(
     // The most failures any region counts: a success anywhere skips writing only once no region sees failures.
     await trx.updateTable('custom_monitors').set({ consecutive_failures: mostFailures }).where('id', '=', monitor.id).execute();
   }
-  return { state: { ...monitor, status, consecutiveFailures: mostFailures }, change };
+  return {
+    state: { ...monitor, status, consecutiveFailures: mostFailures },
+    change,
+    reach: { company: current.company, live: fresh.length, quorum: Number(quorum) },
+  };
 }
 
 /** Rows of response times per statement: 6 values each, well under either engine's limit of parameters. */
