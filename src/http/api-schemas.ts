@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { BOARD_ID } from '../domain/boards/board.js';
 import { RESOLUTION_STAGES, SEVERITIES } from '../domain/incidents/incident.js';
 import { MAINTENANCE_STATUSES } from '../domain/maintenances/maintenance.js';
-import { PROBE_TYPES } from '../domain/monitors/monitor.js';
+import { DNS_RECORDS, PROBE_TYPES } from '../domain/monitors/monitor.js';
 import type { MonitorStatus } from '../domain/monitors/monitor.js';
 import type { ServiceStatus } from '../domain/services/service.js';
 import type { ErrorObject } from './http-errors.js';
@@ -285,6 +285,34 @@ export const postmortemText = named(
     ),
 );
 
+/** What a probe agent probes (not in the spec: statusbot's own, for `statusbot agent`). */
+export const agentAssignments = named(
+  'AgentAssignments',
+  z.strictObject({
+    region: z.string().describe("The agent's region, as its token names it"),
+    report_seconds: z.int().describe('Report at least this often, results or not, so that a quiet agent is told from a gone one'),
+    monitors: z
+      .array(
+        z.strictObject({
+          id: z.int(),
+          name: z.string(),
+          url: z.string(),
+          probe_type: z.enum(PROBE_TYPES).exclude(['heartbeat']),
+          keyword: z.string().nullable().describe('keyword: the text the body must hold'),
+          interval_seconds: z.int().describe('How often to probe it'),
+          record: z.enum(DNS_RECORDS).nullable().describe('dns: the record type asked'),
+          expect: z.array(z.string()).nullable().describe('dns: the values expected'),
+          dns_server: z.string().nullable().describe('dns: the resolver to ask; null for the system one'),
+          days_before_expiry: z.int().nullable().describe('tls: down when the certificate expires sooner'),
+        }),
+      )
+      .describe("Every monitor of the agent's company but heartbeats (pushed to the servers, which judge them)"),
+  }),
+);
+
+/** What a batch of an agent's results did (not in the spec: statusbot's own). */
+export const agentResultsAccepted = named('AgentResultsAccepted', z.strictObject({ accepted: z.int().describe('The results of the batch recorded') }));
+
 const one = <S extends z.ZodType>(id: string, schema: S) => named(id, z.strictObject({ data: schema }));
 const list = <S extends z.ZodType>(id: string, schema: S) => named(id, z.strictObject({ data: z.array(schema) }));
 
@@ -300,6 +328,8 @@ export const boardDocument = one('BoardDocument', board);
 export const maintenanceDocument = one('MaintenanceDocument', maintenance);
 export const maintenanceList = list('MaintenanceList', maintenance);
 export const boardServiceDocument = one('BoardServiceDocument', boardService);
+export const agentAssignmentsDocument = one('AgentAssignmentsDocument', agentAssignments);
+export const agentResultsDocument = one('AgentResultsDocument', agentResultsAccepted);
 export const alertBatchDocument = named('AlertBatchDocument', z.strictObject({ data: alertBatch }));
 export const companyIncidentList = named(
   'CompanyIncidentList',

@@ -116,7 +116,12 @@ function operation(route: Route, names: string[]): Json {
     ];
     errors.push([400, `${ERRORS[400].description}: ${causes.join('; or ')}`]);
   }
-  errors.push([401, ERRORS[401].description]);
+  errors.push([
+    401,
+    route.caller === 'agent'
+      ? "The Authorization header is missing, not `Bearer <TOKEN>`, or names no probe agent's token (an API key is refused)"
+      : ERRORS[401].description,
+  ]);
   if (doc.errors?.[403]) errors.push([403, doc.errors[403]]);
   if (doc.errors?.[404]) errors.push([404, doc.errors[404]]);
   else if (names.length > 0) throw new Error(`${where}: a path with parameters answers 404; say when in doc.errors`);
@@ -133,6 +138,7 @@ function operation(route: Route, names: string[]): Json {
     operationId: doc.operationId,
     tags: [doc.tag],
     summary: doc.summary,
+    ...(route.caller === 'agent' ? { security: [{ agentToken: [] }] } : {}),
     ...(doc.description ? { description: doc.description } : {}),
     ...(params.length > 0 ? { parameters: params } : {}),
     ...(doc.body
@@ -148,11 +154,40 @@ function operation(route: Route, names: string[]): Json {
   };
 }
 
+/** A heartbeat monitor's push address (answered by the server itself, beside the route table): its token is its only credential. */
+function heartbeatOperation(method: 'get' | 'post'): Json {
+  const query = (name: string, description: string, schema: Json): Json => ({ name, in: 'query', required: false, description, schema });
+  return {
+    operationId: method === 'get' ? 'getHeartbeat' : 'postHeartbeat',
+    tags: ['Heartbeats'],
+    summary: `Report in for a heartbeat monitor (${method.toUpperCase()})`,
+    description:
+      "A cron job or a backup script calls its monitor's `push_url` (see `GET /custom_monitors`) each time it runs, with GET or POST alike, " +
+      'and without an API key: the token in the path is the credential. A heartbeat that does not come within its interval (and grace) takes the monitor down; ' +
+      'the next one brings it up again. A body is read and ignored.',
+    security: [],
+    parameters: [
+      { name: 'token', in: 'path', required: true, description: "The secret of the monitor's push address", schema: { type: 'string' } },
+      query('status', '`down`: the job ran and failed, which takes the monitor down at once; anything else, or none, is a success', { type: 'string' }),
+      query('msg', 'Why it failed, shown in the incident (cut at 200 characters)', { type: 'string' }),
+    ],
+    responses: {
+      204: { description: 'The heartbeat was recorded' },
+      400: errorResponse(400, `${ERRORS[400].description}: a path segment is not percent-encoded UTF-8 text`),
+      404: errorResponse(404, 'No heartbeat monitor has this token'),
+      413: errorResponse(413, ERRORS[413].description),
+      429: errorResponse(429, 'Over the rate limit of the address: each unknown token costs from it'),
+      503: errorResponse(503, ERRORS[503].description),
+    },
+  };
+}
+
 const DESCRIPTION = `The HTTP API of statusbot: third-party service status, incidents on your custom services, custom monitors and boards.
 
-Every request carries \`Authorization: Bearer <API_KEY>\`. A success is \`{"data": …}\`; an error is
-\`{"errors": [{"status", "title", "detail", "source"?}]}\` with \`status\` equal to the HTTP status. Ids are
-strings (\`service_id\` is an integer); timestamps are ISO 8601 UTC with milliseconds.
+Every request carries \`Authorization: Bearer <API_KEY>\` (a probe agent's request, its token; a heartbeat,
+nothing). A success is \`{"data": …}\`; an error is \`{"errors": [{"status", "title", "detail", "source"?}]}\`
+with \`status\` equal to the HTTP status. Ids are strings (\`service_id\` is an integer); timestamps are ISO 8601
+UTC with milliseconds.
 
 Besides the answers listed with each operation: an unknown path under \`/api/v2\` is a \`404\`, a known path
 asked with another method a \`405\` whose \`Allow\` header lists its methods, and a body over 1 MiB a \`413\`
@@ -177,6 +212,7 @@ export function buildOpenApiDocument(apiRoutes: readonly Route[]): Json {
       },
     },
   };
+  paths['/heartbeats/{token}'] = { get: heartbeatOperation('get'), post: heartbeatOperation('post') };
   for (const route of apiRoutes) {
     const { path, names } = openApiPath(route.path);
     paths[path] ??= {};
@@ -198,6 +234,8 @@ export function buildOpenApiDocument(apiRoutes: readonly Route[]): Json {
       { name: 'Maintenance', description: 'Scheduled maintenance of your custom services' },
       { name: 'Audit', description: 'Who changed what in your company, from every front' },
       { name: 'Alerts', description: 'Alerts of Alertmanager, Grafana and any monitoring tool, as incidents' },
+      { name: 'Probe agents', description: "For `statusbot agent`, with a probe agent's token: its monitors, and its results" },
+      { name: 'Heartbeats', description: 'Where scheduled jobs report in, without an API key' },
       { name: 'API description', description: 'This document, without authentication' },
     ],
     paths,
@@ -208,6 +246,13 @@ export function buildOpenApiDocument(apiRoutes: readonly Route[]): Json {
           type: 'http',
           scheme: 'bearer',
           description: "An API key of your company: one of the config file's `api_keys`, or one issued by `statusbot key create`",
+        },
+        agentToken: {
+          type: 'http',
+          scheme: 'bearer',
+          description:
+            "A probe agent's token, issued by `statusbot key create --agent --company NAME --region NAME`: it names the agent's region, " +
+            "and opens the probe agents' operations and nothing else",
         },
       },
       responses: {

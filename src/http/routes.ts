@@ -5,7 +5,9 @@ import { alertmanagerInput, genericAlertInput } from '../domain/alerts/alert-inp
 import { auditPageInput } from '../domain/audit/audit-input.js';
 import { listAuditEvents } from '../domain/audit/audit-trail.js';
 import { addServiceToBoard, getBoard, updateBoardService } from '../domain/boards/board-service.js';
+import type { KeyKind } from '../domain/companies/api-keys.js';
 import type { Company } from '../domain/companies/company.js';
+import { agentRoutes } from './agent-routes.js';
 import type { DomainContext } from '../domain/context.js';
 import { notFound } from '../domain/errors.js';
 import { listCompanyIncidents } from '../domain/incidents/company-incidents.js';
@@ -67,6 +69,8 @@ export interface ApiRequest {
   query: URLSearchParams;
   /** The parsed JSON body; undefined when none was sent. */
   body: unknown;
+  /** The region of the probe agent whose token authenticated the request (see Route.caller); null for an API key. */
+  agentRegion: string | null;
 }
 
 export interface Reply {
@@ -86,6 +90,11 @@ export interface Route {
    * database's contents (see domain/read-epoch.ts), so it may be cached.
    */
   cacheable?: boolean;
+  /**
+   * Who may call it: a company's API key (absent), or a probe agent's token
+   * (`agent`), which opens the routes that say so and nothing else.
+   */
+  caller?: KeyKind;
   doc: RouteDoc;
   handle(req: ApiRequest): Promise<Reply>;
 }
@@ -93,7 +102,7 @@ export interface Route {
 /** What the API description (openapi.ts) says of a route. */
 export interface RouteDoc {
   operationId: string;
-  tag: 'Services' | 'Incidents' | 'Custom monitors' | 'Boards' | 'Maintenance' | 'Audit' | 'Alerts';
+  tag: 'Services' | 'Incidents' | 'Custom monitors' | 'Boards' | 'Maintenance' | 'Audit' | 'Alerts' | 'Probe agents';
   summary: string;
   description?: string;
   /** A schema for each `:name` of the path. */
@@ -146,7 +155,7 @@ function nextPage(query: URLSearchParams, cursor: string): string {
 
 const tagRules = `Tags are trimmed; blanks and duplicates are dropped; at most ${MAX_TAGS} tags of ${TAG_MAX_LENGTH} characters.`;
 
-export const routes: readonly Route[] = [
+const companyRoutes: readonly Route[] = [
   {
     method: 'GET',
     path: '/services',
@@ -575,3 +584,6 @@ export const routes: readonly Route[] = [
     },
   },
 ];
+
+/** The one table of /api/v2: the company's routes, and the probe agents'. */
+export const routes: readonly Route[] = [...companyRoutes, ...agentRoutes];

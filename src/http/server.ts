@@ -4,9 +4,7 @@ import type { Duplex } from 'node:stream';
 import type { Logger } from '../infrastructure/logger.js';
 import { databaseAnswers } from '../db/database.js';
 import type { RawHandler } from '../infrastructure/raw-handler.js';
-import { authenticateKey } from '../domain/companies/api-keys.js';
-import { authenticateAgent } from '../domain/companies/agent-keys.js';
-import { agentRoutes } from './agent-routes.js';
+import { admitKey, lookUpKey } from '../domain/companies/api-keys.js';
 import type { DomainContext } from '../domain/context.js';
 import { DomainError } from '../domain/errors.js';
 import { readEpoch } from '../domain/read-epoch.js';
@@ -151,37 +149,16 @@ export function createHttpServer(options: HttpServerOptions): Server {
     takeToken(`address:${clientAddress(req)}`);
   }
 
-  /** Guessing keys costs from the caller's address's budget. */
+  /** An API key or a probe agent's token (each route says which it admits); guessing them costs from the caller's address's budget. */
   async function authenticated(req: IncomingMessage) {
     try {
       const key = bearerKey(req);
-      const { company, keyId } = await authenticateKey(ctx, key);
-      return { key, company, keyId };
+      return { key, ...(await lookUpKey(ctx, key)) };
     } catch (error) {
       chargeWrongGuess(req);
       throw error;
     }
   }
-
-  /** A probe agent's request: its token authenticates it (a wrong one costs as a wrong key does), then its own budget. */
-  const agentRoute =
-    (route: (typeof agentRoutes)[number]) =>
-    async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-      let token: string;
-      let agent: Awaited<ReturnType<typeof authenticateAgent>>;
-      try {
-        token = bearerKey(req);
-        agent = await authenticateAgent(ctx, token);
-      } catch (error) {
-        chargeWrongGuess(req);
-        throw error;
-      }
-      takeToken(`key:${token}`);
-      const raw = await readBody(req, MAX_BODY_BYTES);
-      const body = route.method === 'POST' ? parseJsonBody(req, raw) : undefined;
-      const acting = ctx.actingAs({ actor: `api_key:${agent.keyId}`, requestId: null });
-      send(res, await route.handle(acting, agent, body));
-    };
 
   const healthz = async (_req: IncomingMessage, res: ServerResponse): Promise<void> => {
     if (!options.ready()) {
@@ -229,7 +206,6 @@ export function createHttpServer(options: HttpServerOptions): Server {
     ),
     { method: 'GET', path: '/healthz', label: '/healthz', handle: healthz },
     ...(['GET', 'POST'] as const).map((method): ServerRoute => ({ method, path: HEARTBEAT_PATH, label: HEARTBEAT_PATH, handle: heartbeat })),
-    ...agentRoutes.map((route): ServerRoute => ({ method: route.method, path: route.path, label: route.path, handle: agentRoute(route) })),
   ];
   const metrics = options.metrics;
   if (metrics) {
@@ -252,10 +228,24 @@ export function createHttpServer(options: HttpServerOptions): Server {
 
   /** Authenticates before anything else, the body included: a stranger's body is never read, however large it says it is. */
   async function handleApi(req: IncomingMessage, path: string, query: URLSearchParams, res: ServerResponse, trace: RequestTrace) {
-    const { key, company, keyId } = await authenticated(req);
+    const caller = await authenticated(req);
+    const { key, company, keyId, agentRegion } = caller;
+    let found: ReturnType<typeof apiRoutes.find>;
+    try {
+      found = apiRoutes.find(req.method ?? 'GET', path.slice(API_PREFIX.length) || '/');
+    } catch (error) {
+      if (agentRegion === null) throw error;
+      found = undefined;
+    }
+    // A probe agent's token opens the routes that admit it and nothing else: no other path, not even to be told it is unknown.
+    try {
+      admitKey(caller, found?.route?.route.caller ?? 'company');
+    } catch (error) {
+      chargeWrongGuess(req);
+      throw error;
+    }
     trace.companyId = company.id;
     takeToken(`key:${key}`);
-    const found = apiRoutes.find(req.method ?? 'GET', path.slice(API_PREFIX.length) || '/');
     if (!found) throw new HttpProblem('route_not_found', 'No such path');
     if (found.route === null) throw methodNotAllowed(req.method, found);
     const { route, label } = found.route;
@@ -266,7 +256,7 @@ export function createHttpServer(options: HttpServerOptions): Server {
     if (!route.cacheable) {
       // Changes are made on behalf of the key, within this request (the audit trail says both).
       const acting = ctx.actingAs({ actor: `api_key:${keyId}`, requestId: trace.id });
-      send(res, await route.handle({ ctx: acting, company, keyId, params, query, body }));
+      send(res, await route.handle({ ctx: acting, company, keyId, agentRegion, params, query, body }));
       return;
     }
     // Taken before reading, so that a change made meanwhile makes the entry stale at once.
@@ -277,7 +267,7 @@ export function createHttpServer(options: HttpServerOptions): Server {
       sendJson(res, 200, hit);
       return;
     }
-    const reply = await route.handle({ ctx, company, keyId, params, query, body });
+    const reply = await route.handle({ ctx, company, keyId, agentRegion, params, query, body });
     if (reply.status !== 200 || reply.headers) {
       send(res, reply);
       return;

@@ -77,7 +77,9 @@ describe('every route of routes.ts', () => {
   it('is documented, and nothing else is', () => {
     expect(undocumented.doc).toBeUndefined();
     for (const route of routes) expect(route.doc, `${route.method} ${route.path}`).toBeDefined();
-    expect(operationsOf(doc).sort()).toEqual([...routes.map((r) => `${r.method} ${openApiPath(r.path)}`), 'GET /openapi.json'].sort());
+    // Beside the route table, the server's own: this document, and the heartbeats' push address.
+    const own = ['GET /openapi.json', 'GET /heartbeats/{token}', 'POST /heartbeats/{token}'];
+    expect(operationsOf(doc).sort()).toEqual([...routes.map((r) => `${r.method} ${openApiPath(r.path)}`), ...own].sort());
     const ids = operationsOf(doc).map((o) => {
       const [method, path] = o.split(' ');
       return doc.paths[path!][method!.toLowerCase()].operationId;
@@ -90,7 +92,9 @@ describe('every route of routes.ts', () => {
     const hasParams = route.path.includes(':');
     it(`${route.method} ${route.path}: its success and every error it can answer, each with its schema`, () => {
       const op = doc.paths[openApiPath(route.path)][route.method.toLowerCase()];
-      expect(op.security).toBeUndefined(); // the document's: the API key
+      // The document's (the API key), but for the probe agents' routes, which admit their token only.
+      if (route.caller === 'agent') expect(op.security).toEqual([{ agentToken: [] }]);
+      else expect(op.security).toBeUndefined();
       const statuses = Object.keys(op.responses).map(Number);
       expect(statuses.filter((st) => st < 300)).toEqual([route.doc.success.status]);
       const expected = [401, 429, 503];
@@ -129,6 +133,28 @@ describe('every route of routes.ts', () => {
       required: false,
       schema: { enum: ['true', 'false'] },
     });
+  });
+
+  it("describes the probe agents' operations with their token, and the heartbeat without any credential", () => {
+    expect(doc.components.securitySchemes.agentToken).toMatchObject({ type: 'http', scheme: 'bearer' });
+    const assignments = doc.paths['/agent/assignments'].get;
+    expect(assignments.tags).toEqual(['Probe agents']);
+    expect(schemaAt(refOf(assignments.responses['200'])).properties.data.$ref).toBe('#/components/schemas/AgentAssignments');
+    const results = doc.paths['/agent/results'].post;
+    expect(results.security).toEqual([{ agentToken: [] }]);
+    expect(results.requestBody.content['application/json'].schema).toMatchObject({
+      additionalProperties: false,
+      properties: { results: { type: 'array', maxItems: 1000 }, dropped: { default: 0 } },
+    });
+    expect(Object.keys(results.responses)).toEqual(expect.arrayContaining(['202', '400', '401', '413', '422', '429', '503']));
+    for (const method of ['get', 'post']) {
+      const op = doc.paths['/heartbeats/{token}'][method];
+      expect(op.security).toEqual([]);
+      expect(op.tags).toEqual(['Heartbeats']);
+      expect(op.parameters.map((p: any) => `${p.in} ${p.name}`)).toEqual(['path token', 'query status', 'query msg']);
+      expect(Object.keys(op.responses).sort()).toEqual(['204', '400', '404', '413', '429', '503']);
+      expect(op.responses['401']).toBeUndefined();
+    }
   });
 
   it('405 and the 404 of an unknown path are described once, for every path', () => {

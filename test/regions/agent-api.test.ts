@@ -8,6 +8,7 @@ import { silentLogger } from '../../src/infrastructure/pino-logger.js';
 import { createProbeClient } from '../../src/jobs/http-probe.js';
 import { createMonitorProber } from '../../src/jobs/monitor-prober.js';
 import { startFakeTarget } from '../fakes/fake-target.js';
+import { apiDocumentCheck } from '../helpers/api-document.js';
 import { ACME_KEY, startTestServer } from '../helpers/test-server.js';
 import type { TestServer } from '../helpers/test-server.js';
 
@@ -120,6 +121,19 @@ describe('probe agents and the quorum of regions', () => {
     expect((await agentCall(ACME_KEY, 'GET', 'assignments')).status).toBe(401);
     expect((await s.api('GET', '/api/v2/custom_monitors', { key: eu.token })).status).toBe(401);
     expect((await agentCall(eu.token, 'GET', 'assignments')).status).toBe(200);
+
+    // Nothing else, not even to learn that a path is unknown or takes another method.
+    for (const [method, path] of [
+      ['GET', '/api/v2/nowhere'],
+      ['DELETE', '/api/v2/agent/results'],
+      ['GET', '/api/v2/agent/%ff'],
+    ] as const) {
+      const res = await fetch(`${s.url}${path}`, { method, headers: { authorization: `Bearer ${eu.token}` } });
+      expect(res.status, `${method} ${path}`).toBe(401);
+    }
+    // An API key is told what the path is as before.
+    expect((await s.api('DELETE', '/api/v2/agent/results')).status).toBe(405);
+    expect((await s.api('GET', '/api/v2/nowhere')).status).toBe(404);
 
     const revoked = await cli('key', 'revoke', eu.id);
     expect(revoked.code, revoked.stderr).toBe(0);
@@ -243,5 +257,32 @@ describe('probe agents and the quorum of regions', () => {
     expect(all).toContain('<b>hq</b> Response time, last 24 hours: no successful probe; 1 failed probe of 1');
     expect(all).toContain('<a href="/status/acme/monitors/501?region=us">us</a>');
     expect(await page('?region=eu')).toContain('aria-label="Average response time, last 24 hours from eu: 16 ms, max 20 ms; no failed probes"');
+  });
+
+  it('answers the agent and heartbeat operations as the API description says', async () => {
+    const check = apiDocumentCheck();
+    const call = async (method: string, path: string, token: string | null, body?: unknown) => {
+      const res = await fetch(`${s.url}${path}`, {
+        method,
+        headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+      const text = await res.text();
+      const answer = { method, path, status: res.status, headers: res.headers, text, body: text === '' ? undefined : JSON.parse(text) };
+      expect(check.problems(answer), `${method} ${path} ${res.status}`).toEqual([]);
+      return answer;
+    };
+    const eu = await agentToken('eu');
+    expect((await call('GET', '/api/v2/agent/assignments', eu.token)).status).toBe(200);
+    expect((await call('POST', '/api/v2/agent/results', eu.token, { results: [fail('HTTP 500')], dropped: 2 })).status).toBe(202);
+    expect((await call('POST', '/api/v2/agent/results', eu.token, { results: [] })).status).toBe(202);
+    expect((await call('POST', '/api/v2/agent/results', eu.token, { results: [{ monitor_id: 601, ok: true }] })).status).toBe(422);
+    expect((await call('GET', '/api/v2/agent/assignments', ACME_KEY)).status).toBe(401);
+
+    const backup = (await s.api('GET', '/api/v2/custom_monitors')).body.data.find((m: any) => m.id === '502').attributes;
+    const push = new URL(backup.push_url).pathname;
+    expect((await call('GET', push, null)).status).toBe(204);
+    expect((await call('POST', `${push}?status=down&msg=disk%20full`, null)).status).toBe(204);
+    expect((await call('GET', '/api/v2/heartbeats/not-a-token', null)).status).toBe(404);
   });
 });

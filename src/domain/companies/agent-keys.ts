@@ -1,9 +1,8 @@
 import { z } from 'zod';
 import type { DomainContext, Tx } from '../context.js';
-import { DomainError } from '../errors.js';
 import { parseInput } from '../validation.js';
 import type { Company } from './company.js';
-import { companyNamed, createApiKey, lookUpKey } from './api-keys.js';
+import { companyNamed, createApiKey } from './api-keys.js';
 
 /** A region's name, as the config's `region` of a server: on one line. */
 export const regionName = z
@@ -37,17 +36,6 @@ export async function createAgentKey(
   const region = parseInput(regionName, rawRegion, 'body', 'region');
   const issued = await createApiKey(ctx, companyName, label ?? `agent ${region}`, region);
   return { ...issued, region };
-}
-
-const unauthorized = () => new DomainError('unauthorized', "The probe agent's token is missing or invalid");
-
-/** The agent a token names; `unauthorized` for an API key, an unknown or a revoked token. */
-export async function authenticateAgent(ctx: DomainContext, token: string): Promise<ProbeAgent> {
-  const found = await lookUpKey(ctx, token).catch((error: unknown) => {
-    throw error instanceof DomainError && error.code === 'unauthorized' ? unauthorized() : error;
-  });
-  if (found.agentRegion === null) throw new DomainError('unauthorized', 'An API key opens no agent endpoint: statusbot key create --agent issues a token');
-  return { company: found.company, keyId: found.keyId, region: found.agentRegion };
 }
 
 /** How long a company's agent may go without a report before it is stale: two intervals of its most frequent monitor. */

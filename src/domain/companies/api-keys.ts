@@ -56,8 +56,23 @@ export async function authenticate(ctx: DomainContext, key: string): Promise<Com
 /** The company an API key acts for, and the key's id; a probe agent's token is refused (it opens the agent's endpoints only). */
 export async function authenticateKey(ctx: DomainContext, key: string): Promise<{ company: Company; keyId: number }> {
   const found = await lookUpKey(ctx, key);
-  if (found.agentRegion !== null) throw new DomainError('unauthorized', "This is a probe agent's token: it opens only /api/v2/agent/…");
+  admitKey(found, 'company');
   return found;
+}
+
+/** Who an operation admits: a company's API key, or a probe agent's token. */
+export type KeyKind = 'company' | 'agent';
+
+/**
+ * Refuses (`unauthorized`) a key of the other kind than the operation admits:
+ * a probe agent's token opens the agent's operations and nothing else, and an
+ * API key opens none of them.
+ */
+export function admitKey(found: { agentRegion: string | null }, kind: KeyKind): void {
+  if (kind === 'company' && found.agentRegion !== null) throw new DomainError('unauthorized', "This is a probe agent's token: it opens only /api/v2/agent/…");
+  if (kind === 'agent' && found.agentRegion === null) {
+    throw new DomainError('unauthorized', 'An API key opens no agent endpoint: statusbot key create --agent issues a token');
+  }
 }
 
 /**
