@@ -1,6 +1,6 @@
 import type { DomainContext } from '../domain/context.js';
 import { monitorsUnderMaintenance } from '../domain/maintenances/maintenance-windows.js';
-import { createProbeRollup } from '../domain/monitors/probe-hours.js';
+import { createProbeRollup } from '../domain/monitors/probe-rollup.js';
 import { recordProbe, recordRegionLatencies, takeDueProbes } from '../domain/monitors/probe-results.js';
 import type { MonitorState } from '../domain/monitors/probe-results.js';
 import type { Logger } from '../infrastructure/logger.js';

@@ -1,6 +1,7 @@
 import { XMLValidator } from 'fast-xml-parser';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DAY_MS, createProbeRollup } from '../../src/domain/monitors/probe-hours.js';
+import { DAY_MS } from '../../src/domain/monitors/probe-hours.js';
+import { createProbeRollup } from '../../src/domain/monitors/probe-rollup.js';
 import type { ProbeOutcome } from '../../src/domain/monitors/probe-results.js';
 import { statuspageSummary } from '../../src/ingest/statuspage-payload.js';
 import type { ProbeClient, ProbeTarget } from '../../src/jobs/http-probe.js';

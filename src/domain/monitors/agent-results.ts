@@ -6,8 +6,8 @@ import { invalidInput } from '../errors.js';
 import { monitorsUnderMaintenance } from '../maintenances/maintenance-windows.js';
 import { parseInput } from '../validation.js';
 import type { DnsRecord, ProbeType } from './monitor.js';
-import type { ProbeHourSums } from './probe-hours.js';
-import { addProbeHours, addSums, probeSums } from './probe-hours.js';
+import type { ProbeHourSums } from './probe-rollup.js';
+import { addProbeHours, addSums, probeSums } from './probe-rollup.js';
 import { recordProbeIn } from './probe-results.js';
 import type { QuorumReach } from './quorum-reach.js';
 import { noteQuorumReach } from './quorum-reach.js';
@@ -80,7 +80,7 @@ export async function agentAssignments(ctx: DomainContext, agent: ProbeAgent): P
 /**
  * Records a batch of a probe agent's results, oldest first, as results of its
  * region, in one transaction with the note of its report and the hours of
- * the region's history (see probe-hours.ts). A result for a
+ * the region's history (see probe-rollup.ts). A result for a
  * monitor that is not its company's (or a heartbeat) refuses the whole batch.
  */
 export async function recordAgentResults(ctx: DomainContext, agent: ProbeAgent, raw: unknown): Promise<{ accepted: number }> {
