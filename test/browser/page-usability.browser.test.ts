@@ -1,6 +1,7 @@
 import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runningClock } from '../../src/domain/clock.js';
+import { createProbeRollup } from '../../src/domain/monitors/probe-rollup.js';
 import { describeWithBrowser, launchBrowser, recordRequests, seriousViolations } from '../helpers/browser.js';
 import { ACME_KEY, T0, startTestServer } from '../helpers/test-server.js';
 import type { TestServer } from '../helpers/test-server.js';
@@ -60,6 +61,16 @@ describeInBrowser('status page usability in Chromium', () => {
     const resolved = await t.api('PATCH', `/api/v2/incidents/${incidentId}`, { body: { resolution_stage: 'resolved', description: 'Caught up.' } });
     expect(resolved.status).toBe(200);
     t.clock.set(T0);
+    // Two regions probed the checkout: its page splits by region.
+    for (const [region, ms] of [
+      ['eu', 120],
+      ['hq', 40],
+    ] as const) {
+      const rollup = createProbeRollup(t.ctx, region);
+      rollup.record(501, new Date(T0), ms, true);
+      rollup.record(501, new Date(T0), ms, region === 'hq');
+      await rollup.flush();
+    }
   });
   afterAll(async () => {
     await browser?.close();
@@ -220,7 +231,14 @@ describeInBrowser('status page usability in Chromium', () => {
   });
 
   it('has no serious or critical accessibility violation (axe-core), light and dark, with the script running', async () => {
-    const paths = ['/status/acme', `/status/acme/incidents/${incidentId}`, '/status/acme/history', '/status/soon', '/status/acme/monitors/501'];
+    const paths = [
+      '/status/acme',
+      `/status/acme/incidents/${incidentId}`,
+      '/status/acme/history',
+      '/status/soon',
+      '/status/acme/monitors/501',
+      '/status/acme/monitors/501?region=eu',
+    ];
     for (const colorScheme of ['light', 'dark'] as const) {
       // axe is an inline script: this context alone bypasses the page's CSP.
       const page = await open({ colorScheme, bypassCSP: true });

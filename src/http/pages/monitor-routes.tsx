@@ -36,7 +36,8 @@ function RegionChoice(props: { monitor: MonitorPanelData; byRegion: Map<string, 
           </li>
         ))}
       </ul>
-      <nav aria-label="Show probes from">
+      <nav class="choice" aria-labelledby="show-from">
+        <span id="show-from">Show probes from</span>
         <ul class="regions">
           {choices.map(([value, label]) => (
             <li>

@@ -90,6 +90,7 @@ svg.chart.rt text{font-size:12px}
 .monitor .legend{font-size:.75rem;margin:.25rem 0 0}
 ul.regions{list-style:none;padding:0;margin:.25rem 0;display:flex;flex-wrap:wrap;gap:.25rem 1rem;font-size:.875rem;font-variant-numeric:tabular-nums}
 ul.regions a[aria-current]{font-weight:700;text-decoration:none}
+nav.choice{display:flex;flex-wrap:wrap;gap:0 1rem;align-items:baseline;font-size:.875rem}
 table.hours{font-variant-numeric:tabular-nums}table.hours th,table.hours td{padding:.25rem .3rem}table.hours th,table.hours td:first-child{white-space:nowrap}
 @media (max-width:30rem){table.hours{font-size:.8125rem}}
 `.trim();
