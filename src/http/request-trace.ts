@@ -60,7 +60,12 @@ export class TracedResponse<Request extends IncomingMessage = IncomingMessage> e
       this.setHeader('X-Request-Id', id);
       return super.writeHead(statusCode, reason, headers);
     }
-    return super.writeHead(statusCode, reason, { ...headers, 'X-Request-Id': id });
+    // A flat list of names and values, which Node takes as it takes an object: a copy of the object (spread) costs
+    // several times as much, made anew per request.
+    const list: OutgoingHttpHeader[] = [];
+    for (const name in headers) list.push(name, headers[name] as OutgoingHttpHeader);
+    list.push('X-Request-Id', id);
+    return super.writeHead(statusCode, reason, list);
   }
 }
 
