@@ -79,6 +79,10 @@ export const threadIdOf = (n: DestinationNotification): number => (n.monitor ? -
 /** What a notification is about, as messages name it: the service, else the monitor. */
 export const subjectName = (n: DestinationNotification): string => n.service?.name ?? n.monitor?.name ?? '';
 
+/** The outbox rows telling each destination the same notification. */
+const rowsFor = (destinations: readonly DestinationRow[], companyId: number, payload: DestinationNotification, now: number): OutboxRow[] =>
+  destinations.map((d) => ({ companyId, subscriberId: null, stream: destinationStream(d.kind, d.id), event: payload.event, payload, now }));
+
 /** One outbox row per destination of the company, of a custom monitor going down or recovering. */
 export function monitorDestinationRows(
   destinations: readonly DestinationRow[],
@@ -116,14 +120,7 @@ export function monitorDestinationRows(
     update: down ? null : { stage: 'resolved', description: args.note },
     monitor,
   };
-  return destinations.map((d) => ({
-    companyId: args.companyId,
-    subscriberId: null,
-    stream: destinationStream(d.kind, d.id),
-    event: payload.event,
-    payload,
-    now,
-  }));
+  return rowsFor(destinations, args.companyId, payload, now);
 }
 
 const ACTIONS: Record<IncidentEvent, DestinationNotification['action']> = {
@@ -160,12 +157,5 @@ export function destinationRows(
     },
     update: args.posted && latest ? { stage: latest.stage, description: latest.description } : null,
   };
-  return destinations.map((d) => ({
-    companyId: args.companyId,
-    subscriberId: null,
-    stream: destinationStream(d.kind, d.id),
-    event: payload.event,
-    payload,
-    now,
-  }));
+  return rowsFor(destinations, args.companyId, payload, now);
 }
