@@ -6,7 +6,7 @@ import type { WriteOptions, WriteUnit } from '../db/writer.js';
 import type { ChatPlatform } from '../db/schema.js';
 import type { Clock } from './clock.js';
 import type { Company } from './companies/company.js';
-import type { QuorumReachChange } from './monitors/quorum-reach.js';
+import type { QuorumReachChange } from './monitors/quorum-reach-change.js';
 import { DEFAULT_USER_REPORTS } from './vendors/user-report-settings.js';
 import type { UserReportSettings } from './vendors/user-report-settings.js';
 

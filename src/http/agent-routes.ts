@@ -2,7 +2,7 @@ import type { ProbeAgent } from '../domain/companies/agent-keys.js';
 import { DomainError } from '../domain/errors.js';
 import { agentAssignments, agentResultsInput, recordAgentResults } from '../domain/monitors/agent-results.js';
 import { agentAssignmentsDocument, agentResultsDocument } from './api-schemas.js';
-import type { ApiRequest, Route } from './routes.js';
+import type { ApiRequest, Route } from './route.js';
 
 /** The agent a request of an agent route comes from (the server admits only an agent's token to these routes). */
 function agentOf(req: ApiRequest): ProbeAgent {

@@ -5,10 +5,7 @@ import { alertmanagerInput, genericAlertInput } from '../domain/alerts/alert-inp
 import { auditPageInput } from '../domain/audit/audit-input.js';
 import { listAuditEvents } from '../domain/audit/audit-trail.js';
 import { addServiceToBoard, getBoard, updateBoardService } from '../domain/boards/board-service.js';
-import type { KeyKind } from '../domain/companies/api-keys.js';
-import type { Company } from '../domain/companies/company.js';
 import { agentRoutes } from './agent-routes.js';
-import type { DomainContext } from '../domain/context.js';
 import { notFound } from '../domain/errors.js';
 import { listCompanyIncidents } from '../domain/incidents/company-incidents.js';
 import { getPostmortem } from '../domain/incidents/postmortem.js';
@@ -58,74 +55,8 @@ import {
   userReportResource,
 } from './resources.js';
 
-export type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
-
-export interface ApiRequest {
-  ctx: DomainContext;
-  company: Company;
-  /** The id of the API key that authenticated the request. */
-  keyId: number;
-  params: Record<string, string>;
-  query: URLSearchParams;
-  /** The parsed JSON body; undefined when none was sent. */
-  body: unknown;
-  /** The region of the probe agent whose token authenticated the request (see Route.caller); null for an API key. */
-  agentRegion: string | null;
-}
-
-export interface Reply {
-  status: number;
-  body?: unknown;
-  /** A body that is not JSON, with its Content-Type. */
-  text?: { type: string; body: string };
-  headers?: Record<string, string>;
-}
-
-export interface Route {
-  method: Method;
-  /** Path under /api/v2 with `:name` segments. */
-  path: string;
-  /**
-   * The answer depends only on the caller's company, the path and the
-   * database's contents (see domain/read-epoch.ts), so it may be cached.
-   */
-  cacheable?: boolean;
-  /**
-   * Who may call it: a company's API key (absent), or a probe agent's token
-   * (`agent`), which opens the routes that say so and nothing else.
-   */
-  caller?: KeyKind;
-  doc: RouteDoc;
-  handle(req: ApiRequest): Promise<Reply>;
-}
-
-/** What the API description (openapi.ts) says of a route. */
-export interface RouteDoc {
-  operationId: string;
-  tag: 'Services' | 'Incidents' | 'Custom monitors' | 'Boards' | 'Maintenance' | 'Audit' | 'Alerts' | 'Probe agents';
-  summary: string;
-  description?: string;
-  /** A schema for each `:name` of the path. */
-  params?: Record<string, z.ZodType>;
-  /** The query string, one parameter per key. */
-  query?: z.ZodObject;
-  /** The JSON body; `required` when an empty body is refused. */
-  body?: { schema: z.ZodType; required: boolean; description?: string };
-  /** The answer when it works: a schema of api-schemas.ts, none for an empty body. */
-  success: {
-    status: 200 | 201 | 202 | 204;
-    description: string;
-    schema?: z.ZodType;
-    /** The answer's media type when it is not JSON (then `Reply.text` carries it). */
-    mediaType?: string;
-    headers?: Record<string, string>;
-  };
-  /**
-   * When the domain refuses, by status. openapi.ts adds those of HTTP itself:
-   * 400 (body, path encoding), 401, 413 (body), 422 (invalid fields), 429, 503.
-   */
-  errors?: Partial<Record<403 | 404 | 422, string>>;
-}
+export type { ApiRequest, Method, Reply, Route, RouteDoc } from './route.js';
+import type { Reply, Route } from './route.js';
 
 /** Integer ids in paths; anything else names no resource. */
 function idParam(value: string | undefined): number {
