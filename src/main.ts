@@ -203,7 +203,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     const changes = Object.fromEntries(applied.changes.map(({ kind, ...counts }) => [kind[1], counts]));
     logger.info(`config applied: ${describeChanges(applied.changes)}`, { changes });
     for (const line of describeSuppressed(applied.suppressed)) logger.info(line);
-    for (const line of shortQuorumWarnings(await regionReach(ctx), 'held')) logger.warn(line.replace(/^warning: /, ''));
+    for (const line of shortQuorumWarnings(await regionReach(ctx), 'held')) logger.warn(line);
     if (config.setup.demo) await syncDemoServices(ctx);
 
     for (const note of chatEnv.notes) logger.info(note);

@@ -28,7 +28,7 @@ export const agentsListCommand: Command = {
       const agents = await listAgents(ctx, input.string('company'));
       if (agents.length === 0) input.out('there are no probe agents; statusbot key create --agent --company NAME --region NAME issues a token');
       for (const a of agents) input.out(agentLine(a));
-      for (const line of shortQuorumWarnings(await regionReach(ctx, input.string('company')), 'reporting')) input.err(line);
+      for (const line of shortQuorumWarnings(await regionReach(ctx, input.string('company')), 'reporting')) input.err(`warning: ${line}`);
       return 0;
     });
   },

@@ -49,7 +49,7 @@ export const applyCommand: Command = {
         reach.filter((r) => declared.has(r.company)),
         'held',
       ))
-        input.err(line);
+        input.err(`warning: ${line}`);
       return 0;
     } finally {
       progress.done();

@@ -42,8 +42,9 @@ const regionList = (regions: readonly string[]): string =>
   regions.length === 0 ? 'no agent region' : `${plural(regions.length, 'agent region')} (${regions.join(', ')})`;
 
 /**
- * A warning for each company whose quorum is more than its regions can meet,
- * for the operator: `held` counts every region with an agent token (what
+ * The text of a warning for each company whose quorum is more than its
+ * regions can meet, for the operator (the command line prefixes it with
+ * "warning: ", the server logs it at warn): `held` counts every region with an agent token (what
  * `statusbot apply` can tell), `reporting` only those reporting now (what
  * `statusbot agents list` tells).
  */
@@ -56,6 +57,6 @@ export function shortQuorumWarnings(reaches: readonly RegionReach[], count: 'hel
       count === 'held'
         ? `more than can report: this server's region and ${regionList(regions)}; statusbot key create --agent --company ${r.company} --region NAME adds one`
         : `more than report now: this server's region and ${regionList(regions)}${stale.length > 0 ? `, stale: ${stale.join(', ')}` : ''}`;
-    return [`warning: ${r.company}'s quorum of ${r.quorum} regions is ${how}. Its monitors cannot go down until ${r.quorum} regions report.`];
+    return [`${r.company}'s quorum of ${r.quorum} regions is ${how}. Its monitors cannot go down until ${r.quorum} regions report.`];
   });
 }
