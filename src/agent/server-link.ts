@@ -1,4 +1,4 @@
-import { createOutboundDispatcher, pathOf, readLimited, requestSignal } from '../infrastructure/outbound.js';
+import { createOutboundDispatcher, pathOf, readLimited, requestScope } from '../infrastructure/outbound.js';
 
 /** The server's answers: its assignments run to about 220 bytes a monitor, so 64 MiB holds some 300,000. */
 const MAX_ANSWER_BYTES = 64 * 1024 * 1024;
@@ -30,6 +30,15 @@ export function createServerLink(options: { server: string; token: string; userA
   const { dispatcher, close } = createOutboundDispatcher({ timeoutMs: options.timeoutMs, blockPrivateTargets: false, followRedirects: false });
 
   async function call(method: 'GET' | 'POST', path: string, body?: unknown): Promise<unknown> {
+    const { signal, release } = requestScope(options.timeoutMs, options.stop);
+    try {
+      return await callWithin(method, path, body, signal);
+    } finally {
+      release();
+    }
+  }
+
+  async function callWithin(method: 'GET' | 'POST', path: string, body: unknown, signal: AbortSignal): Promise<unknown> {
     const url = `${base}${path}`;
     const response = await dispatcher.request({
       origin: new URL(url).origin,
@@ -42,7 +51,7 @@ export function createServerLink(options: { server: string; token: string; userA
         ...(body === undefined ? {} : { 'content-type': 'application/json' }),
       },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      signal: requestSignal(options.timeoutMs, options.stop),
+      signal,
     });
     const text = (await readLimited(response.body, MAX_ANSWER_BYTES, response.headers['content-encoding'] as string | undefined)).toString('utf8');
     let parsed: unknown;

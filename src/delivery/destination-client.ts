@@ -1,7 +1,7 @@
 import type { DomainContext } from '../domain/context.js';
 import { request } from 'undici';
 import type { Dispatcher } from 'undici';
-import { describeNetworkError, readLimited, requestSignal, throwIfStopping } from '../infrastructure/outbound.js';
+import { describeNetworkError, readLimited, requestScope, throwIfStopping } from '../infrastructure/outbound.js';
 import { DeliveryFailure, retryAfterMs } from './publisher.js';
 
 export interface DestinationClientOptions {
@@ -48,7 +48,7 @@ export function createDestinationClient(options: DestinationClientOptions): Post
   const timeoutMs = options.timeoutMs ?? 10_000;
   return async (target, body, headers, deliverySignal) => {
     throwIfStopping(options.stop);
-    const signal = AbortSignal.any([requestSignal(timeoutMs, options.stop), deliverySignal]);
+    const { signal, release } = requestScope(timeoutMs, options.stop, deliverySignal);
     try {
       const response = await request(target.url, {
         method: 'POST',
@@ -64,6 +64,8 @@ export function createDestinationClient(options: DestinationClientOptions): Post
     } catch (error) {
       throwIfStopping(options.stop);
       throw new DeliveryFailure(redact(`POST ${target.shown}: ${describeNetworkError(error, timeoutMs, signal)}`, target.secrets));
+    } finally {
+      release();
     }
   };
 }

@@ -4,7 +4,7 @@ import type { ChatPlatform } from '../domain/chat/chat.js';
 import type { DomainContext } from '../domain/context.js';
 import type { Logger } from '../infrastructure/logger.js';
 import { plural } from '../domain/plural.js';
-import { StoppingError } from '../infrastructure/outbound.js';
+import { StoppingError, requestScope } from '../infrastructure/outbound.js';
 import {
   chatMessageOf,
   claimDue,
@@ -205,12 +205,13 @@ export function createOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
       if (platform === null) throw new Error(`stream ${entry.stream} is not a chat channel: it has no chat messages`);
       return platform;
     };
-    const lost = new AbortController();
-    const signal = AbortSignal.any([lost.signal, AbortSignal.timeout(deadlineMs), ...(options.stop ? [options.stop] : [])]);
+    // Ends at the deadline, at the stop, or when the lease is lost (its reason a LeaseLost).
+    const scope = requestScope(deadlineMs, options.stop);
+    const { signal } = scope;
     const recorder: DeliveryRecorder = {
       step: async (name, value) => {
         progress[name] = value;
-        if (!(await saveProgress(ctx, entry.id, entry.lease, progress))) lost.abort(new LeaseLost());
+        if (!(await saveProgress(ctx, entry.id, entry.lease, progress))) scope.abort(new LeaseLost());
         signal.throwIfAborted();
       },
       messageOf: (channelId, subject) => chatMessageOf(ctx, chat(), channelId, subject),
@@ -232,7 +233,7 @@ export function createOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
     const renewal = setInterval(
       () => {
         renewLease(ctx, entry.id, entry.lease, leaseMs).then(
-          (held) => held || lost.abort(new LeaseLost()),
+          (held) => held || scope.abort(new LeaseLost()),
           (error: unknown) => logger.warn(`the lease of outbox row ${entry.id} could not be renewed`, { outboxId: entry.id, reason: String(error) }),
         );
       },
@@ -256,11 +257,12 @@ export function createOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
       else heldElsewhere();
     } finally {
       clearInterval(renewal);
+      scope.release();
       if (pacedMs > 0) holdUntil(entry.stream, Date.now() + pacedMs);
     }
 
     async function failed(error: unknown): Promise<void> {
-      if (lost.signal.aborted) {
+      if (signal.reason instanceof LeaseLost) {
         heldElsewhere();
         return;
       }

@@ -3,7 +3,7 @@ import { request } from 'undici';
 import type { Dispatcher } from 'undici';
 import { paddedIds } from '../db/dialect.js';
 import { batchedLookup } from '../infrastructure/batched-lookup.js';
-import { describeNetworkError, requestSignal, throwIfStopping } from '../infrastructure/outbound.js';
+import { describeNetworkError, requestScope, throwIfStopping } from '../infrastructure/outbound.js';
 import type { DomainContext } from '../domain/context.js';
 import { DEFAULT_DESTINATION_LIMITS, DeliveryFailure, retryAfterMs } from './publisher.js';
 import type { DestinationLimits } from './publisher.js';
@@ -50,44 +50,48 @@ export function createWebhookPublisher(options: WebhookPublisherOptions): Publis
       let response: Dispatcher.ResponseData;
       throwIfStopping(options.stop);
       // The whole exchange, a body that trickles in included, ends at the timeout, or earlier with the delivery.
-      const signal = AbortSignal.any([requestSignal(timeoutMs, options.stop), delivery.signal]);
+      const { signal, release } = requestScope(timeoutMs, options.stop, delivery.signal);
       try {
-        response = await request(subscriber.target, {
-          method: 'POST',
-          body: delivery.body,
-          headers: {
-            'content-type': 'application/json',
-            'user-agent': options.userAgent ?? 'statusbot-webhooks',
-            [SIGNATURE_HEADER]: signBody(subscriber.secret, delivery.body),
-            'x-statusbot-event': delivery.event,
-            'x-statusbot-delivery': String(delivery.id),
-            'idempotency-key': delivery.idempotencyKey,
-          },
-          headersTimeout: timeoutMs,
-          bodyTimeout: timeoutMs,
-          signal,
-          ...(options.dispatcher ? { dispatcher: options.dispatcher } : {}),
-        });
-      } catch (error) {
-        throwIfStopping(options.stop);
-        throw new DeliveryFailure(`POST ${subscriber.target}: ${describeNetworkError(error, timeoutMs, signal)}`);
-      }
-      // The body is read to its end within the same deadline: a receiver that trickles it holds no delivery for longer.
-      const whole = await response.body.dump({ limit: 64 * 1024, signal }).then(
-        () => true,
-        () => false,
-      );
-      if (response.statusCode >= 200 && response.statusCode < 300) {
-        // A 2xx cut short by the stop was received all the same; cut short by the deadline, it is tried again (receivers deduplicate by the key).
-        if (whole || options.stop?.aborted) return;
-        throw new DeliveryFailure(
-          `POST ${subscriber.target}: HTTP ${response.statusCode}, but ${describeNetworkError(undefined, timeoutMs, signal)} before its body ended`,
+        try {
+          response = await request(subscriber.target, {
+            method: 'POST',
+            body: delivery.body,
+            headers: {
+              'content-type': 'application/json',
+              'user-agent': options.userAgent ?? 'statusbot-webhooks',
+              [SIGNATURE_HEADER]: signBody(subscriber.secret, delivery.body),
+              'x-statusbot-event': delivery.event,
+              'x-statusbot-delivery': String(delivery.id),
+              'idempotency-key': delivery.idempotencyKey,
+            },
+            headersTimeout: timeoutMs,
+            bodyTimeout: timeoutMs,
+            signal,
+            ...(options.dispatcher ? { dispatcher: options.dispatcher } : {}),
+          });
+        } catch (error) {
+          throwIfStopping(options.stop);
+          throw new DeliveryFailure(`POST ${subscriber.target}: ${describeNetworkError(error, timeoutMs, signal)}`);
+        }
+        // The body is read to its end within the same deadline: a receiver that trickles it holds no delivery for longer.
+        const whole = await response.body.dump({ limit: 64 * 1024, signal }).then(
+          () => true,
+          () => false,
         );
+        if (response.statusCode >= 200 && response.statusCode < 300) {
+          // A 2xx cut short by the stop was received all the same; cut short by the deadline, it is tried again (receivers deduplicate by the key).
+          if (whole || options.stop?.aborted) return;
+          throw new DeliveryFailure(
+            `POST ${subscriber.target}: HTTP ${response.statusCode}, but ${describeNetworkError(undefined, timeoutMs, signal)} before its body ended`,
+          );
+        }
+        throw new DeliveryFailure(`POST ${subscriber.target}: HTTP ${response.statusCode}`, {
+          retryAfterMs: retryAfterMs(response.headers['retry-after']),
+          rateLimited: response.statusCode === 429,
+        });
+      } finally {
+        release();
       }
-      throw new DeliveryFailure(`POST ${subscriber.target}: HTTP ${response.statusCode}`, {
-        retryAfterMs: retryAfterMs(response.headers['retry-after']),
-        rateLimited: response.statusCode === 429,
-      });
     },
   };
 }

@@ -188,9 +188,68 @@ export class StoppingError extends Error {
   }
 }
 
-/** The signal of one request: its own timeout, or the process's stop, whichever comes first. */
-export const requestSignal = (timeoutMs: number, stop: AbortSignal | undefined): AbortSignal =>
-  stop ? AbortSignal.any([AbortSignal.timeout(timeoutMs), stop]) : AbortSignal.timeout(timeoutMs);
+/** One piece of outbound work's signal, and what ends it. */
+export interface RequestScope {
+  /** Fires at the timeout (a TimeoutError), when a parent fires (with its reason), or on `abort`. */
+  readonly signal: AbortSignal;
+  abort(reason: unknown): void;
+  /** The work is over: its timer is cleared and its parents forget it. */
+  release(): void;
+}
+
+/** The scopes following each parent signal, aborted by its one listener. */
+const followers = new WeakMap<AbortSignal, Set<AbortController>>();
+
+function follow(parent: AbortSignal, child: AbortController): void {
+  let children = followers.get(parent);
+  if (!children) {
+    const set = new Set<AbortController>();
+    children = set;
+    followers.set(parent, set);
+    parent.addEventListener(
+      'abort',
+      () => {
+        for (const c of set) c.abort(parent.reason);
+        set.clear();
+      },
+      { once: true },
+    );
+  }
+  children.add(child);
+}
+
+/**
+ * The signal of one request or delivery: its own timeout, or a parent's abort
+ * (the process's stop, the delivery it is part of), whichever comes first.
+ * One timer and one entry per parent, both given back by `release`:
+ * `AbortSignal.timeout` keeps its timer until it runs out (a delivery's whole
+ * minute) and `AbortSignal.any` leaves weak references in its sources, so
+ * under load every delivery's leftovers outlived the young generation and
+ * made each of its collections pause the event loop for milliseconds.
+ */
+export function requestScope(timeoutMs: number, ...parents: readonly (AbortSignal | undefined)[]): RequestScope {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(new DOMException(`timeout after ${timeoutMs / 1000} s`, 'TimeoutError')), timeoutMs);
+  timer.unref();
+  const followed: AbortSignal[] = [];
+  for (const parent of parents) {
+    if (!parent) continue;
+    if (parent.aborted) {
+      controller.abort(parent.reason);
+      break;
+    }
+    follow(parent, controller);
+    followed.push(parent);
+  }
+  return {
+    signal: controller.signal,
+    abort: (reason) => controller.abort(reason),
+    release() {
+      clearTimeout(timer);
+      for (const parent of followed) followers.get(parent)?.delete(controller);
+    },
+  };
+}
 
 /** Throws StoppingError when `stop` has fired: a failure then is the stop's, not the target's. */
 export function throwIfStopping(stop: AbortSignal | undefined): void {

@@ -8,7 +8,7 @@ import {
   describeNetworkError,
   pathOf,
   readLimited,
-  requestSignal,
+  requestScope,
   throwIfStopping,
 } from '../infrastructure/outbound.js';
 import type { DomainContext } from '../domain/context.js';
@@ -90,7 +90,15 @@ export function createFeedPoller(options: FeedPollerOptions): FeedPoller {
 
   async function fetchDocument(url: string, validator: { etag?: string; lastModified?: string } | undefined) {
     throwIfStopping(stop);
-    const signal = requestSignal(options.timeoutMs, stop);
+    const { signal, release } = requestScope(options.timeoutMs, stop);
+    try {
+      return await readDocument(url, validator, signal);
+    } finally {
+      release();
+    }
+  }
+
+  async function readDocument(url: string, validator: { etag?: string; lastModified?: string } | undefined, signal: AbortSignal) {
     const headers: Record<string, string> = {
       'user-agent': options.userAgent,
       accept: 'application/json, application/rss+xml, application/atom+xml, application/xml;q=0.9, */*;q=0.5',

@@ -1,5 +1,5 @@
 import type { Dispatcher } from 'undici';
-import { createOutboundDispatcher, describeNetworkError, pathOf, requestSignal, throwIfStopping } from '../infrastructure/outbound.js';
+import { createOutboundDispatcher, describeNetworkError, pathOf, requestScope, throwIfStopping } from '../infrastructure/outbound.js';
 import type { ProbeOutcome } from '../domain/monitors/probe-results.js';
 import { DEFAULT_DAYS_BEFORE_EXPIRY } from '../domain/monitors/monitor.js';
 import type { DnsRecord, ProbeType } from '../domain/monitors/monitor.js';
@@ -58,7 +58,15 @@ export function createProbeClient(settings: ProbeSettings): ProbeClient {
 
   async function probeHttp(target: ProbeTarget): Promise<ProbeOutcome> {
     throwIfStopping(stop);
-    const signal = requestSignal(settings.timeoutMs, stop);
+    const { signal, release } = requestScope(settings.timeoutMs, stop);
+    try {
+      return await probeHttpWithin(target, signal);
+    } finally {
+      release();
+    }
+  }
+
+  async function probeHttpWithin(target: ProbeTarget, signal: AbortSignal): Promise<ProbeOutcome> {
     let response: Dispatcher.ResponseData;
     try {
       response = await dispatcher.request({

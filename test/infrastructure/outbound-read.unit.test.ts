@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { createProbeClient } from '../../src/jobs/http-probe.js';
-import { StoppingError, createOutboundDispatcher, describeNetworkError, pathOf, readLimited, requestSignal } from '../../src/infrastructure/outbound.js';
+import { StoppingError, createOutboundDispatcher, describeNetworkError, pathOf, readLimited, requestScope } from '../../src/infrastructure/outbound.js';
 import { startEncodedStall, startTrickle } from '../fakes/fake-stalling-server.js';
 import type { BodyEncoding, FakeStallingServer } from '../fakes/fake-stalling-server.js';
 
@@ -11,7 +11,7 @@ async function readFeed(url: string, options: { timeoutMs?: number } = {}): Prom
   const timeoutMs = options.timeoutMs ?? TIMEOUT_MS;
   const { dispatcher, close } = createOutboundDispatcher({ timeoutMs, blockPrivateTargets: false, followRedirects: true });
   const started = Date.now();
-  const signal = requestSignal(timeoutMs, undefined);
+  const { signal, release } = requestScope(timeoutMs);
   try {
     const response = await dispatcher.request({
       origin: new URL(url).origin,
@@ -26,6 +26,7 @@ async function readFeed(url: string, options: { timeoutMs?: number } = {}): Prom
   } catch (error) {
     return { reason: describeNetworkError(error, timeoutMs, signal), ms: Date.now() - started };
   } finally {
+    release();
     await close();
   }
 }
@@ -57,7 +58,7 @@ describe('an outbound read whose body stalls', () => {
     const stop = new AbortController();
     const { dispatcher, close } = createOutboundDispatcher({ timeoutMs: 30_000, blockPrivateTargets: false });
     try {
-      const response = await dispatcher.request({ origin: server.url, path: '/', method: 'GET', signal: requestSignal(30_000, stop.signal) });
+      const response = await dispatcher.request({ origin: server.url, path: '/', method: 'GET', signal: requestScope(30_000, stop.signal).signal });
       expect(response.headers['content-encoding']).toBe('gzip');
       const read = readLimited(response.body, 1024 * 1024, 'gzip');
       const stoppedAt = Date.now();
