@@ -54,41 +54,78 @@ ${Array.from({ length: SUBSCRIBERS }, (_, i) => `          - { webhook: "${hook}
 
 // ---------------------------------------------------------------- receiver
 
+/** What the receiver reports at the end of a drain. */
+interface Received {
+  /** Distinct Idempotency-Keys received. */
+  delivered: number;
+  /** Keys seen under way twice at the same time. */
+  twiceAtOnce: number;
+  /** Keys received more than once. */
+  repeated: number;
+  /** From the first delivery received to the last. */
+  seconds: number;
+}
+
+/**
+ * The webhooks' receiver, in a process of its own as a remote host would be:
+ * in the timing process, its work would delay the timed requests' answers
+ * and count as the API's latency.
+ */
 interface Receiver {
   url: string;
-  /** Deliveries received, by Idempotency-Key. */
-  byKey: Map<string, number>;
-  rowIds: Set<string>;
-  /** Keys seen under way twice at the same time. */
-  overlapping: Set<string>;
-  mostAtOnce: number;
-  first: number;
-  last: number;
+  /** Distinct keys received so far (reported every 50 ms). */
+  received(): number;
+  report(): Promise<Received>;
   close(): Promise<void>;
 }
 
 async function startReceiver(): Promise<Receiver> {
+  const proc = fork(fileURLToPath(import.meta.url), ['receiver'], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  let received = 0;
+  proc.on('message', (m: { type: string; received?: number }) => {
+    if (m.type === 'progress') received = m.received!;
+  });
+  const url = await new Promise<string>((ok, fail) => {
+    proc.once('exit', (code) => fail(new Error(`the receiver exited before it was ready (${code})`)));
+    proc.on('message', (m: { type: string; url?: string }) => m.type === 'ready' && ok(m.url!));
+  });
+  return {
+    url,
+    received: () => received,
+    report: () =>
+      new Promise((ok) => {
+        const answer = (m: { type: string } & Received) => {
+          if (m.type !== 'report') return;
+          proc.off('message', answer);
+          ok(m);
+        };
+        proc.on('message', answer);
+        proc.send({ type: 'report' });
+      }),
+    close: () => stopChild(proc),
+  };
+}
+
+async function receiver(): Promise<void> {
+  const byKey = new Map<string, number>();
   const open = new Map<string, number>();
-  let atOnce = 0;
-  const r: Omit<Receiver, 'url' | 'close'> = { byKey: new Map(), rowIds: new Set(), overlapping: new Set(), mostAtOnce: 0, first: 0, last: 0 };
+  const overlapping = new Set<string>();
+  let first = 0;
+  let last = 0;
   const server = createServer((req, res) => {
     const key = String(req.headers['idempotency-key']);
     const now = (open.get(key) ?? 0) + 1;
     open.set(key, now);
-    if (now > 1) r.overlapping.add(key);
-    atOnce++;
-    r.mostAtOnce = Math.max(r.mostAtOnce, atOnce);
+    if (now > 1) overlapping.add(key);
     req.resume();
     req.on('end', () => {
-      r.byKey.set(key, (r.byKey.get(key) ?? 0) + 1);
-      r.rowIds.add(String(req.headers['x-statusbot-delivery']));
-      r.first ||= performance.now();
-      r.last = performance.now();
+      byKey.set(key, (byKey.get(key) ?? 0) + 1);
+      first ||= performance.now();
+      last = performance.now();
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end('{"ok":true}');
     });
     res.on('close', () => {
-      atOnce--;
       const left = (open.get(key) ?? 1) - 1;
       if (left === 0) open.delete(key);
       else open.set(key, left);
@@ -96,14 +133,28 @@ async function startReceiver(): Promise<Receiver> {
   });
   server.keepAliveTimeout = 60_000;
   await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
-  return Object.assign(r, {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () =>
-      new Promise<void>((ok) => {
-        server.close(() => ok());
-        server.closeAllConnections();
-      }),
-  }) as Receiver;
+  let told = 0;
+  setInterval(() => {
+    if (byKey.size === told) return;
+    told = byKey.size;
+    process.send?.({ type: 'progress', received: told });
+  }, 50);
+  process.on('message', (m: { type: string }) => {
+    if (m.type === 'report') {
+      process.send?.({
+        type: 'report',
+        delivered: byKey.size,
+        twiceAtOnce: overlapping.size,
+        repeated: [...byKey.values()].filter((n) => n > 1).length,
+        seconds: (last - first) / 1_000,
+      } satisfies Received & { type: string });
+    } else if (m.type === 'stop') {
+      server.close(() => process.exit(0));
+      server.closeAllConnections();
+    }
+  });
+  process.on('disconnect', () => process.exit(0));
+  process.send?.({ type: 'ready', url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` });
 }
 
 // ---------------------------------------------------------------- run
@@ -119,7 +170,7 @@ function startReplica(dbPath: string, configPath: string): Promise<{ proc: Child
   });
 }
 
-async function stopReplica(proc: ChildProcess): Promise<void> {
+async function stopChild(proc: ChildProcess): Promise<void> {
   if (proc.exitCode !== null) return;
   const exited = new Promise((ok) => proc.once('exit', ok));
   proc.send({ type: 'stop' });
@@ -212,7 +263,7 @@ async function soak(engine: string, dbPath: string, dir: string): Promise<Result
     const latencies: number[] = [];
     const deadline = performance.now() + DRAIN_TIMEOUT_MS;
     let turn = 0;
-    while (receiver.byKey.size < queued && performance.now() < deadline) {
+    while (receiver.received() < queued && performance.now() < deadline) {
       const port = started[turn++ % 2]!.port;
       const t = performance.now();
       const response = await api(port, 'GET', `/api/v2/incidents/${incidentId}`);
@@ -226,21 +277,21 @@ async function soak(engine: string, dbPath: string, dir: string): Promise<Result
     await new Promise((ok) => setTimeout(ok, 1_000));
     const states = await outboxStates(dbPath);
     latencies.sort((a, b) => a - b);
-    const seconds = (receiver.last - receiver.first) / 1_000;
+    const { delivered, twiceAtOnce, repeated, seconds } = await receiver.report();
     return {
       engine,
       queued,
-      delivered: receiver.byKey.size,
-      twiceAtOnce: receiver.overlapping.size,
-      repeated: [...receiver.byKey.values()].filter((n) => n > 1).length,
+      delivered,
+      twiceAtOnce,
+      repeated,
       seconds,
-      rate: receiver.byKey.size / Math.max(seconds, 0.001),
+      rate: delivered / Math.max(seconds, 0.001),
       p50: percentile(latencies, 50),
       p99: percentile(latencies, 99),
       states,
     };
   } finally {
-    await Promise.all(replicas.map(stopReplica));
+    await Promise.all(replicas.map(stopChild));
     await receiver.close();
   }
 }
@@ -320,6 +371,7 @@ async function replica(): Promise<void> {
   process.send?.({ type: 'ready', port: server.port });
 }
 
-// Forked with `replica`: one of the two servers; otherwise the run itself.
+// Forked with `replica`: one of the two servers; with `receiver`, the webhooks' receiver; otherwise the run itself.
 if (process.argv[2] === 'replica') await replica();
+else if (process.argv[2] === 'receiver') await receiver();
 else await main();
