@@ -4,7 +4,8 @@
  * status page with BENCH_SOAK_SUBSCRIBERS (default 20) webhook subscribers,
  * by a server whose delivery is off — then two replica processes on the same
  * database deliver them to a local receiver, while GET /api/v2/incidents/:id
- * is timed against them. Printed per engine: every row delivered, none twice
+ * is timed against them (with undici's `request`: `fetch` adds its own
+ * streams' work to every timing). Printed per engine: every row delivered, none twice
  * at once (the same Idempotency-Key overlapping in time), the drain rate and
  * the API's p99 meanwhile.
  *   BENCH_ENGINES       `sqlite,postgres` (default)
@@ -21,6 +22,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
+import { request } from 'undici';
 import { loadConfig } from '../src/config/load-config.js';
 import { silentLogger } from '../src/infrastructure/pino-logger.js';
 import { startServer } from '../src/main.js';
@@ -266,10 +268,10 @@ async function soak(engine: string, dbPath: string, dir: string): Promise<Result
     while (receiver.received() < queued && performance.now() < deadline) {
       const port = started[turn++ % 2]!.port;
       const t = performance.now();
-      const response = await api(port, 'GET', `/api/v2/incidents/${incidentId}`);
-      await response.arrayBuffer();
+      const response = await request(`http://127.0.0.1:${port}/api/v2/incidents/${incidentId}`, { headers: { authorization: `Bearer ${KEY}` } });
+      await response.body.arrayBuffer();
       latencies.push(performance.now() - t);
-      if (response.status !== 200) throw new Error(`GET /api/v2/incidents/:id: HTTP ${response.status}`);
+      if (response.statusCode !== 200) throw new Error(`GET /api/v2/incidents/:id: HTTP ${response.statusCode}`);
       // A client every 10 ms: the drain, not the probe, keeps the CPUs busy.
       await new Promise((ok) => setTimeout(ok, 10));
     }
