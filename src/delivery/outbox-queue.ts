@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import type { ExpressionBuilder, Kysely, Selectable, SqlBool } from 'kysely';
-import { changesNothingCached, dialectOf } from '../db/dialect.js';
+import { changesNothingCached, dialectOf, paddedIds } from '../db/dialect.js';
 import type { ChatPlatform, Database, OutboxTable } from '../db/schema.js';
 import type { DomainContext } from '../domain/context.js';
 
@@ -239,13 +239,25 @@ export async function markSentBatch(ctx: DomainContext, claims: readonly { id: n
   const now = ctx.clock.now().getTime();
   const marked = new Set<number>();
   if (claims.length === 0) return marked;
+  // One statement per claim (its rows share its lease), not one per row.
+  const byLease = new Map<string, number[]>();
+  for (const { id, lease } of claims) {
+    const ids = byLease.get(lease);
+    if (ids) ids.push(id);
+    else byLease.set(lease, [id]);
+  }
   await bookkeeping(ctx, async (trx) => {
     marked.clear();
-    for (const { id, lease } of claims) {
-      const result = await holding(trx, id, lease)
+    for (const [lease, ids] of byLease) {
+      const rows = await trx
+        .updateTable('outbox')
         .set({ state: 'sent', sent_at: now, lease_until: null, lease_token: null, last_error: null })
-        .executeTakeFirst();
-      if (changed(result)) marked.add(id);
+        .where('id', 'in', paddedIds(ids))
+        .where('state', '=', 'pending')
+        .where('lease_token', '=', lease)
+        .returning('id')
+        .execute();
+      for (const row of rows) marked.add(row.id);
     }
   });
   return marked;

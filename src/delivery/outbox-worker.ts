@@ -217,12 +217,17 @@ export function createOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
       messageOf: (channelId, subject) => chatMessageOf(ctx, chat(), channelId, subject),
       rememberMessage: (channelId, subject, messageId) => rememberChatMessage(ctx, chat(), channelId, subject, messageId),
     };
+    let parsed: { value: unknown } | undefined;
     const delivery: Delivery = {
       id: entry.id,
       stream: entry.stream,
       event: entry.event,
       subscriberId: entry.subscriberId,
-      payload: JSON.parse(entry.payload) as unknown,
+      // Parsed when a publisher reads it: a webhook sends the text as stored.
+      get payload(): unknown {
+        parsed ??= { value: JSON.parse(entry.payload) as unknown };
+        return parsed.value;
+      },
       body: entry.payload,
       attempts: entry.attempts,
       progress,
