@@ -34,12 +34,26 @@ function cachingDatabase(sqlite: BetterSqlite3.Database, written: () => void, ca
       if (!stmt) {
         if (statements.size >= capacity) statements.clear();
         const prepared = sqlite.prepare(sql);
-        stmt = prepared.readonly ? (prepared as unknown as SqliteStatement) : telling(prepared as unknown as SqliteStatement, written);
+        stmt =
+          prepared.readonly || !movesCachedReads(sql) ? (prepared as unknown as SqliteStatement) : telling(prepared as unknown as SqliteStatement, written);
         statements.set(sql, stmt);
       }
       return stmt;
     },
   };
+}
+
+/**
+ * SQLite: whether a statement that may write can change what a cached read
+ * shows (see writeEffectOf). Transaction control and writes of UNCACHED_TABLES
+ * and UNNOTED_TABLES alone cannot; a statement that names no table it writes
+ * is taken to.
+ */
+function movesCachedReads(text: string): boolean {
+  const effect = writeEffectOf(text);
+  if (effect === 'writes' || effect === 'writesKeys') return true;
+  if (effect !== 'none' || /^\s*(savepoint|release)\b/i.test(text)) return false;
+  return text.match(WRITE) === null;
 }
 
 /** A statement that may write, which says so each time it has run (or failed: what it did is not known then). */
@@ -197,6 +211,60 @@ export async function noteChangesOnPostgres(db: Db): Promise<void> {
       if (noted || !wanted) continue;
       await sql`create trigger ${sql.raw(TRIGGER)} after insert or update or delete or truncate on ${sql.table(table)}
         for each statement execute function ${sql.raw(TRIGGER)}()`.execute(trx);
+    }
+  });
+}
+
+const GENERATION_TABLE = 'statusbot_generation';
+const SQLITE_TRIGGER = 'statusbot_changed';
+const generations = new WeakMap<BetterSqlite3.Database, BetterSqlite3.Statement>();
+
+/**
+ * SQLite: the generation the triggers of noteChangesOnSqlite move, or, before
+ * they are made (a database not migrated yet), the data_version read.
+ */
+function generationOf(sqlite: BetterSqlite3.Database, version: unknown): string {
+  try {
+    let read = generations.get(sqlite);
+    if (!read) {
+      read = sqlite.prepare(`select generation from ${GENERATION_TABLE} where id = 1`).pluck();
+      generations.set(sqlite, read);
+    }
+    const generation: unknown = read.get();
+    if (generation !== undefined) return `g${String(generation)}`;
+  } catch {
+    // No such table yet.
+  }
+  return `v${String(version)}`;
+}
+
+/**
+ * SQLite's counterpart of noteChangesOnPostgres. data_version moves with
+ * every commit of another connection, delivery's bookkeeping included, which
+ * on two processes sharing a file made every cached read and page be read
+ * and rendered again throughout a drain. A trigger on every table but
+ * UNCACHED_TABLES and UNNOTED_TABLES moves a generation in the database, by
+ * whatever writes it (another statusbot, the CLI, a sqlite3 shell), so a
+ * process reads the generation when data_version moved and keeps its caches
+ * when it did not. Applied at every start, after the migrations, for every
+ * table they created.
+ */
+export async function noteChangesOnSqlite(db: Db): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    await sql`create table if not exists ${sql.table(GENERATION_TABLE)} (id integer primary key check (id = 1), generation integer not null)`.execute(trx);
+    await sql`insert or ignore into ${sql.table(GENERATION_TABLE)} (id, generation) values (1, 0)`.execute(trx);
+    const { rows: tables } = await sql<{ name: string }>`select name from sqlite_master where type = 'table' and name not like 'sqlite_%'`.execute(trx);
+    const { rows: triggers } = await sql<{ name: string }>`select name from sqlite_master where type = 'trigger'`.execute(trx);
+    const made = new Set(triggers.map((t) => t.name));
+    for (const { name: table } of tables) {
+      const wanted = table !== GENERATION_TABLE && !UNNOTED_TABLES.includes(table) && !UNCACHED_TABLES.includes(table);
+      for (const event of ['insert', 'update', 'delete'] as const) {
+        const trigger = `${SQLITE_TRIGGER}_${table}_${event}`;
+        if (made.has(trigger) && !wanted) await sql`drop trigger ${sql.id(trigger)}`.execute(trx);
+        if (made.has(trigger) || !wanted) continue;
+        await sql`create trigger ${sql.id(trigger)} after ${sql.raw(event)} on ${sql.table(table)}
+          begin update ${sql.table(GENERATION_TABLE)} set generation = generation + 1 where id = 1; end`.execute(trx);
+      }
     }
   });
 }
@@ -460,13 +528,19 @@ export function openDatabase(options: OpenDatabaseOptions): Db {
   let ownWrites = 0;
   const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect(cachingDatabase(sqlite, () => void ownWrites++)) });
   const dataVersion = sqlite.prepare('pragma data_version').pluck();
-  let foreign = String(dataVersion.get());
+  let version: unknown = dataVersion.get();
+  let foreign = generationOf(sqlite, version);
   let checkedAt = performance.now();
   markers.set(db, () => {
     const now = performance.now();
     if (now - checkedAt >= FOREIGN_CHANGE_DELAY_MS) {
-      foreign = String(dataVersion.get());
       checkedAt = now;
+      const latest = dataVersion.get();
+      // Another connection committed: whether it changed anything a read shows, the generation says.
+      if (latest !== version) {
+        version = latest;
+        foreign = generationOf(sqlite, version);
+      }
     }
     return `${ownWrites}.${foreign}`;
   });

@@ -1,7 +1,7 @@
 import { Migrator, sql } from 'kysely';
 import type { MigrationResultSet } from 'kysely';
 import { migrations } from '../../migrations/index.js';
-import { assertDatabaseAnswers, DatabaseUnavailableError, noteChangesOnPostgres, engineOf } from './database.js';
+import { assertDatabaseAnswers, DatabaseUnavailableError, noteChangesOnPostgres, noteChangesOnSqlite, engineOf } from './database.js';
 import type { Db } from './database.js';
 
 export interface MigrationReport {
@@ -29,6 +29,7 @@ export async function migrateToLatest(db: Db): Promise<MigrationReport> {
   }
   const applied = (result.results ?? []).map((r) => r.migrationName);
   if (engineOf(db) === 'postgres') await noteChangesOnPostgres(db);
+  else await noteChangesOnSqlite(db);
   return { applied };
 }
 

@@ -2,7 +2,8 @@ import { sql } from 'kysely';
 import pg from 'pg';
 import type { Kysely } from 'kysely';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { changeMarker, changeFeedOf, keysMarker, openDatabase } from '../../src/db/database.js';
+import BetterSqlite3 from 'better-sqlite3';
+import { FOREIGN_CHANGE_DELAY_MS, changeMarker, changeFeedOf, keysMarker, openDatabase } from '../../src/db/database.js';
 import type { Db } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import type { Database } from '../../src/db/schema.js';
@@ -87,6 +88,52 @@ describe('what authenticated keys are remembered under', () => {
 });
 
 describe('what cached reads are compared with', () => {
+  it.skipIf(TEST_ENGINE !== 'sqlite')(
+    'does not move on SQLite for delivery bookkeeping, in this process or another, and moves for a change a read shows, whoever writes it',
+    async () => {
+      const [a, b] = await twoProcessesOnOneDatabase();
+      const ctx = createDomainContext({ db: a, clock: systemClock, publicUrl: 'http://localhost:8080' });
+      /** Past the delay within which another process's commits are seen. */
+      const afterForeignDelay = () => new Promise((ok) => setTimeout(ok, FOREIGN_CHANGE_DELAY_MS + 5));
+      await sql`insert into outbox (company_id, stream, event, payload, state, next_attempt_at, created_at)
+        values (1, 'webhook:1', 'incident.created', '{}', 'pending', 0, 0)`.execute(a);
+      await afterForeignDelay();
+      const markers = [await changeMarker(a), await changeMarker(b)];
+
+      // The worker's own: a claim, a lease renewed, the row marked sent, a retry scheduled on another row.
+      const [claimed] = await claimDue(ctx, { limit: 1, leaseMs: 60_000, busy: new Set(), streamPrefixes: ['webhook:'] });
+      expect(claimed).toBeDefined();
+      expect(await renewLease(ctx, claimed!.id, claimed!.lease, 60_000)).toBe(true);
+      expect(await markSent(ctx, claimed!.id, claimed!.lease)).toBe(true);
+      await createWriter(a).run(async (trx) => void (await sql`update outbox set last_error = 'x' where company_id = 1`.execute(trx)));
+      await afterForeignDelay();
+      expect([await changeMarker(a), await changeMarker(b)]).toEqual(markers);
+
+      // A change a read shows: at once in the process that made it, within the delay in the other.
+      await sql`insert into chat_admins (company_id, platform, user_id) values (1, 'slack', 'U0')`.execute(a);
+      const moved = await changeMarker(a);
+      expect(moved).not.toBe(markers[0]);
+      await afterForeignDelay();
+      const heard = await changeMarker(b);
+      expect(heard).not.toBe(markers[1]);
+
+      // Written by something that is not statusbot (a sqlite3 shell): the database's own triggers tell.
+      const shell = new BetterSqlite3(database!.path);
+      try {
+        shell.prepare(`update companies set name = 'Acme Inc' where id = 1`).run();
+        await afterForeignDelay();
+        expect(await changeMarker(a)).not.toBe(moved);
+        expect(await changeMarker(b)).not.toBe(heard);
+        const quiet = [await changeMarker(a), await changeMarker(b)];
+        shell.prepare(`update outbox set attempts = attempts + 1`).run();
+        await afterForeignDelay();
+        expect([await changeMarker(a), await changeMarker(b)]).toEqual(quiet);
+      } finally {
+        shell.close();
+      }
+    },
+  );
+
   it.skipIf(TEST_ENGINE !== 'postgres')('does not move on PostgreSQL for a chat request taken, which no read shows', async () => {
     const [a, b] = await twoProcessesOnOneDatabase();
     const ctx = createDomainContext({ db: a, clock: systemClock, publicUrl: 'http://localhost:8080' });
