@@ -403,7 +403,7 @@ export function createOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
       running = true;
       stopping = false;
       // Never below half the concurrency: a busy machine slows a drain, it does not starve it.
-      if (!options.ceiling) ceiling = followEventLoop({ max: concurrency, min: Math.ceil(concurrency / 2), lateMs: 4 });
+      if (!options.ceiling) ceiling = followEventLoop({ max: concurrency, min: Math.ceil(concurrency / 2), lateMs: 1 });
       wake();
       schedule();
     },
