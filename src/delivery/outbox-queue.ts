@@ -174,14 +174,13 @@ export async function claimDue(
     const ids = new Set(taken.map((r) => r.id));
     return candidates.filter((row) => ids.has(row.id)).map((row): ClaimedEntry => ({ ...toEntry(row), lease }));
   };
+  const candidates = pick(await heads(ctx.db).execute());
+  // Nothing to take: no write, so that looking costs no commit.
+  if (candidates.length === 0) return [];
   if (dialectOf(ctx.db).sharedByProcesses) {
-    // PostgreSQL: read once, under row locks; rows another replica is claiming right now are skipped, not waited for.
-    // Nothing to take writes nothing, so its commit costs little.
+    // PostgreSQL: taken again under row locks; rows another replica is claiming right now are skipped, not waited for.
     return bookkeeping(ctx, async (trx) => take(trx, pick(await dialectOf(trx).forClaim(heads(trx), 'o').execute())));
   }
-  const candidates = pick(await heads(ctx.db).execute());
-  // Nothing to take: no write transaction, so that looking takes no write lock (SQLite's is the file's).
-  if (candidates.length === 0) return [];
   return bookkeeping(ctx, (trx) => take(trx, candidates));
 }
 
