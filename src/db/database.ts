@@ -260,8 +260,13 @@ export async function noteChangesOnSqlite(db: Db): Promise<void> {
     await sql`create table if not exists ${sql.table(GENERATION_TABLE)} (id integer primary key check (id = 1), generation integer not null)`.execute(trx);
     await sql`insert or ignore into ${sql.table(GENERATION_TABLE)} (id, generation) values (1, 0)`.execute(trx);
     const { rows: tables } = await sql<{ name: string }>`select name from sqlite_master where type = 'table' and name not like 'sqlite_%'`.execute(trx);
-    const { rows: triggers } = await sql<{ name: string }>`select name from sqlite_master where type = 'trigger'`.execute(trx);
-    const made = new Set(triggers.map((t) => t.name));
+    // A trigger follows its table when a migration renames it: made only where it is on the table it is named after.
+    const { rows: triggers } = await sql<{ name: string; tbl_name: string }>`select name, tbl_name from sqlite_master where type = 'trigger'`.execute(trx);
+    const made = new Set<string>();
+    for (const t of triggers) {
+      if (t.name.startsWith(`${SQLITE_TRIGGER}_${t.tbl_name}_`)) made.add(t.name);
+      else if (t.name.startsWith(`${SQLITE_TRIGGER}_`)) await sql`drop trigger ${sql.id(t.name)}`.execute(trx);
+    }
     for (const { name: table } of tables) {
       const wanted = table !== GENERATION_TABLE && !UNNOTED_TABLES.includes(table) && !UNCACHED_TABLES.includes(table);
       for (const event of ['insert', 'update', 'delete'] as const) {
