@@ -11,6 +11,7 @@ export const CHECKPOINT_INTERVAL_MS = 250;
  */
 const WORKER = `
 const { parentPort, workerData } = require('node:worker_threads');
+const done = new Int32Array(workerData.done);
 const Database = require(workerData.module);
 const db = new Database(workerData.path);
 // Never wait on another process's lock: a checkpoint that cannot run now runs at the next turn.
@@ -25,15 +26,27 @@ const checkpoint = () => {
 const timer = setInterval(checkpoint, workerData.intervalMs);
 parentPort.once('message', () => {
   clearInterval(timer);
-  checkpoint();
-  db.close();
-  parentPort.close();
+  try {
+    db.close();
+  } finally {
+    Atomics.store(done, 0, 1);
+    Atomics.notify(done, 0);
+    parentPort.close();
+  }
 });
 `;
 
-/** Stops the checkpoints (a last one first). */
+/** How long closing the database waits for the worker's connection to close. */
+const STOP_WAIT_MS = 5_000;
+
 export interface BackgroundCheckpoints {
-  stop(): Promise<void>;
+  /**
+   * Closes the worker's connection, and returns once it is closed: the
+   * serving connection, closed next, is then the last one and copies the log
+   * back itself, and nothing touches the files after the database is closed
+   * (a folder removed next is removed whole).
+   */
+  stop(): void;
 }
 
 /**
@@ -47,14 +60,19 @@ export interface BackgroundCheckpoints {
  */
 export function startBackgroundCheckpoints(path: string, intervalMs = CHECKPOINT_INTERVAL_MS): BackgroundCheckpoints {
   const module = createRequire(import.meta.url).resolve('better-sqlite3');
-  const worker = new Worker(WORKER, { eval: true, workerData: { module, path, intervalMs } });
+  const done = new SharedArrayBuffer(4);
+  const worker = new Worker(WORKER, { eval: true, workerData: { module, path, intervalMs, done } });
   worker.unref();
-  const exited = new Promise<void>((ok) => worker.once('exit', () => ok()));
-  worker.on('error', () => undefined);
+  let failed = false;
+  worker.on('error', () => {
+    failed = true;
+  });
   return {
-    async stop() {
+    stop() {
+      if (failed) return;
       worker.postMessage('stop');
-      await exited;
+      // Closing a database is synchronous (better-sqlite3, kysely's destroy): so is waiting for this one.
+      Atomics.wait(new Int32Array(done), 0, 0, STOP_WAIT_MS);
     },
   };
 }

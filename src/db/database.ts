@@ -28,12 +28,13 @@ export interface OpenDatabaseOptions {
  * Statements are prepared once per SQL text: kysely prepares on every query, and
  * preparing costs more than running the small statements the API issues.
  */
-function cachingDatabase(sqlite: BetterSqlite3.Database, written: () => void, onClose: () => void, capacity = 500): SqliteDatabase {
+/** `beforeClose` runs before the connection closes. */
+function cachingDatabase(sqlite: BetterSqlite3.Database, written: () => void, beforeClose: () => void, capacity = 500): SqliteDatabase {
   const statements = new Map<string, SqliteStatement>();
   return {
     close() {
+      beforeClose();
       sqlite.close();
-      onClose();
     },
     prepare(sql: string): SqliteStatement {
       let stmt = statements.get(sql);
@@ -537,18 +538,18 @@ export function openDatabase(options: OpenDatabaseOptions): Db {
   // Every statement of this process that may write runs through the dialect's prepared statements: counted in
   // JavaScript, a cached read need not ask SQLite for total_changes(), a call into it per request.
   let ownWrites = 0;
-  let closed = () => {};
+  let beforeClose = () => {};
   if (options.checkpointInBackground && options.path !== ':memory:') {
     sqlite.pragma('wal_autocheckpoint = 0');
     const checkpoints = startBackgroundCheckpoints(options.path);
-    closed = () => void checkpoints.stop();
+    beforeClose = () => checkpoints.stop();
   }
   const db = new Kysely<Database>({
     dialect: new ImmediateSqliteDialect(
       cachingDatabase(
         sqlite,
         () => void ownWrites++,
-        () => closed(),
+        () => beforeClose(),
       ),
     ),
   });

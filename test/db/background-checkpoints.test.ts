@@ -1,4 +1,5 @@
-import { statSync } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/database.js';
@@ -35,5 +36,15 @@ describe.skipIf(TEST_ENGINE !== 'sqlite')("a serving process's SQLite checkpoint
     await waitUntil(() => statSync(database!.path).size >= before + 4_000_000, { timeoutMs: 5_000 });
     const { rows: found } = await sql<{ n: number }>`select count(*) as n from meta where key like 'bulk-%'`.execute(db);
     expect(found[0]!.n).toBe(1000);
+  });
+
+  it('are over once the database is closed: nothing is left beside the file, at once', async () => {
+    database = await createTestDatabase();
+    db = openDatabase({ path: database.path, checkpointInBackground: true });
+    await sql`insert into meta (key, value) values ('k', 'v')`.execute(db);
+    await db.destroy();
+    db = undefined;
+    // The last connection to close copies the log back and removes it and the shared-memory file.
+    expect(readdirSync(dirname(database.path)).sort()).toEqual(['statusbot.db']);
   });
 });
