@@ -168,7 +168,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   const logger = options.logger ?? createLogger({ level: logLevelOf((options.env ?? process.env).LOG_LEVEL) });
   const notice = options.notice ?? printNotice;
   const config = options.config ?? emptyConfig();
-  const db: Db = openDatabase({ path: options.dbPath, poolSize: (options.config ?? emptyConfig()).database.poolSize, checkpointInBackground: true });
+  const db: Db = openDatabase({ path: options.dbPath, poolSize: (options.config ?? emptyConfig()).database.poolSize });
   let server: Server | undefined;
   // The home shows the demo's key only once this start has made it (or not).
   let settleDemoKey: (key: string | null) => void = () => {};

@@ -4,7 +4,6 @@ import BetterSqlite3 from 'better-sqlite3';
 import { CompiledQuery, Kysely, PostgresAdapter, PostgresDialect, SqliteDialect, SqliteDriver, sql } from 'kysely';
 import pg from 'pg';
 import type { DatabaseConnection, Driver, SqliteDatabase, SqliteStatement } from 'kysely';
-import { startBackgroundCheckpoints } from './background-checkpoints.js';
 import { CHANGES_CHANNEL, ChangeFeed, KEYS_CHANGED_PREFIX, UNCACHED_CHANGE_PREFIX } from './change-feed.js';
 import type { Database } from './schema.js';
 
@@ -20,22 +19,16 @@ export interface OpenDatabaseOptions {
   poolSize?: number;
   /** Milliseconds a statement waits on another process's lock before failing. */
   busyTimeoutMs?: number;
-  /** SQLite: checkpoints of the write-ahead log in a worker thread, not in the commits of this connection (a serving process). */
-  checkpointInBackground?: boolean;
 }
 
 /**
  * Statements are prepared once per SQL text: kysely prepares on every query, and
  * preparing costs more than running the small statements the API issues.
  */
-/** `beforeClose` runs before the connection closes. */
-function cachingDatabase(sqlite: BetterSqlite3.Database, written: () => void, beforeClose: () => void, capacity = 500): SqliteDatabase {
+function cachingDatabase(sqlite: BetterSqlite3.Database, written: () => void, capacity = 500): SqliteDatabase {
   const statements = new Map<string, SqliteStatement>();
   return {
-    close() {
-      beforeClose();
-      sqlite.close();
-    },
+    close: () => sqlite.close(),
     prepare(sql: string): SqliteStatement {
       let stmt = statements.get(sql);
       if (!stmt) {
@@ -538,21 +531,7 @@ export function openDatabase(options: OpenDatabaseOptions): Db {
   // Every statement of this process that may write runs through the dialect's prepared statements: counted in
   // JavaScript, a cached read need not ask SQLite for total_changes(), a call into it per request.
   let ownWrites = 0;
-  let beforeClose = () => {};
-  if (options.checkpointInBackground && options.path !== ':memory:') {
-    sqlite.pragma('wal_autocheckpoint = 0');
-    const checkpoints = startBackgroundCheckpoints(options.path);
-    beforeClose = () => checkpoints.stop();
-  }
-  const db = new Kysely<Database>({
-    dialect: new ImmediateSqliteDialect(
-      cachingDatabase(
-        sqlite,
-        () => void ownWrites++,
-        () => beforeClose(),
-      ),
-    ),
-  });
+  const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect(cachingDatabase(sqlite, () => void ownWrites++)) });
   const dataVersion = sqlite.prepare('pragma data_version').pluck();
   let version: unknown = dataVersion.get();
   let foreign = generationOf(sqlite, version);
