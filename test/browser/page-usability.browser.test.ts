@@ -248,6 +248,5 @@ describeInBrowser('status page usability in Chromium', () => {
         expect(await seriousViolations(page), `${path} (${colorScheme})`).toEqual([]);
       }
     }
-    // Twelve pages through axe take about 15 s alone, twice that on a machine busy with the rest of the suite.
-  }, 90_000);
+  });
 });

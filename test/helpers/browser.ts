@@ -10,13 +10,17 @@ export const CHROMIUM_PATH = '/usr/bin/chromium';
 
 export const browserAvailable = existsSync(CHROMIUM_PATH);
 
+const BROWSER_TEST_TIMEOUT = 90_000;
+
 /**
  * A describe block that needs Chromium. Without it the block skips with one
  * line, except in CI, where `.ci/run` installs it and its absence fails the run.
+ * Its tests get 90 s: a page through axe takes 2 to 3 s alone, and several
+ * times that on a machine busy with the rest of the suite.
  */
 export function describeWithBrowser(name: string, tests: () => void): void {
   if (browserAvailable) {
-    describe(name, tests);
+    describe(name, { timeout: BROWSER_TEST_TIMEOUT }, tests);
     return;
   }
   if (process.env.CI === 'true') throw new Error(`the browser tests need Chromium at ${CHROMIUM_PATH} (apt-get install chromium)`);
