@@ -44,6 +44,8 @@ const getIds = async (base: string, path: string, key: string) => {
 describe("the README's example config after a first start (npm start)", () => {
   it('applies cleanly beside the demo company, which keeps working; a second start says how to get a key', async () => {
     const first = startCli(['serve', '--port', '0', '--db', database.path], { cwd: dir });
+    // The key follows the start line, which a first start (every migration, then the demo company) may take a while to print.
+    await first.listening();
     const key = await waitUntil(() => /^ {2}(sb_\S+)$/m.exec(first.out.stdout)?.[1], { what: 'the demo key' });
     expect((await first.stop()).code).toBe(0);
 
@@ -79,6 +81,7 @@ describe("the README's example config after a first start (npm start)", () => {
     await s.stop().catch(() => undefined);
     const again = startCli(['serve', '--port', '0', '--db', database.path], { cwd: dir });
     try {
+      await again.listening();
       await waitUntil(() => again.out.stdout.includes('key create'), { what: 'the key hint' });
       expect(again.out.stdout).toContain('this database already holds the company Demo. A new key:\n  statusbot key create --company Demo --db ');
       expect(again.out.stdout).not.toContain('curl');

@@ -37,7 +37,11 @@ async function portInUse(): Promise<number> {
   return (other.address() as AddressInfo).port;
 }
 
-const printed = (s: Running, what: string, text: string) => waitUntil(() => s.out.stdout.includes(text), { what });
+/** Text a started server prints after its start line (which may take a while on a busy machine): waited for once it listens. */
+async function printed(s: Running, what: string, text: string): Promise<void> {
+  await s.listening();
+  await waitUntil(() => s.out.stdout.includes(text), { what });
+}
 
 async function companies(path: string): Promise<number> {
   const db = openDatabase({ path });
@@ -118,6 +122,7 @@ describe.skipIf(TEST_ENGINE !== 'sqlite')('mistakes are answered by one line nam
 
     const s = startCli(['serve', '--port', '0', '--db', dbPath], { cwd: dir, env: { LOG_LEVEL: 'debug' } });
     running.push(s);
+    await s.listening();
     const key = await waitUntil(() => /^ {2}(sb_\S+)$/m.exec(s.out.stdout)?.[1], { what: 'the demo key' });
     const started = await waitUntil(
       () =>
