@@ -53,7 +53,7 @@ export function createServerLink(options: { server: string; token: string; userA
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       signal,
     });
-    const text = (await readLimited(response.body, MAX_ANSWER_BYTES, response.headers['content-encoding'] as string | undefined)).toString('utf8');
+    const text = (await readLimited(response, MAX_ANSWER_BYTES)).toString('utf8');
     let parsed: unknown;
     try {
       parsed = text ? JSON.parse(text) : undefined;

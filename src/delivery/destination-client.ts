@@ -59,7 +59,7 @@ export function createDestinationClient(options: DestinationClientOptions): Post
         signal,
         ...(options.dispatcher ? { dispatcher: options.dispatcher } : {}),
       });
-      const text = (await readLimited(response.body, 64 * 1024, response.headers['content-encoding'] as string | undefined)).toString('utf8');
+      const text = (await readLimited(response, 64 * 1024)).toString('utf8');
       return { statusCode: response.statusCode, headers: response.headers, text };
     } catch (error) {
       throwIfStopping(options.stop);

@@ -133,10 +133,17 @@ function decoderFor(encoding: string | undefined): Transform | null {
  * compressed body cannot expand into a large one unnoticed. The body and its
  * decoder are one pipeline, so the request's deadline or the stop, which end
  * the body, end a read waiting inside the decoder too (`pipe` would leave the
- * decoder waiting for bytes that never come).
+ * decoder waiting for bytes that never come). A body sent as is that declares
+ * more than `maxBytes` in its Content-Length is refused before any is read.
  */
-export async function readLimited(body: Dispatcher.ResponseData['body'], maxBytes: number, encoding?: string): Promise<Buffer> {
+export async function readLimited(response: Pick<Dispatcher.ResponseData, 'body' | 'headers'>, maxBytes: number): Promise<Buffer> {
+  const { body, headers } = response;
+  const encoding = headerValue(headers['content-encoding']);
   const decoder = decoderFor(encoding);
+  if (!decoder && Number(headerValue(headers['content-length'])) > maxBytes) {
+    body.destroy();
+    throw new BodyTooLargeError(maxBytes);
+  }
   const chunks: Buffer[] = [];
   let size = 0;
   const collect = async (source: AsyncIterable<Buffer>) => {
@@ -158,6 +165,9 @@ export async function readLimited(body: Dispatcher.ResponseData['body'], maxByte
   if (size > maxBytes) throw new BodyTooLargeError(maxBytes);
   return Buffer.concat(chunks);
 }
+
+/** A header's value; the first of a repeated one. */
+const headerValue = (value: string | string[] | undefined): string | undefined => (Array.isArray(value) ? value[0] : value);
 
 const NETWORK_CODES = /^(ECONNREFUSED|ECONNRESET|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|EPIPE|ECONNABORTED|UND_ERR_[A-Z_]+)$/;
 

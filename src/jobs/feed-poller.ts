@@ -127,7 +127,7 @@ export function createFeedPoller(options: FeedPollerOptions): FeedPoller {
       throw new FeedHttpError(`${url}: HTTP ${response.statusCode}`);
     }
     try {
-      const body = await readLimited(response.body, MAX_FEED_BYTES, header('content-encoding'));
+      const body = await readLimited(response, MAX_FEED_BYTES);
       return { changed: true as const, validator: next, body: body.toString('utf8') };
     } catch (error) {
       throwIfStopping(stop);

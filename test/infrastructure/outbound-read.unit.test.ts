@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createProbeClient } from '../../src/jobs/http-probe.js';
 import { StoppingError, createOutboundDispatcher, describeNetworkError, pathOf, readLimited, requestScope } from '../../src/infrastructure/outbound.js';
@@ -20,8 +22,7 @@ async function readFeed(url: string, options: { timeoutMs?: number } = {}): Prom
       headers: { 'accept-encoding': 'gzip, deflate, br' },
       signal,
     });
-    const encoding = response.headers['content-encoding'];
-    await readLimited(response.body, 1024 * 1024, typeof encoding === 'string' ? encoding : undefined);
+    await readLimited(response, 1024 * 1024);
     return { reason: 'read whole', ms: Date.now() - started };
   } catch (error) {
     return { reason: describeNetworkError(error, timeoutMs, signal), ms: Date.now() - started };
@@ -60,7 +61,7 @@ describe('an outbound read whose body stalls', () => {
     try {
       const response = await dispatcher.request({ origin: server.url, path: '/', method: 'GET', signal: requestScope(30_000, stop.signal).signal });
       expect(response.headers['content-encoding']).toBe('gzip');
-      const read = readLimited(response.body, 1024 * 1024, 'gzip');
+      const read = readLimited(response, 1024 * 1024);
       const stoppedAt = Date.now();
       stop.abort(new StoppingError());
       await expect(read).rejects.toThrow('dropped: statusbot is stopping');
@@ -83,6 +84,38 @@ describe('an outbound read whose body stalls', () => {
       expect(Date.now() - started).toBeLessThan(TIMEOUT_MS + 1_000);
     } finally {
       await probes.close();
+    }
+  });
+});
+
+describe('an outbound read of a body over its limit', () => {
+  it('is refused by its Content-Length before the body is read, and by the bytes read when it declares none', async () => {
+    const chunk = Buffer.alloc(64 * 1024, 0x61);
+    const server = createServer((req, res) => {
+      if (req.url === '/declared') {
+        // 64 MiB declared, one chunk sent, then nothing: only a reader that trusts the length answers before its deadline.
+        res.writeHead(200, { 'content-length': 1024 * chunk.length });
+        res.write(chunk);
+        return;
+      }
+      res.writeHead(200);
+      for (let i = 0; i < 32; i++) res.write(chunk);
+      res.end();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const { dispatcher, close } = createOutboundDispatcher({ timeoutMs: 10_000, blockPrivateTargets: false });
+    try {
+      for (const path of ['/declared', '/chunked']) {
+        const started = Date.now();
+        const response = await dispatcher.request({ origin, path, method: 'GET' });
+        await expect(readLimited(response, 1024 * 1024), path).rejects.toThrow('the body is over 1024 KiB');
+        expect(Date.now() - started, path).toBeLessThan(5_000);
+      }
+    } finally {
+      await close();
+      server.closeAllConnections();
+      server.close();
     }
   });
 });
