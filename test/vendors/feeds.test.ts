@@ -66,7 +66,7 @@ function config(pages: FakeStatusPages, extra = '') {
   return `
 public_url: http://status.test
 rate_limit: { per_minute: 100000 }
-ingestion: { interval_seconds: 60, timeout_seconds: 1, concurrency: 10 }
+ingestion: { interval_seconds: 60, timeout_seconds: 2, concurrency: 10 }
 services:
   - urlname: github
     name: GitHub
@@ -239,7 +239,7 @@ describe('a Statuspage feed', () => {
       ['an HTML page', { body: '<html><body>Service Unavailable</body></html>', contentType: 'text/html', etag: false }, /HTML/],
       ['malformed JSON', { body: '{"status": {"indicator": "none"', etag: false }, /JSON/],
       ['JSON of another shape', { body: '{"hello": "world"}', etag: false }, /./],
-      ['a slow answer', { body: '{}', delayMs: 3_000, etag: false }, /timeout/],
+      ['a slow answer', { body: '{}', delayMs: 4_000, etag: false }, /timeout/],
       ['a huge body', { body: `{"x":"${'a'.repeat(6 * 1024 * 1024)}"}`, etag: false }, /over 5120 KiB/],
     ];
     let lastNext = 0;
