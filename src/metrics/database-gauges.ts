@@ -9,6 +9,7 @@ import { CHAT_PLATFORMS } from '../domain/chat/chat.js';
 import { EMAIL_STREAM_PREFIX } from '../domain/notifications/email-notifications.js';
 import { watched } from '../domain/vendors/vendor-feeds.js';
 import { listAgents } from '../domain/companies/agent-keys.js';
+import type { AgentInfo } from '../domain/companies/agent-keys.js';
 import { SERVER_REGIONS, regionReach } from '../domain/companies/region-reach.js';
 
 export interface DatabaseGaugesOptions {
@@ -128,16 +129,17 @@ export function registerDatabaseGauges(options: DatabaseGaugesOptions): void {
     },
   );
 
-  // By region, as a quorum counts them: a region's latest report, and stale only when every agent of that region is.
-  let agentsRead: Promise<Map<string, { age: number; stale: boolean }>> | null = null;
-  const agents = () =>
-    (agentsRead ??= readAgents().finally(() => {
+  // The agents, read once per scrape for the three gauges that show them.
+  let agentsRead: Promise<AgentInfo[]> | null = null;
+  const listed = () =>
+    (agentsRead ??= listAgents({ db, clock: { now } }).finally(() => {
       agentsRead = null;
     }));
-  async function readAgents() {
+  // By region, as a quorum counts them: a region's latest report, and stale only when every agent of that region is.
+  async function agents() {
     const at = now().getTime();
     const byRegion = new Map<string, { age: number; stale: boolean }>();
-    for (const a of await listAgents({ db, clock: { now } })) {
+    for (const a of await listed()) {
       if (a.revokedAt) continue;
       const age = a.lastReportAt ? Math.max(0, (at - a.lastReportAt.getTime()) / 1000) : Number.POSITIVE_INFINITY;
       const seen = byRegion.get(a.region);
@@ -166,7 +168,7 @@ export function registerDatabaseGauges(options: DatabaseGaugesOptions): void {
     "1 when fewer regions report for the company (this server's and its live agents') than its quorum, so that its monitors cannot go down, else 0. Companies with a quorum of 1 are left out.",
     ['company'],
     async (g) => {
-      for (const r of await regionReach({ db, clock: { now } })) {
+      for (const r of await regionReach({ db, clock: { now } }, undefined, await listed())) {
         if (r.quorum > 1) g.set({ company: r.company }, SERVER_REGIONS + r.liveRegions.length < r.quorum ? 1 : 0);
       }
     },

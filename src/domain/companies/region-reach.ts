@@ -1,5 +1,6 @@
 import type { AgentReadContext } from './agent-keys.js';
 import { listAgents } from './agent-keys.js';
+import type { AgentInfo } from './agent-keys.js';
 import { companyNamed } from './api-keys.js';
 import { plural } from '../plural.js';
 
@@ -20,13 +21,16 @@ export interface RegionReach {
 /** The servers' own region: every server probes as one region, whatever it is named. */
 export const SERVER_REGIONS = 1;
 
-/** Each company (or the one named) with its quorum and the regions its agents hold, by name. */
-export async function regionReach(ctx: AgentReadContext, companyName?: string): Promise<RegionReach[]> {
+/**
+ * Each company (or the one named) with its quorum and the regions its agents
+ * hold, by name; from `listed` when the caller has read listAgents already.
+ */
+export async function regionReach(ctx: AgentReadContext, companyName?: string, listed?: readonly AgentInfo[]): Promise<RegionReach[]> {
   const named = companyName === undefined ? null : await companyNamed(ctx.db, companyName);
   let query = ctx.db.selectFrom('companies').select(['name', 'region_quorum']);
   if (named) query = query.where('id', '=', named.id);
   const companies = await query.orderBy('name').execute();
-  const agents = (await listAgents(ctx, companyName)).filter((a) => a.revokedAt === null);
+  const agents = (listed ?? (await listAgents(ctx, companyName))).filter((a) => a.revokedAt === null);
   return companies.map((c) => {
     const own = agents.filter((a) => a.company === c.name);
     return {
