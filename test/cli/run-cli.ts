@@ -60,8 +60,8 @@ export interface Running {
   child: ChildProcess;
   out: { stdout: string; stderr: string };
   exited: Promise<Exit>;
-  /** The address its start line names, once it listens: where to reach it on this machine. */
-  listening(): Promise<{ url: string; port: number }>;
+  /** The address its start line names, once it listens: where to reach it on this machine (waited for 20 s unless told). */
+  listening(timeoutMs?: number): Promise<{ url: string; port: number }>;
   /** SIGTERM, then its exit (SIGKILL after `ms`). */
   stop(ms?: number): Promise<Exit>;
 }
@@ -86,13 +86,13 @@ export function startCli(args: string[], options: CliOptions): Running {
     child,
     out,
     exited,
-    async listening() {
+    async listening(timeoutMs = 20_000) {
       const bound = await waitUntil(
         () => {
           if (ended) throw new Error(`statusbot ${args.join(' ')} exited (${JSON.stringify(ended)}) before listening:\n${out.stdout}\n${out.stderr}`);
           return /statusbot listening on http:\/\/(\S+):(\d+) /.exec(out.stdout);
         },
-        { what: `the start line of statusbot ${args.join(' ')}`, timeoutMs: 20_000 },
+        { what: `the start line of statusbot ${args.join(' ')}`, timeoutMs },
       );
       const host = bound[1] === '0.0.0.0' ? '127.0.0.1' : bound[1]!;
       const port = Number(bound[2]);
