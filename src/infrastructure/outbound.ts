@@ -167,7 +167,7 @@ export async function readLimited(response: Pick<Dispatcher.ResponseData, 'body'
 }
 
 /** A header's value; the first of a repeated one. */
-const headerValue = (value: string | string[] | undefined): string | undefined => (Array.isArray(value) ? value[0] : value);
+export const headerValue = (value: string | string[] | undefined): string | undefined => (Array.isArray(value) ? value[0] : value);
 
 const NETWORK_CODES = /^(ECONNREFUSED|ECONNRESET|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|EPIPE|ECONNABORTED|UND_ERR_[A-Z_]+)$/;
 

@@ -6,6 +6,7 @@ import {
   StoppingError,
   createOutboundDispatcher,
   describeNetworkError,
+  headerValue,
   pathOf,
   readLimited,
   requestScope,
@@ -113,10 +114,7 @@ export function createFeedPoller(options: FeedPollerOptions): FeedPoller {
       throwIfStopping(stop);
       throw new FeedHttpError(`${url}: ${describeNetworkError(error, options.timeoutMs, signal)}`);
     }
-    const header = (name: string) => {
-      const v = response.headers[name];
-      return Array.isArray(v) ? v[0] : v;
-    };
+    const header = (name: string) => headerValue(response.headers[name]);
     const next = { ...(header('etag') ? { etag: header('etag')! } : {}), ...(header('last-modified') ? { lastModified: header('last-modified')! } : {}) };
     if (response.statusCode === 304) {
       await response.body.dump().catch(() => undefined);
