@@ -4,6 +4,7 @@ import type { ExpressionBuilder, Kysely, Selectable, SqlBool } from 'kysely';
 import { changesNothingCached, dialectOf, paddedIds } from '../db/dialect.js';
 import type { ChatPlatform, Database, OutboxTable } from '../db/schema.js';
 import type { DomainContext } from '../domain/context.js';
+import { requeueDead } from '../domain/notifications/enqueue.js';
 
 export interface OutboxEntry {
   id: number;
@@ -320,10 +321,7 @@ export async function listOutbox(ctx: DomainContext, options: { state?: OutboxEn
 export async function retryDead(ctx: DomainContext, ids?: readonly number[]): Promise<number> {
   const now = ctx.clock.now().getTime();
   const result = await ctx.write((trx) => {
-    let query = trx
-      .updateTable('outbox')
-      .set({ state: 'pending', attempts: 0, next_attempt_at: now, lease_until: null, lease_token: null })
-      .where('state', '=', 'dead');
+    let query = requeueDead(trx, now);
     if (ids && ids.length > 0) query = query.where('id', 'in', [...ids]);
     return query.executeTakeFirst();
   });

@@ -195,6 +195,41 @@ describe.each(PLATFORMS)('$platform', ({ platform, start }) => {
       expect(roomOf(major).map((r) => r.name)).toEqual([`inc-${major}-login-outage`]);
     });
 
+    it('opens a room when an incident is raised to major, once however often it is raised', async () => {
+      const raised = await open('Disk pressure');
+      await h.settle();
+      expect(roomOf(raised)).toEqual([]);
+      for (const status of ['major', 'minor', 'major'] as const) {
+        const res = await h.s.api('PATCH', `/api/v2/incidents/${raised}`, { body: { status } });
+        expect(res.status, res.text).toBe(200);
+        await h.settle();
+      }
+      const [opened, ...others] = roomOf(raised);
+      expect(others).toEqual([]);
+      expect(opened!.name).toBe(`inc-${raised}-disk-pressure`);
+      expect(await incidentRoom(h.s.ctx.db, raised)).toMatchObject({ state: 'open', channelId: opened!.id, attempt: 1 });
+      expect(messagesOf(h.shownIn(opened!.id), raised)).toHaveLength(1);
+    });
+
+    it('opens the channel it already made when asked again after the opening was given up', async () => {
+      const minor = await open('Stuck invites');
+      // Every try invites in vain until the opening is given up (dead-lettered), its channel already made.
+      h.failNextInvite(100);
+      await h.ask({ verb: 'incident room', id: minor });
+      const opening = h.s.ctx.db.selectFrom('outbox').select('state').where('event', '=', 'incident.room').where('stream', 'like', `%:room-${minor}`);
+      await waitUntil(async () => (await opening.execute()).some((r) => r.state === 'dead'), { timeoutMs: 20_000, what: 'the opening given up' });
+      h.heal();
+      const [made] = roomOf(minor);
+      expect(made?.members).toEqual([]);
+      expect(await incidentRoom(h.s.ctx.db, minor)).toMatchObject({ state: 'opening', channelId: null });
+      const answer = await h.ask({ verb: 'incident room', id: minor });
+      expect(answer.text).toContain(`#inc-${minor}-stuck-invites`);
+      await h.settle();
+      expect(roomOf(minor).map((r) => [r.id, r.name, r.members])).toEqual([[made!.id, `inc-${minor}-stuck-invites`, [h.memberId('admin')]]]);
+      expect(await incidentRoom(h.s.ctx.db, minor)).toMatchObject({ state: 'open', channelId: made!.id, attempt: 1 });
+      expect(messagesOf(h.shownIn(made!.id), minor)).toHaveLength(1);
+    });
+
     it('invites again after a failed invitation, into the same channel', async () => {
       const minor = await open('Flaky webhooks');
       h.failNextInvite();

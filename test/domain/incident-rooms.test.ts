@@ -55,9 +55,17 @@ describe('incident rooms across replicas', () => {
       .execute();
     expect(openings).toHaveLength(1);
 
-    // The opening given up after its retries: asking again opens the room anew, under the next attempt's name.
-    await a.ctx.db.updateTable('outbox').set({ state: 'dead' }).where('stream', '=', `slack:T-ACME:room-${id}`).execute();
+    // The opening given up after its retries: asking again tries that opening again (a channel it made is kept), once.
+    await a.ctx.db.updateTable('outbox').set({ state: 'dead', attempts: 10 }).where('stream', '=', `slack:T-ACME:room-${id}`).execute();
     const company = await authenticate(b.ctx, ACME_KEY);
+    const retried = await Promise.all([a, b].map((s) => requestIncidentRoom(s.ctx, company, id, where)));
+    expect(retried.filter((x) => x.queued)).toHaveLength(1);
+    expect(retried[0]).toMatchObject({ room: { state: 'opening', attempt: 1, name: `inc-${id}-twice-asked` } });
+    const after = await a.ctx.db.selectFrom('outbox').select(['state', 'attempts']).where('stream', '=', `slack:T-ACME:room-${id}`).execute();
+    expect(after.map((r) => [r.state, Number(r.attempts)])).toEqual([['pending', 0]]);
+
+    // Refused by the platform: asking again opens it under the next attempt's name.
+    await a.ctx.db.updateTable('incident_rooms').set({ state: 'failed', error: 'name_taken' }).where('incident_id', '=', id).execute();
     const again = await requestIncidentRoom(b.ctx, company, id, where);
     expect(again).toMatchObject({ queued: true, room: { state: 'opening', attempt: 2, name: `inc-${id}-twice-asked-2` } });
   });

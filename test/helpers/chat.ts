@@ -112,12 +112,14 @@ export interface ChatHarness {
   filesIn(channelId: string): { filename: string; content: string; comment: string }[];
   /** The platform refuses the next file statusbot posts (Slack: not_in_channel; Discord: missing permissions). */
   refuseNextFile(): void;
-  /** The next invitation into a room fails once (HTTP 500). */
-  failNextInvite(): void;
+  /** The next invitation into a room fails (HTTP 500), `times` times (once by default). */
+  failNextInvite(times?: number): void;
   /** The platform refuses the next invitation into a room for good (Slack: cant_invite; Discord: missing permissions). */
   refuseNextInvite(): void;
   /** The platform refuses the next room for good (Slack: name_taken; Discord: missing permissions). */
   refuseNextRoom(): void;
+  /** Ends every failure injected that has not happened yet. */
+  heal(): void;
   /** Waits until no outbox row of this platform is pending. */
   settle(): Promise<void>;
   stop(): Promise<void>;

@@ -203,8 +203,9 @@ export async function startDiscordHarness(options: HarnessOptions = {}): Promise
     filesIn: (id) =>
       fake.channel(id).flatMap((m) => (m.files ?? []).map((f) => ({ filename: f.filename, content: f.content, comment: String(m.body.content ?? '') }))),
     refuseNextFile: () => fake.failNext(1, { status: 403 }, (c) => c.method === 'POST' && /^\/webhooks\/\d+\/[^/]+$/.test(c.path)),
-    failNextInvite: () => fake.failNext(1, { status: 500 }, (c) => c.method === 'PUT' && /^\/channels\/\d+\/permissions\//.test(c.path)),
+    failNextInvite: (times = 1) => fake.failNext(times, { status: 500 }, (c) => c.method === 'PUT' && /^\/channels\/\d+\/permissions\//.test(c.path)),
     refuseNextInvite: () => fake.failNext(1, { status: 403 }, (c) => c.method === 'PUT' && /^\/channels\/\d+\/permissions\//.test(c.path)),
+    heal: () => fake.heal(),
     refuseNextRoom: () => fake.failNext(1, { status: 403 }, (c) => c.method === 'POST' && /^\/guilds\/\d+\/channels$/.test(c.path)),
     deleteMessage: (_channel, id) => fake.deleteMessage(id),
     settle: () => settleOutbox(s, 'discord'),

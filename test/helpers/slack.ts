@@ -395,8 +395,9 @@ export async function startSlackHarness(options: HarnessOptions = {}): Promise<C
     filesIn: (channelId) =>
       fake.files.filter((f) => f.channel === channelId).map((f) => ({ filename: f.filename, content: f.content, comment: f.initialComment ?? '' })),
     refuseNextFile: () => fake.failNext(1, { status: 200, error: 'not_in_channel' }, (c) => c.method === 'files.completeUploadExternal'),
-    failNextInvite: () => fake.failNext(1, { status: 500 }, (c) => c.method === 'conversations.invite'),
+    failNextInvite: (times = 1) => fake.failNext(times, { status: 500 }, (c) => c.method === 'conversations.invite'),
     refuseNextInvite: () => fake.failNext(1, { status: 200, error: 'cant_invite' }, (c) => c.method === 'conversations.invite'),
+    heal: () => fake.heal(),
     refuseNextRoom: () => fake.failNext(1, { status: 200, error: 'name_taken' }, (c) => c.method === 'conversations.create'),
     deleteMessage(channel, ts) {
       const list = fake.messages.get(slackChannel(channel)) ?? [];

@@ -9,7 +9,7 @@ import { findIncidentRow, loadIncident } from '../incidents/incident-repository.
 import type { ChatMember, RoomOpening } from '../notifications/announcement.js';
 import { channelsFollowingIncidentsQuery, incidentAnnouncementRows } from '../notifications/channel-outbox.js';
 import type { ServiceChannelRow } from '../notifications/channel-outbox.js';
-import { enqueueAll, queuable } from '../notifications/enqueue.js';
+import { enqueueAll, queuable, requeueDead } from '../notifications/enqueue.js';
 import type { OutboxRow } from '../notifications/enqueue.js';
 import type { ChannelRef } from './chat.js';
 import { roomName } from './room-name.js';
@@ -122,15 +122,16 @@ export async function companyOfIncident(trx: Kysely<Database>, incidentId: numbe
   return Number(row?.company_id ?? 0);
 }
 
-/** An opening whose outbox row was given up (dead after its retries): asking again opens the room anew. */
-async function openingGaveUp(trx: Kysely<Database>, room: RoomRow): Promise<boolean> {
-  const pending = await trx
+/** The last row that opened (or invited into) the room, whatever became of it; undefined once purged. */
+async function lastOpening(trx: Kysely<Database>, room: RoomRow): Promise<{ id: number; state: 'pending' | 'sent' | 'dead' } | undefined> {
+  const row = await trx
     .selectFrom('outbox')
-    .select('id')
+    .select(['id', 'state'])
     .where('stream', '=', roomOpeningStream(room.platform, room.workspace_id, Number(room.incident_id)))
-    .where('state', '=', 'pending')
+    .orderBy('id', 'desc')
+    .limit(1)
     .executeTakeFirst();
-  return pending === undefined;
+  return row ? { id: Number(row.id), state: row.state } : undefined;
 }
 
 /** Invites a member into the incident's open room on their platform (the lead, named after it opened). */
@@ -166,9 +167,10 @@ export interface RoomRequest {
 
 /**
  * Asks for the incident's room in its transaction: one per incident, whoever
- * asks and on whichever replica (the row's key); asked again only after it
- * failed, under the next attempt's name. Returns the room and whether this
- * call queued its opening.
+ * asks and on whichever replica (the row's key). Asked again after the
+ * platform refused it, it is opened under the next attempt's name; after its
+ * opening was given up (dead after its retries), that opening is tried again.
+ * Returns the room and whether this call queued its opening.
  */
 export async function requestRoomIn(
   ctx: DomainContext,
@@ -179,8 +181,16 @@ export async function requestRoomIn(
 ): Promise<{ room: IncidentRoom; queued: boolean }> {
   const now = ctx.clock.now().getTime();
   const existing = await roomRows(trx).where('incident_id', '=', incident.id).executeTakeFirst();
-  if (existing && existing.state !== 'failed' && !(existing.state === 'opening' && (await openingGaveUp(trx, existing)))) {
-    return { room: toRoom(existing), queued: false };
+  if (existing?.state === 'open') return { room: toRoom(existing), queued: false };
+  if (existing?.state === 'opening') {
+    const opening = await lastOpening(trx, existing);
+    if (opening?.state === 'pending') return { room: toRoom(existing), queued: false };
+    // Given up after its retries: tried again as it was, so that a channel it made already is the room, not a second one
+    // (none updated: another request retried it meanwhile).
+    if (opening?.state === 'dead') {
+      const retried = await requeueDead(trx, now).where('id', '=', opening.id).executeTakeFirst();
+      return { room: toRoom(existing), queued: Number(retried.numUpdatedRows) === 1 };
+    }
   }
   const attempt = existing ? Number(existing.attempt) + 1 : 1;
   const name = roomName(incident.id, incident.title, attempt);
@@ -254,10 +264,11 @@ export async function requestIncidentRoom(
 }
 
 /**
- * With `chat.incident_channels`, a new major incident gets its room: in the
- * workspace it was declared from, else in the company's linked workspace.
+ * With `chat.incident_channels`, an incident that becomes major (declared so,
+ * raised to it, or reopened as it) gets its room, once: in the workspace
+ * whoever changed it acts from, else in the company's linked workspace.
  */
-export async function openRoomOnDeclare(ctx: DomainContext, trx: Kysely<Database>, company: Company, incident: Incident): Promise<void> {
+export async function openRoomWhenMajor(ctx: DomainContext, trx: Kysely<Database>, company: Company, incident: Incident): Promise<void> {
   if (incident.status !== 'major' || incident.resolved) return;
   const setting = await trx.selectFrom('companies').select('incident_channels').where('id', '=', company.id).executeTakeFirst();
   if (Number(setting?.incident_channels ?? 0) !== 1) return;

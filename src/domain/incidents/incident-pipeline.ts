@@ -10,6 +10,7 @@ import type { Company } from '../companies/company.js';
 import { parseNotifyOn } from '../companies/company.js';
 import type { DomainContext } from '../context.js';
 import { incidentChatRoles, roomSummaryRow } from '../chat/incident-chat-roles.js';
+import { openRoomWhenMajor } from '../chat/incident-room.js';
 import type { IncidentChatRoles } from '../chat/incident-chat-roles.js';
 import { incidentAnnouncementRows, statusChangeRows } from '../notifications/channel-outbox.js';
 import { recipientColumns, recipientsOf } from '../notifications/change-recipients.js';
@@ -565,8 +566,19 @@ export async function applyIncidentChanges(
       );
     }
   }
+  // The company's own incidents that became major get their room (see openRoomWhenMajor).
+  if (scope.company !== null) {
+    for (const change of made) {
+      if (!change.quiet && !change.incident.userGenerated && isOpenMajor(change.after) && !isOpenMajor(change.before)) {
+        await openRoomWhenMajor(ctx, trx, scope.company, change.incident);
+      }
+    }
+  }
   return made.map(({ event, incident }) => ({ event, incident }));
 }
+
+const isOpenMajor = (row: Pick<Selectable<IncidentsTable>, 'status' | 'resolved'> | null): boolean =>
+  row !== null && row.status === 'major' && row.resolved === 0;
 
 /**
  * Stores one change: the incident as it now reads, read back from its write

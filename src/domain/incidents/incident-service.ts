@@ -6,7 +6,6 @@ import type { DomainContext } from '../context.js';
 import { DomainError, forbidden, notFound } from '../errors.js';
 import { assertMayReadIncidentsOf, findVisibleService, toService } from '../services/service-access.js';
 import { parseInput } from '../validation.js';
-import { openRoomOnDeclare } from '../chat/incident-room.js';
 import type { Incident, IncidentSummary } from './incident.js';
 import { applyIncidentChanges, incidentRowOf, lockIncidentScope, lockScope } from './incident-pipeline.js';
 import type { ChangeScope, ChangeSource, IncidentDraft, StoredIncident } from './incident-pipeline.js';
@@ -75,7 +74,6 @@ export async function createIncident(ctx: DomainContext, company: Company, raw: 
     };
     const posted = [{ stage: update.stage, description: update.description, created_at: now }];
     const [made] = await applyIncidentChanges(ctx, trx, scope, [{ before: null, after, posted }], { source: sourceOf(ctx), now });
-    await openRoomOnDeclare(ctx, trx, company, made!.incident);
     return made!.incident;
   });
 }

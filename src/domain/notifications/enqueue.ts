@@ -43,3 +43,11 @@ export async function enqueueAll(trx: Kysely<Database>, rows: readonly OutboxRow
 export async function enqueue(trx: Kysely<Database>, row: OutboxRow): Promise<void> {
   await enqueueAll(trx, [row]);
 }
+
+/** Dead rows put back in line, due at once with their attempts reset (`outbox retry`; a room asked for again); narrow it with `where`. */
+export function requeueDead(db: Kysely<Database>, now: number) {
+  return db
+    .updateTable('outbox')
+    .set({ state: 'pending', attempts: 0, next_attempt_at: now, lease_until: null, lease_token: null })
+    .where('state', '=', 'dead');
+}
