@@ -2,17 +2,11 @@
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { format } from 'node:util';
-import { ConfigError } from './config/load-config.js';
-import { DatabaseUnavailableError } from './db/database.js';
-import { CopyRefusedError } from './db/copy.js';
-import { SqliteFileError } from './db/sqlite-files.js';
-import { DomainError } from './domain/errors.js';
 import type { DomainErrorCode } from './domain/errors.js';
 import { CommandError, UsageError } from './cli/cli-errors.js';
 import type { CliIo } from './cli/command.js';
 import { dispatch } from './cli/dispatch.js';
 import { generalUsage } from './cli/usage.js';
-import { describeNetworkError, isNetworkError } from './infrastructure/outbound.js';
 
 export type { CliIo } from './cli/command.js';
 
@@ -32,13 +26,30 @@ function exitCodeOf(code: DomainErrorCode): number {
   }
 }
 
-/** Every failure is rendered here: one line naming the cause and the way out; a stack only for what nobody foresaw. */
-function report(error: unknown, io: CliIo): number {
+/**
+ * Every failure is rendered here: one line naming the cause and the way out; a stack only for what nobody foresaw.
+ * The kinds of failure of the commands' own modules are loaded here, once one failed: the command line loads a
+ * command's code only when it runs (see commands.ts).
+ */
+async function report(error: unknown, io: CliIo): Promise<number> {
   const tell = (text: string) => void io.stderr.write(`${text}\n`);
   if (error instanceof UsageError) {
     tell(`statusbot: ${error.message}\n\n${error.usage ?? generalUsage()}`);
     return 2;
   }
+  if (error instanceof CommandError) {
+    tell(`statusbot: ${error.message}`);
+    return 1;
+  }
+  const [{ ConfigError }, { DatabaseUnavailableError }, { CopyRefusedError }, { SqliteFileError }, { DomainError }, { describeNetworkError, isNetworkError }] =
+    await Promise.all([
+      import('./config/load-config.js'),
+      import('./db/database.js'),
+      import('./db/copy.js'),
+      import('./db/sqlite-files.js'),
+      import('./domain/errors.js'),
+      import('./infrastructure/outbound.js'),
+    ]);
   if (error instanceof ConfigError) {
     tell(`statusbot: ${error.message}`);
     return 1;
@@ -47,7 +58,7 @@ function report(error: unknown, io: CliIo): number {
     tell(`statusbot: ${error.message}`);
     return exitCodeOf(error.code);
   }
-  if (error instanceof CommandError || error instanceof DatabaseUnavailableError || error instanceof CopyRefusedError || error instanceof SqliteFileError) {
+  if (error instanceof DatabaseUnavailableError || error instanceof CopyRefusedError || error instanceof SqliteFileError) {
     tell(`statusbot: ${error.message}`);
     return 1;
   }
@@ -71,7 +82,7 @@ export async function run(argv: string[], io: CliIo = processIo()): Promise<numb
   try {
     return await dispatch(argv, io);
   } catch (error) {
-    return report(error, io);
+    return await report(error, io);
   }
 }
 

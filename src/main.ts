@@ -3,7 +3,8 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { emptyConfig } from './config/load-config.js';
 import type { Config } from './config/load-config.js';
-import { openDatabase, databaseLabel, isPostgresUrl } from './db/database.js';
+import { openDatabase, databaseLabel } from './db/database.js';
+import { isPostgresUrl } from './db/database-url.js';
 import type { Db } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
 import { systemClock } from './domain/clock.js';
@@ -55,6 +56,7 @@ import type { JobDeps } from './jobs/jobs.js';
 import type { MonitorProber } from './jobs/monitor-prober.js';
 import { createScheduler } from './jobs/scheduler.js';
 import type { Scheduler } from './jobs/scheduler.js';
+import { STOP_GRACE_MS } from './stop-times.js';
 
 export const USER_AGENT = 'statusbot-monitor/0.1';
 export const FEED_USER_AGENT = 'statusbot-feeds/0.1';
@@ -108,8 +110,6 @@ export interface RunningServer {
   stillRunning(): string[];
 }
 
-/** How long work under way may take to finish once a stop began, before it is dropped. */
-export const STOP_GRACE_MS = 3_000;
 /** How long dropped work may take to give back what it claimed. */
 const DROP_GRACE_MS = 2_000;
 

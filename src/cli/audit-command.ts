@@ -3,7 +3,7 @@ import { listAuditEvents } from '../domain/audit/audit-trail.js';
 import { companyNamed } from '../domain/companies/api-keys.js';
 import { DomainError } from '../domain/errors.js';
 import { CommandError } from './cli-errors.js';
-import type { Command } from './command.js';
+import type { CommandInput } from './command.js';
 import { mustExist, withContext } from './database-access.js';
 
 function eventLine(e: AuditEvent, companies: Map<number, string>): string {
@@ -12,30 +12,20 @@ function eventLine(e: AuditEvent, companies: Map<number, string>): string {
   return [e.id, e.at.toISOString(), company, e.actor, e.action, target, e.requestId ?? '-', JSON.stringify(e.changes)].join('\t');
 }
 
-export const auditListCommand: Command = {
-  name: 'audit list',
-  synopsis: '[--company NAME] [--limit N] [--before ID] [--db FILE|URL]',
-  summary: 'who changed what: the audit trail, newest first',
-  details: [
-    'One line per change: id, time, company, actor, action, target, request id, changed fields (JSON).',
-    'Actors: api_key:<key id>, slack:<team>/<user>, discord:<guild>/<user>, cli, job:<name>, page (a status page visitor).',
-    'Every company unless --company; --before ID pages back from an earlier list.',
-  ].join('\n'),
-  options: ['company', 'limit', 'before', 'db'],
-  async run(input) {
-    mustExist(input.dbPath);
-    return withContext(input.dbPath, async (ctx) => {
-      const name = input.string('company');
-      const of = name ? { company: await companyNamed(ctx.db, name) } : ({ everyCompany: true } as const);
-      const page = { before: input.string('before'), limit: input.string('limit') };
-      const { events, more } = await listAuditEvents(ctx, of, page).catch((error: unknown) => {
-        throw error instanceof DomainError ? new CommandError(error.message) : error;
-      });
-      const companies = new Map((await ctx.db.selectFrom('companies').select(['id', 'name']).execute()).map((c) => [Number(c.id), c.name]));
-      if (events.length === 0) input.out(name ? `nothing was changed in ${name} yet` : 'nothing was changed yet');
-      for (const e of events) input.out(eventLine(e, companies));
-      if (more) input.err(`older events: statusbot audit list${name ? ` --company ${name}` : ''} --before ${events.at(-1)!.id}`);
-      return 0;
+/** `statusbot audit list`, as commands.ts describes it. */
+export async function runAuditList(input: CommandInput): Promise<number> {
+  mustExist(input.dbPath);
+  return withContext(input.dbPath, async (ctx) => {
+    const name = input.string('company');
+    const of = name ? { company: await companyNamed(ctx.db, name) } : ({ everyCompany: true } as const);
+    const page = { before: input.string('before'), limit: input.string('limit') };
+    const { events, more } = await listAuditEvents(ctx, of, page).catch((error: unknown) => {
+      throw error instanceof DomainError ? new CommandError(error.message) : error;
     });
-  },
-};
+    const companies = new Map((await ctx.db.selectFrom('companies').select(['id', 'name']).execute()).map((c) => [Number(c.id), c.name]));
+    if (events.length === 0) input.out(name ? `nothing was changed in ${name} yet` : 'nothing was changed yet');
+    for (const e of events) input.out(eventLine(e, companies));
+    if (more) input.err(`older events: statusbot audit list${name ? ` --company ${name}` : ''} --before ${events.at(-1)!.id}`);
+    return 0;
+  });
+}

@@ -1,7 +1,8 @@
 import { accessSync, constants, existsSync, statSync } from 'node:fs';
 import type { Stats } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { DatabaseUnavailableError, isPostgresUrl, openDatabase } from '../db/database.js';
+import { DatabaseUnavailableError, openDatabase } from '../db/database.js';
+import { isPostgresUrl } from '../db/database-url.js';
 import { migrateToLatest } from '../db/migrate.js';
 import { systemClock } from '../domain/clock.js';
 import { createDomainContext } from '../domain/context.js';

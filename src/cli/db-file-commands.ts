@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
-import { isPostgresUrl } from '../db/database.js';
+import { isPostgresUrl } from '../db/database-url.js';
 import { backupSqlite, describeStatusbotFile, restoreSqlite, sqliteInUse } from '../db/sqlite-files.js';
 import { CommandError } from './cli-errors.js';
-import type { Command } from './command.js';
+import type { CommandInput } from './command.js';
 import { checkDatabasePath, databaseProblem, mustExist } from './database-access.js';
 
 /** The pg_dump / pg_restore options that name a PostgreSQL database, from its URL without the password. */
@@ -20,71 +20,49 @@ function pgTarget(url: string): string {
 
 const shell = (s: string) => (/^[\w./:@%+=,-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
 
-export const dbBackupCommand: Command = {
-  name: 'db backup',
-  synopsis: 'FILE [--force] [--db FILE]',
-  summary: 'write a consistent copy of the SQLite database to FILE',
-  details: [
-    'The server may keep running: the copy holds every change committed before it ended.',
-    'FILE appears only once complete and checked. An existing FILE is refused unless --force.',
-    'PostgreSQL is backed up with pg_dump, not with this command.',
-  ].join('\n'),
-  options: ['force', 'db'],
-  operands: { min: 1, max: 1 },
-  async run(input) {
-    const file = input.path(input.operands[0]!);
-    if (isPostgresUrl(input.dbPath)) {
-      throw new CommandError(
-        `db backup copies SQLite files; back up PostgreSQL with pg_dump: pg_dump --format=custom --file=${shell(file)} ${pgTarget(input.dbPath)}`,
-      );
-    }
-    mustExist(input.dbPath);
-    checkDatabasePath(input.dbPath);
-    if (existsSync(file) && !input.flag('force')) throw new CommandError(`${file} exists; name a new file, or pass --force to replace it`);
-    checkDatabasePath(file);
-    try {
-      await backupSqlite(input.dbPath, file);
-    } catch (error) {
-      const e = error as { syscall?: unknown; message?: unknown };
-      if (typeof e.syscall === 'string') throw new CommandError(`cannot write the backup ${file} (${String(e.message)}); name another FILE`);
-      throw databaseProblem(error, input.dbPath) ?? error;
-    }
-    input.out(`backed up ${input.dbPath} to ${file}`);
-    return 0;
-  },
-};
+/** `statusbot db backup`, as commands.ts describes it. */
+export async function runDbBackup(input: CommandInput): Promise<number> {
+  const file = input.path(input.operands[0]!);
+  if (isPostgresUrl(input.dbPath)) {
+    throw new CommandError(
+      `db backup copies SQLite files; back up PostgreSQL with pg_dump: pg_dump --format=custom --file=${shell(file)} ${pgTarget(input.dbPath)}`,
+    );
+  }
+  mustExist(input.dbPath);
+  checkDatabasePath(input.dbPath);
+  if (existsSync(file) && !input.flag('force')) throw new CommandError(`${file} exists; name a new file, or pass --force to replace it`);
+  checkDatabasePath(file);
+  try {
+    await backupSqlite(input.dbPath, file);
+  } catch (error) {
+    const e = error as { syscall?: unknown; message?: unknown };
+    if (typeof e.syscall === 'string') throw new CommandError(`cannot write the backup ${file} (${String(e.message)}); name another FILE`);
+    throw databaseProblem(error, input.dbPath) ?? error;
+  }
+  input.out(`backed up ${input.dbPath} to ${file}`);
+  return 0;
+}
 
-export const dbRestoreCommand: Command = {
-  name: 'db restore',
-  synopsis: 'FILE [--db FILE]',
-  summary: 'put a backup in place of the SQLite database (the server stopped)',
-  details: [
-    'Checks that FILE is a statusbot database this version can run, then replaces the database in one step;',
-    'the database it replaces stays beside it as FILE.before-restore-TIME. Refused while a server uses it.',
-    'PostgreSQL is restored with pg_restore, not with this command.',
-  ].join('\n'),
-  options: ['db'],
-  operands: { min: 1, max: 1 },
-  async run(input) {
-    const file = input.path(input.operands[0]!);
-    const target = input.dbPath;
-    if (isPostgresUrl(target)) {
-      throw new CommandError(
-        `db restore puts SQLite files in place; restore PostgreSQL with pg_restore, the server stopped: pg_restore --clean --if-exists --no-owner ${pgTarget(target)} ${shell(file)}`,
-      );
+/** `statusbot db restore`, as commands.ts describes it. */
+export async function runDbRestore(input: CommandInput): Promise<number> {
+  const file = input.path(input.operands[0]!);
+  const target = input.dbPath;
+  if (isPostgresUrl(target)) {
+    throw new CommandError(
+      `db restore puts SQLite files in place; restore PostgreSQL with pg_restore, the server stopped: pg_restore --clean --if-exists --no-owner ${pgTarget(target)} ${shell(file)}`,
+    );
+  }
+  if (!existsSync(file)) throw new CommandError(`there is no backup at ${file}`);
+  checkDatabasePath(target);
+  const { migration } = describeStatusbotFile(file);
+  try {
+    if (sqliteInUse(target)) {
+      throw new CommandError(`${target} is in use (a running statusbot, or another command): stop the server first, then restore`);
     }
-    if (!existsSync(file)) throw new CommandError(`there is no backup at ${file}`);
-    checkDatabasePath(target);
-    const { migration } = describeStatusbotFile(file);
-    try {
-      if (sqliteInUse(target)) {
-        throw new CommandError(`${target} is in use (a running statusbot, or another command): stop the server first, then restore`);
-      }
-      const { previous } = await restoreSqlite(file, target, new Date());
-      input.out(`restored ${file} (migration ${migration}) to ${target}${previous ? `; the database it replaced is kept as ${previous}` : ''}`);
-    } catch (error) {
-      throw databaseProblem(error, target) ?? error;
-    }
-    return 0;
-  },
-};
+    const { previous } = await restoreSqlite(file, target, new Date());
+    input.out(`restored ${file} (migration ${migration}) to ${target}${previous ? `; the database it replaced is kept as ${previous}` : ''}`);
+  } catch (error) {
+    throw databaseProblem(error, target) ?? error;
+  }
+  return 0;
+}

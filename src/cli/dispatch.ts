@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { ParseArgsConfig } from 'node:util';
 import { UsageError } from './cli-errors.js';
-import { isPostgresUrl } from '../db/database.js';
+import { isPostgresUrl } from '../db/database-url.js';
 import type { CliIo, Command, CommandInput, OptionName } from './command.js';
 import { DEFAULT_DB, OPTIONS } from './command.js';
 import { COMMANDS } from './commands.js';

@@ -5,68 +5,48 @@ import type { FeedCheck } from '../jobs/feed-poller.js';
 import { checkFeeds } from '../main.js';
 import { CommandError } from './cli-errors.js';
 import { commandLogger } from './command-logger.js';
-import type { Command } from './command.js';
+import type { CommandInput } from './command.js';
 import { configOf, withConfigErrors } from './config-access.js';
 import { mustExist, onDatabase, withContext } from './database-access.js';
 import { plural } from '../domain/plural.js';
 
-export const feedsCommand: Command = {
-  name: 'feeds',
-  synopsis: '[--all] [--db FILE|URL]',
-  summary: 'vendor feeds read: status, last success, last error, next read',
-  details: [
-    'One line per feed: service, kind, address, status (or "no data" and why), last successful read, next read (or why it fails),',
-    'and what the last read had to leave out of the feed.',
-  ].join('\n'),
-  options: ['all', 'db'],
-  async run(input) {
-    mustExist(input.dbPath);
-    const all = input.flag('all');
-    return withContext(input.dbPath, async (ctx) => {
-      const feeds = (await listFeeds(ctx)).filter((f) => all || f.watched);
-      if (feeds.length === 0) input.out(all ? 'no service has a feed' : 'no feed is read: no company watches a service with a feed (--all lists them all)');
-      const time = (d: Date | null) => (d ? d.toISOString() : '-');
-      for (const f of feeds) {
-        const status = f.knowledge.known ? (f.indicator ?? '-') : `no data (${f.knowledge.reason})`;
-        const error = f.failures > 0 ? `  failing (${f.failures}): ${f.lastError ?? ''}` : '';
-        const polled = f.watched ? `next ${time(f.nextPollAt)}` : 'not watched';
-        const skipped = f.skipped.length > 0 ? `  left out (${f.skipped.length}): ${f.skipped.join('; ')}` : '';
-        input.out(`${f.urlname}\t${f.kind}\t${f.url}\t${status}\tlast ok ${time(f.lastCheckedAt)}\t${polled}${error}${skipped}`);
-      }
-      return 0;
-    });
-  },
-};
+/** `statusbot feeds`, as commands.ts describes it. */
+export async function runFeeds(input: CommandInput): Promise<number> {
+  mustExist(input.dbPath);
+  const all = input.flag('all');
+  return withContext(input.dbPath, async (ctx) => {
+    const feeds = (await listFeeds(ctx)).filter((f) => all || f.watched);
+    if (feeds.length === 0) input.out(all ? 'no service has a feed' : 'no feed is read: no company watches a service with a feed (--all lists them all)');
+    const time = (d: Date | null) => (d ? d.toISOString() : '-');
+    for (const f of feeds) {
+      const status = f.knowledge.known ? (f.indicator ?? '-') : `no data (${f.knowledge.reason})`;
+      const error = f.failures > 0 ? `  failing (${f.failures}): ${f.lastError ?? ''}` : '';
+      const polled = f.watched ? `next ${time(f.nextPollAt)}` : 'not watched';
+      const skipped = f.skipped.length > 0 ? `  left out (${f.skipped.length}): ${f.skipped.join('; ')}` : '';
+      input.out(`${f.urlname}\t${f.kind}\t${f.url}\t${status}\tlast ok ${time(f.lastCheckedAt)}\t${polled}${error}${skipped}`);
+    }
+    return 0;
+  });
+}
 
-export const feedsCheckCommand: Command = {
-  name: 'feeds check',
-  synopsis: '[URLNAME...] [--config FILE] [--db FILE|URL]',
-  summary: 'read the named feeds (or every watched one) once, from here, and say ok or why not',
-  details: [
-    'For checking that this network reaches the vendors: each feed the database knows is read whole, as the',
-    "poller reads it, with --config's ingestion settings and outbound guard; nothing is recorded and the",
-    'config is not applied. One line per feed; the exit code is 1 when any read failed.',
-  ].join('\n'),
-  options: ['config', 'db'],
-  operands: { min: 0, max: 1_000 },
-  async run(input) {
-    mustExist(input.dbPath);
-    const loaded = configOf(input.configFile);
-    const logger = commandLogger(input);
-    const results = await onDatabase(input.dbPath, () =>
-      withConfigErrors(loaded, input.configFile, async () => {
-        try {
-          return await checkFeeds({ dbPath: input.dbPath, config: loaded?.config ?? emptyConfig(), urlnames: input.operands, logger });
-        } catch (error) {
-          throw error instanceof DomainError && error.code === 'not_found' ? new CommandError(`${error.message}; statusbot feeds --all lists them`) : error;
-        }
-      }),
-    );
-    if (results.length === 0) input.out('no feed is read: no company watches a service with a feed; name the ones to check');
-    for (const result of results) input.out(`${result.urlname}\t${result.kind}\t${result.url}\t${outcome(result)}`);
-    return results.every((r) => r.ok) ? 0 : 1;
-  },
-};
+/** `statusbot feeds check`, as commands.ts describes it. */
+export async function runFeedsCheck(input: CommandInput): Promise<number> {
+  mustExist(input.dbPath);
+  const loaded = configOf(input.configFile);
+  const logger = commandLogger(input);
+  const results = await onDatabase(input.dbPath, () =>
+    withConfigErrors(loaded, input.configFile, async () => {
+      try {
+        return await checkFeeds({ dbPath: input.dbPath, config: loaded?.config ?? emptyConfig(), urlnames: input.operands, logger });
+      } catch (error) {
+        throw error instanceof DomainError && error.code === 'not_found' ? new CommandError(`${error.message}; statusbot feeds --all lists them`) : error;
+      }
+    }),
+  );
+  if (results.length === 0) input.out('no feed is read: no company watches a service with a feed; name the ones to check');
+  for (const result of results) input.out(`${result.urlname}\t${result.kind}\t${result.url}\t${outcome(result)}`);
+  return results.every((r) => r.ok) ? 0 : 1;
+}
 
 function outcome(result: FeedCheck): string {
   if (!result.ok) return `failed: ${result.error}`;

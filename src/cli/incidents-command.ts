@@ -4,7 +4,7 @@ import { listCompanyIncidents } from '../domain/incidents/company-incidents.js';
 import type { IncidentSummary } from '../domain/incidents/incident.js';
 import { PAGE_MAX } from '../domain/page-limit.js';
 import { UsageError } from './cli-errors.js';
-import type { Command, CommandInput } from './command.js';
+import type { CommandInput } from './command.js';
 import { mustExist, withContext } from './database-access.js';
 
 /** One line, whatever the title holds. */
@@ -23,31 +23,22 @@ export async function companyOf(ctx: DomainContext, input: CommandInput, command
   throw new UsageError(`${command} needs --company NAME; ${known}`);
 }
 
-export const incidentsListCommand: Command = {
-  name: 'incidents list',
-  synopsis: '[--open] [--company NAME] [--db FILE|URL]',
-  summary: "a company's incidents, newest first",
-  details: [
-    'One line per incident: id, service, status (minor or major), open or resolved, started, title; the list of GET /api/v2/incidents.',
-    'The incidents of the only company there is, unless --company names one.',
-  ].join('\n'),
-  options: ['open', 'company', 'db'],
-  async run(input) {
-    mustExist(input.dbPath);
-    const open = input.flag('open');
-    return withContext(input.dbPath, async (ctx) => {
-      const company = await companyOf(ctx, input);
-      const filter = { ...(open ? { resolved: 'false' } : {}), limit: String(PAGE_MAX) };
-      let cursor: string | null = null;
-      let shown = 0;
-      do {
-        const page = await listCompanyIncidents(ctx, company, { ...filter, ...(cursor ? { cursor } : {}) });
-        for (const incident of page.incidents) input.out(incidentLine(incident));
-        shown += page.incidents.length;
-        cursor = page.next;
-      } while (cursor);
-      if (shown === 0) input.out(`${company.name} has no ${open ? 'open ' : ''}incidents`);
-      return 0;
-    });
-  },
-};
+/** `statusbot incidents list`, as commands.ts describes it. */
+export async function runIncidentsList(input: CommandInput): Promise<number> {
+  mustExist(input.dbPath);
+  const open = input.flag('open');
+  return withContext(input.dbPath, async (ctx) => {
+    const company = await companyOf(ctx, input);
+    const filter = { ...(open ? { resolved: 'false' } : {}), limit: String(PAGE_MAX) };
+    let cursor: string | null = null;
+    let shown = 0;
+    do {
+      const page = await listCompanyIncidents(ctx, company, { ...filter, ...(cursor ? { cursor } : {}) });
+      for (const incident of page.incidents) input.out(incidentLine(incident));
+      shown += page.incidents.length;
+      cursor = page.next;
+    } while (cursor);
+    if (shown === 0) input.out(`${company.name} has no ${open ? 'open ' : ''}incidents`);
+    return 0;
+  });
+}

@@ -1,14 +1,12 @@
 import { emptyConfig, withRegionFromEnv } from '../config/load-config.js';
-import { STOP_GRACE_MS, startServer } from '../main.js';
+import { startServer } from '../main.js';
+import { STOP_DEADLINE_MS } from '../stop-times.js';
 import type { RunningServer } from '../main.js';
 import { CommandError, UsageError } from './cli-errors.js';
 import { commandLogger } from './command-logger.js';
-import type { Command } from './command.js';
+import type { CommandInput } from './command.js';
 import { configOf, withConfigErrors } from './config-access.js';
 import { onDatabase } from './database-access.js';
-
-/** How long a stop may take in all before the process ends anyway, naming what still ran. */
-export const STOP_DEADLINE_MS = 8_000;
 
 export function portOf(value: string | undefined): number {
   if (value === undefined || value === '') return 8080;
@@ -39,89 +37,76 @@ function listenProblem(error: unknown, host: string, port: number): CommandError
   return null;
 }
 
-export const serveCommand: Command = {
-  name: 'serve',
-  synopsis: '[--port N] [--host ADDRESS] [--db FILE|URL] [--config FILE]',
-  summary: 'serve the API (the default command)',
-  details: [
-    'Applies the config (if any) and pending migrations, then serves /api/v2, the status pages and chat.',
-    'On a database without companies and without companies in the config, it makes a demo company and prints its key once',
-    '(not with demo: false in the config). Its start lines name the home page, the demo page and the API reference.',
-    `SIGTERM or SIGINT stops it: work under way gets ${STOP_GRACE_MS / 1000} s to finish, then it exits 0;`,
-    `after ${STOP_DEADLINE_MS / 1000} s, or at a second signal, it exits 1 at once, naming what still ran.`,
-    "STATUSBOT_REGION names the region its probes count for (default: the config's region, else local).",
-  ].join('\n'),
-  options: ['port', 'host', 'db', 'config'],
-  async run(input) {
-    const loaded = configOf(input.configFile);
-    const port = portOf(input.string('port') ?? input.env.PORT);
-    const host = input.string('host') || input.env.HOST || undefined;
-    const config = withRegionFromEnv(loaded?.config ?? emptyConfig(), input.env);
-    const logger = commandLogger(input);
-    let server: RunningServer | null = null;
-    let stopSignal: NodeJS.Signals | null = null;
-    let deadline: NodeJS.Timeout | undefined;
-    let stopRequested: () => void = () => {};
-    const stopping = new Promise<void>((resolve) => {
-      stopRequested = resolve;
-    });
-    let abandon: (code: number) => void = () => {};
-    const abandoned = new Promise<number>((resolve) => {
-      abandon = resolve;
-    });
-    const stillRunning = () => (server ? server.stillRunning() : ['the start']);
-    // What hangs is left behind: the process ends now (the process's own), or the command returns.
-    const end = (code: number) => {
-      logger.flush?.();
-      input.exit?.(code);
-      abandon(code);
-    };
-    // Listened for before the start: a signal that comes while it starts (after the start lines, say) stops it once started.
-    const onSignal = (signal: NodeJS.Signals) => {
-      if (stopSignal) {
-        logger.warn(`${signal} while stopping: ending at once`, { signal, stillRunning: stillRunning() });
-        end(1);
-        return;
-      }
-      stopSignal = signal;
-      logger.info(`${signal}: stopping; a second signal ends at once`, { signal });
-      deadline = setTimeout(() => {
-        const parts = stillRunning();
-        logger.error(`the stop took over ${STOP_DEADLINE_MS / 1000} s: ending with ${parts.join(', ')} still running`, undefined, {
-          signal,
-          stillRunning: parts,
-        });
-        end(1);
-      }, STOP_DEADLINE_MS);
-      stopRequested();
-    };
-    process.on('SIGTERM', onSignal);
-    process.on('SIGINT', onSignal);
-    try {
-      const starting = onDatabase(input.dbPath, () =>
-        withConfigErrors(loaded, input.configFile, () => startServer({ dbPath: input.dbPath, port, host, config, logger, notice: input.out, env: input.env })),
-      ).catch((error: unknown) => {
-        throw listenProblem(error, host ?? '0.0.0.0', port) ?? error;
-      });
-      const started = await Promise.race([starting, abandoned]);
-      if (typeof started === 'number') {
-        starting.catch(() => undefined);
-        return started;
-      }
-      server = started;
-      const running = started;
-      const stopped = stopping
-        .then(() => running.close())
-        .then(() => {
-          logger.info(`stopped on ${stopSignal}`, { signal: stopSignal });
-          logger.flush?.();
-          return 0;
-        });
-      return await Promise.race([stopped, abandoned]);
-    } finally {
-      clearTimeout(deadline);
-      process.off('SIGTERM', onSignal);
-      process.off('SIGINT', onSignal);
+/** `statusbot serve`, as commands.ts describes it. */
+export async function runServe(input: CommandInput): Promise<number> {
+  const loaded = configOf(input.configFile);
+  const port = portOf(input.string('port') ?? input.env.PORT);
+  const host = input.string('host') || input.env.HOST || undefined;
+  const config = withRegionFromEnv(loaded?.config ?? emptyConfig(), input.env);
+  const logger = commandLogger(input);
+  let server: RunningServer | null = null;
+  let stopSignal: NodeJS.Signals | null = null;
+  let deadline: NodeJS.Timeout | undefined;
+  let stopRequested: () => void = () => {};
+  const stopping = new Promise<void>((resolve) => {
+    stopRequested = resolve;
+  });
+  let abandon: (code: number) => void = () => {};
+  const abandoned = new Promise<number>((resolve) => {
+    abandon = resolve;
+  });
+  const stillRunning = () => (server ? server.stillRunning() : ['the start']);
+  // What hangs is left behind: the process ends now (the process's own), or the command returns.
+  const end = (code: number) => {
+    logger.flush?.();
+    input.exit?.(code);
+    abandon(code);
+  };
+  // Listened for before the start: a signal that comes while it starts (after the start lines, say) stops it once started.
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (stopSignal) {
+      logger.warn(`${signal} while stopping: ending at once`, { signal, stillRunning: stillRunning() });
+      end(1);
+      return;
     }
-  },
-};
+    stopSignal = signal;
+    logger.info(`${signal}: stopping; a second signal ends at once`, { signal });
+    deadline = setTimeout(() => {
+      const parts = stillRunning();
+      logger.error(`the stop took over ${STOP_DEADLINE_MS / 1000} s: ending with ${parts.join(', ')} still running`, undefined, {
+        signal,
+        stillRunning: parts,
+      });
+      end(1);
+    }, STOP_DEADLINE_MS);
+    stopRequested();
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+  try {
+    const starting = onDatabase(input.dbPath, () =>
+      withConfigErrors(loaded, input.configFile, () => startServer({ dbPath: input.dbPath, port, host, config, logger, notice: input.out, env: input.env })),
+    ).catch((error: unknown) => {
+      throw listenProblem(error, host ?? '0.0.0.0', port) ?? error;
+    });
+    const started = await Promise.race([starting, abandoned]);
+    if (typeof started === 'number') {
+      starting.catch(() => undefined);
+      return started;
+    }
+    server = started;
+    const running = started;
+    const stopped = stopping
+      .then(() => running.close())
+      .then(() => {
+        logger.info(`stopped on ${stopSignal}`, { signal: stopSignal });
+        logger.flush?.();
+        return 0;
+      });
+    return await Promise.race([stopped, abandoned]);
+  } finally {
+    clearTimeout(deadline);
+    process.off('SIGTERM', onSignal);
+    process.off('SIGINT', onSignal);
+  }
+}

@@ -5,7 +5,7 @@ import { digestSettings } from '../domain/chat/subscription-input.js';
 import { NOTIFY_EVENTS } from '../domain/companies/company.js';
 import { notifyDestination } from './notify-schema.js';
 import { parseProxyRange } from '../infrastructure/client-address.js';
-import { JOB_NAMES } from '../jobs/jobs.js';
+import { JOB_NAMES } from '../jobs/job-names.js';
 import { FEED_KINDS } from '../domain/vendors/vendor-snapshot.js';
 import { slugOf } from '../domain/status-pages/page-slug.js';
 import { CUSTOM_SERVICE_ID_RULE, isCustomServiceId } from '../domain/services/service-ids.js';
@@ -294,7 +294,7 @@ export const configFileSchema = z
         concurrency: z.int().min(1).max(100_000).default(1_000),
       })
       .default({ block_private_targets: false, timeout_seconds: 10, concurrency: 1_000 }),
-    jobs: z.partialRecord(z.enum(JOB_NAMES as [string, ...string[]]), z.strictObject({ enabled: z.boolean().default(true) })).default({}),
+    jobs: z.partialRecord(z.enum(JOB_NAMES), z.strictObject({ enabled: z.boolean().default(true) })).default({}),
     /** PostgreSQL (a postgres:// --db): connections in the pool of this process. */
     database: z.strictObject({ pool_size: z.int().min(1).max(1_000).default(10) }).default({ pool_size: 10 }),
     /** GET /metrics (Prometheus); with a token, only scrapes that send `Authorization: Bearer <token>`. */

@@ -17,7 +17,7 @@ import { DEFAULT_USER_REPORTS } from '../domain/vendors/user-report-settings.js'
 import type { UserReportSettings } from '../domain/vendors/user-report-settings.js';
 import type { CatalogServiceSpec } from '../domain/setup/setup.js';
 import { VENDOR_CATALOG, VENDOR_IDS } from '../ingest/vendor-catalog.js';
-import { DEMO_JOB } from '../jobs/jobs.js';
+import { DEMO_JOB } from '../jobs/job-names.js';
 import { DEFAULT_DESTINATION_LIMITS } from '../delivery/publisher.js';
 import type { DestinationLimits } from '../delivery/publisher.js';
 

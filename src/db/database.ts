@@ -6,6 +6,7 @@ import pg from 'pg';
 import type { DatabaseConnection, Driver, SqliteDatabase, SqliteStatement } from 'kysely';
 import { CHANGES_CHANNEL, ChangeFeed, KEYS_CHANGED_PREFIX, UNCACHED_CHANGE_PREFIX } from './change-feed.js';
 import type { Database } from './schema.js';
+import { isPostgresUrl } from './database-url.js';
 
 export type Db = Kysely<Database>;
 
@@ -136,8 +137,6 @@ export function keysMarker(db: Db): string | Promise<string> {
   const feed = feeds.get(db);
   return feed ? feed.keysMarker() : changeMarker(db);
 }
-
-export const isPostgresUrl = (path: string): boolean => /^postgres(ql)?:\/\//i.test(path);
 
 /** Which engine a database runs on. */
 export const engineOf = (db: Kysely<unknown> | Db): 'postgres' | 'sqlite' => (db.getExecutor().adapter instanceof PostgresAdapter ? 'postgres' : 'sqlite');

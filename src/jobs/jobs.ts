@@ -10,6 +10,7 @@ import type { Logger } from '../infrastructure/logger.js';
 import type { FeedPoller } from './feed-poller.js';
 import type { MonitorProber } from './monitor-prober.js';
 import { plural } from '../domain/plural.js';
+import { DEMO_JOB, JOB_NAMES } from './job-names.js';
 
 /** What every job runs with. */
 export interface JobDeps {
@@ -31,8 +32,6 @@ export interface Job {
 }
 
 /** The job that cycles the demo services; off with `demo: false`. */
-export const DEMO_JOB = 'demo-cycle';
-
 /** The jobs that `serve` runs; config `jobs.<name>.enabled: false` turns one off. */
 export const JOBS: readonly Job[] = [
   {
@@ -89,4 +88,5 @@ export const JOBS: readonly Job[] = [
   },
 ];
 
-export const JOB_NAMES = JOBS.map((j) => j.name);
+// One job per name, in the order JOB_NAMES lists them (the names stand alone, for the config and the command line).
+if (JOBS.map((j) => j.name).join() !== JOB_NAMES.join()) throw new Error(`the jobs are not those JOB_NAMES lists: ${JOBS.map((j) => j.name).join(', ')}`);

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/database.js';
-import { STOP_GRACE_MS } from '../../src/main.js';
+import { STOP_GRACE_MS } from '../../src/stop-times.js';
 import { startBlackHole, startTrickle } from '../fakes/fake-stalling-server.js';
 import type { FakeStallingServer } from '../fakes/fake-stalling-server.js';
 import { TEST_ENGINE, createTestDatabase } from '../helpers/test-database.js';

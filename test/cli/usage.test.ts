@@ -3,10 +3,12 @@ import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { plural } from '../../src/domain/plural.js';
 import { TEST_ENGINE } from '../helpers/test-database.js';
-import { runCli } from './run-cli.js';
+import { CLI, assertBuilt, runCli } from './run-cli.js';
 
 let dir: string;
 const cli = (args: string[], env?: NodeJS.ProcessEnv) => runCli(args, { cwd: dir, env });
@@ -67,6 +69,24 @@ describe.skipIf(TEST_ENGINE !== 'sqlite')('a usage mistake is one line, then the
     expect((await cli(['apply', '--help'])).stdout).toBe(apply.stdout);
     const applyPort = await cli(['apply', '--port', '9000', '--config', 'x.yml']);
     expect(firstLine(applyPort.stderr)).toBe('statusbot: unknown option --port for apply; it takes --config, --db');
+  });
+});
+
+describe.skipIf(TEST_ENGINE !== 'sqlite')('the usage and help answer without loading a command', () => {
+  it("loads no database driver, chat client or HTTP client for --help, a command's help or a mistake", async () => {
+    assertBuilt();
+    // A process of its own: this one has loaded everything already.
+    const script = `
+      import Module from 'node:module';
+      const { run } = await import(${JSON.stringify(pathToFileURL(CLI).href)});
+      const io = { stdout: { write() {} }, stderr: { write() {} }, env: {} };
+      const codes = [];
+      for (const argv of [['--help'], ['serve', '--help'], ['key', 'create', '--compnay', 'Acme'], ['nope']]) codes.push(await run(argv, io));
+      const loaded = Object.keys(Module._cache).filter((path) => /node_modules\\/(better-sqlite3|pg|undici|@slack|discord\\.js)\\//.test(path));
+      console.log(JSON.stringify({ codes, loaded }));`;
+    const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 20_000 });
+    expect(child.status, child.stderr).toBe(0);
+    expect(JSON.parse(child.stdout)).toEqual({ codes: [0, 0, 2, 2], loaded: [] });
   });
 });
 
