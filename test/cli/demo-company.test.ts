@@ -2,13 +2,11 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Migrator, sql } from 'kysely';
-import type { Kysely } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import * as auditEvents from '../../migrations/0010_audit_events.js';
-import * as notifyDestinations from '../../migrations/0022_notify_destinations.js';
 import { migrations } from '../../migrations/index.js';
 import { parseConfig } from '../../src/config/load-config.js';
 import { openDatabase } from '../../src/db/database.js';
+import { hashApiKey } from '../../src/domain/companies/api-keys.js';
 import type { Db } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { manualClock } from '../../src/domain/clock.js';
@@ -91,70 +89,43 @@ describe("the README's example config after a first start (npm start)", () => {
   });
 });
 
-/** The demo company as the first start of earlier versions seeded it (ids 1001 and 501), with data that refers to them. */
-const OLD_DEMO = `
-companies:
-  - name: Demo
-    plan: business
-    api_keys: ["demo-key-from-before"]
-    custom_services:
-      - { id: 1001, name: Demo API, urlname: demo-api }
-    custom_monitors:
-      - { id: 501, name: statusbot health, url: "http://localhost:8080/healthz", probe_type: ping }
-    boards:
-      - { id: 00000000-0000-4000-8000-000000000001, name: Demo services, urlname: demo, services: [{ urlname: demo-service, tags: [demo] }] }
-    slack: { team_id: T-DEMO }
-    channels:
-      - { slack: C-DEMO, services: [demo-api], monitors: [501] }
-`;
-
+/**
+ * The demo company as the first start of earlier versions seeded it (its custom service 1001, its monitor 501, a key,
+ * a Slack channel following both), with a page, a subscriber and history that refer to them: written as the schema
+ * of migration 0008 holds it, statement by statement, so that no later change of the setup or the schema moves it.
+ */
 async function seedBefore0009(db: Db): Promise<void> {
   const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
   const { error } = await migrator.migrateTo('0008_public_pages');
   if (error) throw error;
-  // Today's setup writes its audit rows and reads a company's paging destinations, which the schema of 0008 has
-  // no tables for yet: they are lent meanwhile.
-  await auditEvents.up(db as unknown as Kysely<unknown>);
-  await notifyDestinations.up(db as unknown as Kysely<unknown>);
-  // And the columns later migrations add to what it writes (0017: the service a monitor watches; 0019: the probe
-  // kinds' settings; 0020: a company's quorum of regions; 0021: its alert settings; 0023: its incident rooms).
-  const lent = [
-    ['custom_monitors', 'service_id', 'bigint'],
-    ['custom_monitors', 'dns_record', 'text'],
-    ['custom_monitors', 'dns_expect', 'text'],
-    ['custom_monitors', 'dns_server', 'text'],
-    ['custom_monitors', 'days_before_expiry', 'bigint'],
-    ['custom_monitors', 'grace_seconds', 'bigint'],
-    ['custom_monitors', 'heartbeat_token', 'text'],
-    ['custom_monitors', 'last_heartbeat_at', 'bigint'],
-    ['companies', 'alert_service_label', 'text'],
-    ['companies', 'alert_default_service_id', 'bigint'],
-    ['companies', 'region_quorum', 'bigint'],
-    ['companies', 'incident_channels', 'bigint'],
-  ] as const;
-  for (const [table, column, type] of lent) await db.schema.alterTable(table).addColumn(column, type).execute();
-  const ctx = createDomainContext({ db, clock: manualClock(T0), publicUrl: 'http://localhost:8080' });
-  await applySetup(ctx, parseConfig('old.yml', OLD_DEMO).config.setup);
-  for (const table of ['audit_events', 'notify_messages', 'notify_destinations']) await db.schema.dropTable(table).execute();
-  for (const [table, column] of lent) await db.schema.alterTable(table).dropColumn(column).execute();
   const at = Date.parse(T0);
+  const one = <T>(rows: { rows: T[] }) => rows.rows[0]!;
+  const company = one(
+    await sql<{ id: number }>`insert into companies (name, plan, notify_on, created_at)
+      values ('Demo', 'business', '["created","updated","resolved","reopened","deleted"]', ${at}) returning id`.execute(db),
+  ).id;
+  await sql`insert into api_keys (company_id, key_hash, label, created_at) values (${company}, ${hashApiKey('demo-key-from-before')}, 'config', ${at})`.execute(
+    db,
+  );
+  await sql`insert into services (id, urlname, name, company_id, created_at) values (1001, 'demo-api', 'Demo API', ${company}, ${at})`.execute(db);
+  await sql`insert into custom_monitors (id, company_id, name, url, probe_type, interval_seconds, status, consecutive_failures, created_at, updated_at)
+    values (501, ${company}, 'statusbot health', 'http://localhost:8080/healthz', 'ping', 60, 'ok', 0, ${at}, ${at})`.execute(db);
+  await sql`insert into chat_links (platform, workspace_id, company_id, created_at) values ('slack', 'T-DEMO', ${company}, ${at})`.execute(db);
+  await sql`insert into channel_subscriptions (company_id, platform, workspace_id, channel_id, kind, service_id, monitor_id, target_key, created_at)
+    values (${company}, 'slack', 'T-DEMO', 'C-DEMO', 'service', 1001, null, 'service:1001', ${at}),
+           (${company}, 'slack', 'T-DEMO', 'C-DEMO', 'monitor', null, 501, 'monitor:501', ${at})`.execute(db);
   // The page as 0008 stored it (its services carried a status then).
-  const company = await db.selectFrom('companies').select('id').where('name', '=', 'Demo').executeTakeFirstOrThrow();
-  const page = await sql<{ id: number }>`insert into status_pages (company_id, name, url, created_at, updated_at, slug, monitors)
-    values (${company.id}, 'Demo status', 'http://localhost:8080/status/demo-status', ${at}, ${at}, 'demo-status', '[501]') returning id`
-    .execute(db)
-    .then((r) => r.rows[0]!);
-  await sql`insert into status_page_services (status_page_id, service_id, status, updated_at) values (${page.id}, 1001, 'ok', ${at})`.execute(db);
-  await db
-    .insertInto('email_subscribers')
-    .values({ status_page_id: page.id, email: 'ops@demo.example', state: 'confirmed', origin: 'form', services: '[1001]', created_at: at })
-    .execute();
-  await db
-    .insertInto('incidents')
-    .values({ service_id: 1001, title: 'Old', status: 'major', description: 'before', resolved: 0, created_at: at, updated_at: at })
-    .execute();
-  await db.insertInto('monitor_incidents').values({ monitor_id: 501, description: 'down', resolved: 0, created_at: at, updated_at: at }).execute();
-  await db.insertInto('probe_hours').values({ monitor_id: 501, hour: at, probes: 60, ups: 59, total_ms: 600, max_ms: 30 }).execute();
+  const page = one(
+    await sql<{ id: number }>`insert into status_pages (company_id, name, url, created_at, updated_at, slug, monitors)
+      values (${company}, 'Demo status', 'http://localhost:8080/status/demo-status', ${at}, ${at}, 'demo-status', '[501]') returning id`.execute(db),
+  ).id;
+  await sql`insert into status_page_services (status_page_id, service_id, status, updated_at) values (${page}, 1001, 'ok', ${at})`.execute(db);
+  await sql`insert into email_subscribers (status_page_id, email, state, origin, services, created_at)
+    values (${page}, 'ops@demo.example', 'confirmed', 'form', '[1001]', ${at})`.execute(db);
+  await sql`insert into incidents (service_id, title, status, description, resolved, created_at, updated_at)
+    values (1001, 'Old', 'major', 'before', 0, ${at}, ${at})`.execute(db);
+  await sql`insert into monitor_incidents (monitor_id, description, resolved, created_at, updated_at) values (501, 'down', 0, ${at}, ${at})`.execute(db);
+  await sql`insert into probe_hours (monitor_id, hour, probes, ups, total_ms, max_ms) values (501, ${at}, 60, 59, 600, 30)`.execute(db);
 }
 
 describe('a database whose demo company holds the ids of the README example', () => {
