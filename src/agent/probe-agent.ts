@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Logger } from '../infrastructure/logger.js';
 import { StoppingError, describeNetworkError } from '../infrastructure/outbound.js';
 import type { ProbeClient, ProbeTarget } from '../jobs/http-probe.js';
@@ -71,6 +72,9 @@ export function createProbeAgent(options: ProbeAgentOptions): ProbeAgent {
     // Each drop counts; the log says so at the first, then at every thousandth.
     if (total === 1 || total % 1_000 === 0) logger.warn(`result buffer full: dropping the oldest results (${total} dropped so far)`, { dropped: total });
   });
+  /** This process's results, numbered from 1 in the order seen, so that the server records a batch sent again once. */
+  const run = randomUUID();
+  let seen = 0;
   const monitors = new Map<number, Scheduled>();
   const inFlight = new Set<Promise<void>>();
   let timers: NodeJS.Timeout[] = [];
@@ -150,7 +154,8 @@ export function createProbeAgent(options: ProbeAgentOptions): ProbeAgent {
       const started = performance.now();
       try {
         const outcome = await client.probe(m.target);
-        buffer.push({ monitorId: id, ok: outcome.ok, reason: outcome.ok ? null : outcome.reason, latencyMs: Math.round(performance.now() - started), at });
+        const latencyMs = Math.round(performance.now() - started);
+        buffer.push({ monitorId: id, ok: outcome.ok, reason: outcome.ok ? null : outcome.reason, latencyMs, at, seq: ++seen });
       } catch (error) {
         if (!(error instanceof StoppingError)) logger.error(`probe of monitor ${id} failed unexpectedly`, error);
       } finally {
@@ -191,8 +196,10 @@ export function createProbeAgent(options: ProbeAgentOptions): ProbeAgent {
           reason: r.reason,
           latency_ms: r.latencyMs,
           age_ms: Math.max(0, now - r.at),
+          seq: r.seq,
         })),
         dropped: drops,
+        run,
       };
       try {
         await link.post('/api/v2/agent/results', body);

@@ -6,6 +6,8 @@ export interface AgentResult {
   latencyMs: number;
   /** When it ran, on the agent's clock (epoch ms); sent as an age. */
   at: number;
+  /** Its place among the results of the agent's run, from 1: a batch sent again is recorded once. */
+  seq: number;
 }
 
 export interface ResultBuffer {

@@ -191,6 +191,9 @@ export interface AgentReportsTable {
   key_id: number;
   last_report_at: number;
   dropped: Generated<number>;
+  /** The agent process whose results came last (the `run` of its batches), and the last of them recorded (`seq`). */
+  run: string | null;
+  last_seq: number | null;
 }
 
 export interface MonitorIncidentsTable {

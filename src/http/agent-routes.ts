@@ -71,8 +71,7 @@ export const agentRoutes: readonly Route[] = [
       errors: { 422: "a result names a monitor that is not one of the agent's company's, or a heartbeat; the whole batch is refused" },
     },
     async handle(req) {
-      const { accepted } = await recordAgentResults(req.ctx, agentOf(req), req.body);
-      return { status: 202, body: { data: { accepted } } };
+      return { status: 202, body: { data: await recordAgentResults(req.ctx, agentOf(req), req.body) } };
     },
   },
 ];

@@ -311,7 +311,13 @@ export const agentAssignments = named(
 );
 
 /** What a batch of an agent's results did (not in the spec: statusbot's own). */
-export const agentResultsAccepted = named('AgentResultsAccepted', z.strictObject({ accepted: z.int().describe('The results of the batch recorded') }));
+export const agentResultsAccepted = named(
+  'AgentResultsAccepted',
+  z.strictObject({
+    accepted: z.int().describe('The results of the batch recorded'),
+    repeated: z.int().describe('The results of the batch recorded before (the same run and seq): taken, not counted again'),
+  }),
+);
 
 const one = <S extends z.ZodType>(id: string, schema: S) => named(id, z.strictObject({ data: schema }));
 const list = <S extends z.ZodType>(id: string, schema: S) => named(id, z.strictObject({ data: z.array(schema) }));

@@ -259,6 +259,32 @@ describe('probe agents and the quorum of regions', () => {
     expect(await page('?region=eu')).toContain('aria-label="Average response time, last 24 hours from eu: 16 ms, max 20 ms; no failed probes"');
   });
 
+  it('records a batch sent again (its answer lost) once: no probe counted twice, no drop either', async () => {
+    const eu = await agentToken('eu');
+    const up = (seq: number, latency: number) => ({ monitor_id: 501, ok: true, latency_ms: latency, seq });
+    const euHours = async () =>
+      (await s.ctx.db.selectFrom('probe_region_hours').select(['probes', 'total_ms']).where('region', '=', 'eu').where('monitor_id', '=', 501).execute())[0];
+    const first = { run: 'run-1', results: [up(1, 10), up(2, 20)], dropped: 3 };
+    expect(await agentCall(eu.token, 'POST', 'results', first)).toEqual({ status: 202, body: { data: { accepted: 2, repeated: 0 } } });
+    expect(await agentCall(eu.token, 'POST', 'results', first)).toEqual({ status: 202, body: { data: { accepted: 0, repeated: 2 } } });
+    expect(await euHours()).toEqual({ probes: 2, total_ms: 30 });
+    // Sent again with what came since: only that is new.
+    expect((await agentCall(eu.token, 'POST', 'results', { run: 'run-1', results: [up(2, 20), up(3, 40)] })).body.data).toEqual({ accepted: 1, repeated: 1 });
+    // A restarted agent counts anew.
+    expect((await agentCall(eu.token, 'POST', 'results', { run: 'run-2', results: [up(1, 50)] })).body.data).toEqual({ accepted: 1, repeated: 0 });
+    expect(await euHours()).toEqual({ probes: 4, total_ms: 120 });
+    const combined = await s.ctx.db.selectFrom('probe_hours').select(['probes']).where('monitor_id', '=', 501).execute();
+    expect(combined).toEqual([{ probes: 4 }]);
+    const listed = await cli('agents', 'list');
+    expect(listed.stdout).toContain('dropped 3');
+
+    // With a run, every result says where it is in it.
+    const unnumbered = await agentCall(eu.token, 'POST', 'results', { run: 'run-2', results: [{ monitor_id: 501, ok: true, latency_ms: 5 }] });
+    expect(unnumbered.status).toBe(422);
+    expect(unnumbered.body.errors[0].detail).toContain('seq');
+    expect(await euHours()).toEqual({ probes: 4, total_ms: 120 });
+  });
+
   it('answers the agent and heartbeat operations as the API description says', async () => {
     const check = apiDocumentCheck();
     const call = async (method: string, path: string, token: string | null, body?: unknown) => {

@@ -80,3 +80,37 @@ describe("a probe agent's schedule", () => {
     }
   });
 });
+
+describe('a probe agent whose answer was lost', () => {
+  it('sends the batch again as the same results of the same run, so that the server records them once', async () => {
+    const bodies: { run: string; results: { seq: number }[] }[] = [];
+    const base = assigning(3, 1);
+    let lost = false;
+    const link = {
+      ...base,
+      post: async (_path: string, body: unknown) => {
+        bodies.push(structuredClone(body) as (typeof bodies)[number]);
+        // The server took the first batch, but its answer never came.
+        if (!lost && (body as (typeof bodies)[number]).results.length > 0) {
+          lost = true;
+          throw Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
+        }
+        return { data: { accepted: 0, repeated: 0 } };
+      },
+    } as ServerLink;
+    const client = { probe: async () => ({ ok: true as const }), close: async () => undefined } as unknown as ProbeClient;
+    const agent = createProbeAgent({ link, client, region: 'eu', logger: silentLogger, tickMs: 10, reportMs: 50 });
+    await agent.start();
+    try {
+      await waitUntil(() => bodies.filter((b) => b.results.length > 0).length >= 2, { what: 'the batch sent again', timeoutMs: 10_000 });
+    } finally {
+      await agent.stop();
+    }
+    const [first, again] = bodies.filter((b) => b.results.length > 0) as [(typeof bodies)[number], (typeof bodies)[number]];
+    expect(again.run).toBe(first.run);
+    expect(again.run).toMatch(/^[0-9a-f-]{36}$/);
+    const seqs = (b: (typeof bodies)[number]) => b.results.map((r) => r.seq);
+    expect(seqs(again).slice(0, first.results.length)).toEqual(seqs(first));
+    expect(seqs(first)).toEqual(Array.from({ length: first.results.length }, (_, i) => i + 1));
+  });
+});

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createResultBuffer } from '../../src/agent/result-buffer.js';
 
-const result = (at: number) => ({ monitorId: 1, ok: true, reason: null, latencyMs: 1, at });
+const result = (at: number) => ({ monitorId: 1, ok: true, reason: null, latencyMs: 1, at, seq: at });
 
 describe("a probe agent's result buffer", () => {
   it('drops the oldest results when full, counts each drop, and reports drops until the server takes them', () => {

@@ -50,13 +50,26 @@ export async function staleAfterMs(ctx: AgentReadContext, companyId: number): Pr
   return 2 * Math.max(shortest, AGENT_REPORT_SECONDS) * 1000;
 }
 
-/** Notes an agent's report (in the transaction of its results), and the results it dropped while the server was away. */
-export async function noteAgentReport(trx: Tx, keyId: number, now: number, dropped: number): Promise<void> {
+/** Notes an agent's report (in the transaction of its results), the results it dropped while the server was away, and where its results have got to. */
+export async function noteAgentReport(trx: Tx, keyId: number, now: number, dropped: number, reached?: RunMark): Promise<void> {
+  const mark = reached ? { run: reached.run, last_seq: reached.lastSeq } : {};
   await trx
     .insertInto('agent_reports')
-    .values({ key_id: keyId, last_report_at: now, dropped })
-    .onConflict((oc) => oc.column('key_id').doUpdateSet((eb) => ({ last_report_at: now, dropped: eb('agent_reports.dropped', '+', dropped) })))
+    .values({ key_id: keyId, last_report_at: now, dropped, ...mark })
+    .onConflict((oc) => oc.column('key_id').doUpdateSet((eb) => ({ last_report_at: now, dropped: eb('agent_reports.dropped', '+', dropped), ...mark })))
     .execute();
+}
+
+/** Where an agent's results have got to: the agent process (its run) and the last of its results recorded. */
+export interface RunMark {
+  run: string;
+  lastSeq: number;
+}
+
+/** The mark the agent's last report left, if it said its run. */
+export async function runMark(trx: Tx, keyId: number): Promise<RunMark | null> {
+  const row = await trx.selectFrom('agent_reports').select(['run', 'last_seq']).where('key_id', '=', keyId).executeTakeFirst();
+  return row?.run == null || row.last_seq == null ? null : { run: row.run, lastSeq: Number(row.last_seq) };
 }
 
 export interface AgentInfo {

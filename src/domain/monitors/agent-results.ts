@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { ProbeAgent } from '../companies/agent-keys.js';
-import { AGENT_REPORT_SECONDS, noteAgentReport } from '../companies/agent-keys.js';
+import { AGENT_REPORT_SECONDS, noteAgentReport, runMark } from '../companies/agent-keys.js';
 import type { DomainContext } from '../context.js';
 import { invalidInput } from '../errors.js';
 import { monitorsUnderMaintenance } from '../maintenances/maintenance-windows.js';
@@ -31,11 +31,18 @@ export const agentResultsInput = z.strictObject({
           .min(0)
           .max(30 * 86_400_000)
           .default(0),
+        /** Its place among the results of the agent's run, counted from 1 (with `run`). */
+        seq: z.int().min(1).optional(),
       }),
     )
     .max(MAX_RESULTS_PER_BATCH),
   /** Results the agent dropped since its last batch (its buffer full while the server was away). */
   dropped: z.int().min(0).default(0),
+  /**
+   * The agent process that saw them, any text it keeps for its life. With it, every result carries its `seq`, and
+   * a result already recorded (a batch sent again, its answer lost) is not counted again.
+   */
+  run: z.string().min(1).max(100).optional(),
 });
 
 /** What an agent probes: every monitor of its company but heartbeats (pushed to the servers, which judge them). */
@@ -82,9 +89,17 @@ export async function agentAssignments(ctx: DomainContext, agent: ProbeAgent): P
  * region, in one transaction with the note of its report and the hours of
  * the region's history (see probe-rollup.ts). A result for a
  * monitor that is not its company's (or a heartbeat) refuses the whole batch.
+ * Results of the agent's run recorded already (`seq` up to its mark) are
+ * taken but not counted again: `repeated`.
  */
-export async function recordAgentResults(ctx: DomainContext, agent: ProbeAgent, raw: unknown): Promise<{ accepted: number }> {
+export async function recordAgentResults(ctx: DomainContext, agent: ProbeAgent, raw: unknown): Promise<{ accepted: number; repeated: number }> {
   const input = parseInput(agentResultsInput, raw ?? {}, 'body');
+  const run = input.run;
+  if (run !== undefined) {
+    input.results.forEach((r, i) => {
+      if (r.seq === undefined) throw invalidInput(['results', i, 'seq'], 'needs its seq when the batch names its run');
+    });
+  }
   const ids = [...new Set(input.results.map((r) => r.monitor_id))];
   const monitors = new Map(
     ids.length === 0
@@ -104,17 +119,23 @@ export async function recordAgentResults(ctx: DomainContext, agent: ProbeAgent, 
   });
   const now = ctx.clock.now().getTime();
   const paused = await monitorsUnderMaintenance(ctx.db, now);
-  const results = input.results.map((r) => ({ ...r, at: now - r.age_ms })).sort((a, b) => a.at - b.at);
-  // The region's hourly history, as the server's own probes keep it: a maintenance's time is left out, and
-  // a success without a response time counts in no average (statusbot's agents always send one).
-  const hours = new Map<string, ProbeHourSums>();
-  for (const r of results) {
-    if (paused.has(r.monitor_id) || (r.ok && r.latency_ms === null)) continue;
-    addSums(hours, probeSums(r.monitor_id, r.at, r.latency_ms ?? 0, r.ok));
-  }
+  const sent = input.results.map((r) => ({ ...r, at: now - r.age_ms })).sort((a, b) => a.at - b.at);
   const reaches = new Map<number, QuorumReach>();
+  let recorded = 0;
   await ctx.write(async (trx) => {
     reaches.clear();
+    // Results of the run recorded already (a batch sent again, its answer lost) are taken, not counted again.
+    const mark = run === undefined ? null : await runMark(trx, agent.keyId);
+    const seen = mark !== null && mark.run === run ? mark.lastSeq : 0;
+    const results = sent.filter((r) => r.seq === undefined || r.seq > seen);
+    recorded = results.length;
+    // The region's hourly history, as the server's own probes keep it: a maintenance's time is left out, and
+    // a success without a response time counts in no average (statusbot's agents always send one).
+    const hours = new Map<string, ProbeHourSums>();
+    for (const r of results) {
+      if (paused.has(r.monitor_id) || (r.ok && r.latency_ms === null)) continue;
+      addSums(hours, probeSums(r.monitor_id, r.at, r.latency_ms ?? 0, r.ok));
+    }
     await addProbeHours(trx, agent.region, [...hours.values()]);
     for (const r of results) {
       // During a maintenance of its service a monitor's failures open no incident; a success still ends an outage.
@@ -125,9 +146,12 @@ export async function recordAgentResults(ctx: DomainContext, agent: ProbeAgent, 
       const { reach } = await recordProbeIn(ctx, trx, state, outcome, agent.region, { latencyMs: r.latency_ms, at: r.at });
       if (reach) reaches.set(m.id, reach);
     }
-    await noteAgentReport(trx, agent.keyId, now, input.dropped);
+    // A batch recorded before in full told of its drops then.
+    const dropped = sent.length > 0 && results.length === 0 ? 0 : input.dropped;
+    const lastSeq = Math.max(seen, ...results.map((r) => r.seq ?? 0));
+    await noteAgentReport(trx, agent.keyId, now, dropped, run === undefined ? undefined : { run, lastSeq });
   });
   // The batch's last word on each monitor, once committed.
   for (const [id, reach] of reaches) noteQuorumReach(ctx, monitors.get(id)!, reach);
-  return { accepted: results.length };
+  return { accepted: recorded, repeated: sent.length - recorded };
 }
