@@ -26,6 +26,9 @@ export type OptionName = keyof typeof OPTIONS;
 
 export const DEFAULT_DB = './data/statusbot.db';
 
+/** Where the ids that key revoke takes are shown: said by its help and by its mistakes. */
+export const SHOWS_IDS = 'statusbot key list --company NAME shows the ids';
+
 /** Where a command writes (process.stdout and process.stderr have what it needs). */
 export interface OutputStream {
   isTTY?: boolean;

@@ -1,8 +1,7 @@
+import { SHOWS_IDS } from './command.js';
 import type { Command, CommandInput } from './command.js';
 import { JOB_NAMES } from '../jobs/job-names.js';
 import { STOP_DEADLINE_MS, STOP_GRACE_MS } from '../stop-times.js';
-
-export const SHOWS_IDS = 'statusbot key list --company NAME shows the ids';
 
 /**
  * A command's work, loaded when it runs: the usage, `--help` and a mistake

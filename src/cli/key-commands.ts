@@ -3,10 +3,9 @@ import { createApiKey, listApiKeys, revokeApiKey } from '../domain/companies/api
 import type { ApiKeyInfo } from '../domain/companies/api-keys.js';
 import { DomainError } from '../domain/errors.js';
 import { CommandError, UsageError } from './cli-errors.js';
+import { SHOWS_IDS } from './command.js';
 import type { CommandInput } from './command.js';
 import { mustExist, withContext } from './database-access.js';
-
-import { SHOWS_IDS } from './commands.js';
 
 function companyOf(input: CommandInput, command: string): string {
   const company = input.string('company');
