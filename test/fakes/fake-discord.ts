@@ -159,6 +159,7 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
       avatar: null,
     },
     embeds: m.body.embeds ?? [],
+    attachments: [],
     components: m.body.components ?? [],
     ...(m.replyTo ? { message_reference: { message_id: m.replyTo, channel_id: m.channelId } } : {}),
     ...(m.nonce ? { nonce: m.nonce } : {}),
