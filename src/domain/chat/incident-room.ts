@@ -123,15 +123,15 @@ export async function companyOfIncident(trx: Kysely<Database>, incidentId: numbe
 }
 
 /** The last row that opened (or invited into) the room, whatever became of it; undefined once purged. */
-async function lastOpening(trx: Kysely<Database>, room: RoomRow): Promise<{ id: number; state: 'pending' | 'sent' | 'dead' } | undefined> {
+async function lastOpening(trx: Kysely<Database>, room: RoomRow): Promise<{ id: number; state: 'pending' | 'sent' | 'dead'; payload: string } | undefined> {
   const row = await trx
     .selectFrom('outbox')
-    .select(['id', 'state'])
+    .select(['id', 'state', 'payload'])
     .where('stream', '=', roomOpeningStream(room.platform, room.workspace_id, Number(room.incident_id)))
     .orderBy('id', 'desc')
     .limit(1)
     .executeTakeFirst();
-  return row ? { id: Number(row.id), state: row.state } : undefined;
+  return row ? { id: Number(row.id), state: row.state, payload: row.payload } : undefined;
 }
 
 /** Invites a member into the incident's open room on their platform (the lead, named after it opened). */
@@ -185,10 +185,16 @@ export async function requestRoomIn(
   if (existing?.state === 'opening') {
     const opening = await lastOpening(trx, existing);
     if (opening?.state === 'pending') return { room: toRoom(existing), queued: false };
-    // Given up after its retries: tried again as it was, so that a channel it made already is the room, not a second one
-    // (none updated: another request retried it meanwhile).
+    // Given up after its retries: tried again as it was, so that a channel it made already is the room, not a second one,
+    // with whoever asks now invited too (none updated: another request retried it meanwhile).
     if (opening?.state === 'dead') {
-      const retried = await requeueDead(trx, now).where('id', '=', opening.id).executeTakeFirst();
+      const earlier = JSON.parse(opening.payload) as RoomOpening;
+      const asker = actingMember(ctx);
+      const invite = asker?.platform === existing.platform && !earlier.invite.includes(asker.userId) ? [...earlier.invite, asker.userId] : earlier.invite;
+      const retried = await requeueDead(trx, now)
+        .set({ payload: JSON.stringify({ ...earlier, invite }) })
+        .where('id', '=', opening.id)
+        .executeTakeFirst();
       return { room: toRoom(existing), queued: Number(retried.numUpdatedRows) === 1 };
     }
   }
