@@ -285,6 +285,29 @@ describe('probe agents and the quorum of regions', () => {
     expect(await euHours()).toEqual({ probes: 4, total_ms: 120 });
   });
 
+  it('records a batch sent to two replicas at once only once', async () => {
+    const other = await startTestServer({ dbPath: s.dbPath, config: CONFIG, clock: manualClock(Date.now() - 200_000) });
+    try {
+      const eu = await agentToken('eu');
+      const batch = { run: 'run-1', results: [1, 2, 3].map((seq) => ({ monitor_id: 501, ok: true, latency_ms: 10, seq })) };
+      const post = async (url: string) => {
+        const res = await fetch(`${url}/api/v2/agent/results`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${eu.token}`, 'content-type': 'application/json' },
+          body: JSON.stringify(batch),
+        });
+        expect(res.status).toBe(202);
+        return ((await res.json()) as { data: { accepted: number; repeated: number } }).data;
+      };
+      const answers = await Promise.all([s.url, other.url, s.url, other.url, s.url, other.url].map(post));
+      expect(answers.reduce((sum, a) => sum + a.accepted, 0)).toBe(3);
+      const hours = await s.ctx.db.selectFrom('probe_region_hours').select('probes').where('region', '=', 'eu').where('monitor_id', '=', 501).execute();
+      expect(hours).toEqual([{ probes: 3 }]);
+    } finally {
+      await other.stop();
+    }
+  });
+
   it('answers the agent and heartbeat operations as the API description says', async () => {
     const check = apiDocumentCheck();
     const call = async (method: string, path: string, token: string | null, body?: unknown) => {

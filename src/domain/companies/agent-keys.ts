@@ -66,8 +66,20 @@ export interface RunMark {
   lastSeq: number;
 }
 
-/** The mark the agent's last report left, if it said its run. */
-export async function runMark(trx: Tx, keyId: number): Promise<RunMark | null> {
+/**
+ * The mark the agent's last report left, if it said its run. The agent's row
+ * is held from here to the end of the transaction (an upsert that takes its
+ * lock, also at the first report), so that two batches of one agent recorded
+ * at once (one sent again while the first was still being recorded, on any
+ * replica) are recorded one after the other, the second seeing the first's
+ * mark. SQLite has one writer at a time already.
+ */
+export async function runMark(trx: Tx, keyId: number, now: number): Promise<RunMark | null> {
+  await trx
+    .insertInto('agent_reports')
+    .values({ key_id: keyId, last_report_at: now })
+    .onConflict((oc) => oc.column('key_id').doUpdateSet({ last_report_at: now }))
+    .execute();
   const row = await trx.selectFrom('agent_reports').select(['run', 'last_seq']).where('key_id', '=', keyId).executeTakeFirst();
   return row?.run == null || row.last_seq == null ? null : { run: row.run, lastSeq: Number(row.last_seq) };
 }

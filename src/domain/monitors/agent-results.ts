@@ -125,7 +125,7 @@ export async function recordAgentResults(ctx: DomainContext, agent: ProbeAgent, 
   await ctx.write(async (trx) => {
     reaches.clear();
     // Results of the run recorded already (a batch sent again, its answer lost) are taken, not counted again.
-    const mark = run === undefined ? null : await runMark(trx, agent.keyId);
+    const mark = run === undefined ? null : await runMark(trx, agent.keyId, now);
     const seen = mark !== null && mark.run === run ? mark.lastSeq : 0;
     const results = sent.filter((r) => r.seq === undefined || r.seq > seen);
     recorded = results.length;
