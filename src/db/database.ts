@@ -104,7 +104,7 @@ class ImmediateSqliteDialect extends SqliteDialect {
   }
 }
 
-const markers = new WeakMap<Db, () => string | Promise<string>>();
+const markers = new WeakMap<Db, () => string>();
 
 /** How long a commit by another process may stay unseen by `changeMarker` (SQLite; on PostgreSQL, see ChangeFeed). */
 export const FOREIGN_CHANGE_DELAY_MS = 1;
@@ -119,7 +119,7 @@ export const FOREIGN_CHANGE_DELAY_MS = 1;
  * before it answers; so a write on any replica is seen by the very next read
  * on every other, without a round trip per read.
  */
-export function changeMarker(db: Db): string | Promise<string> {
+export function changeMarker(db: Db): string {
   const marker = markers.get(db);
   if (!marker) throw new Error('changeMarker needs a database opened by openDatabase');
   return marker();
@@ -133,7 +133,7 @@ export function changeMarker(db: Db): string | Promise<string> {
  * `changeMarker` (a lookup there costs little, and a commit of another
  * process, `statusbot key revoke`, says nothing of what it changed).
  */
-export function keysMarker(db: Db): string | Promise<string> {
+export function keysMarker(db: Db): string {
   const feed = feeds.get(db);
   return feed ? feed.keysMarker() : changeMarker(db);
 }
@@ -541,6 +541,10 @@ export function openDatabase(options: OpenDatabaseOptions): Db {
   let version: unknown = dataVersion.get();
   let foreign = generationOf(sqlite, version);
   let checkedAt = performance.now();
+  // The marker's text is made again only when one of its parts moved: it is asked for by every cached read.
+  let marker = '';
+  let markedWrites = -1;
+  let markedForeign = '';
   markers.set(db, () => {
     const now = performance.now();
     if (now - checkedAt >= FOREIGN_CHANGE_DELAY_MS) {
@@ -552,7 +556,12 @@ export function openDatabase(options: OpenDatabaseOptions): Db {
         foreign = generationOf(sqlite, version);
       }
     }
-    return `${ownWrites}.${foreign}`;
+    if (ownWrites !== markedWrites || foreign !== markedForeign) {
+      markedWrites = ownWrites;
+      markedForeign = foreign;
+      marker = `${ownWrites}.${foreign}`;
+    }
+    return marker;
   });
   return db;
 }

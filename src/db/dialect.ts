@@ -94,10 +94,10 @@ export const deferInsert = <T extends keyof Database & string>(trx: Kysely<Datab
 export const changesNothingCached = (trx: Kysely<Database>): void => quietUnit(trx);
 
 /** A value that changes whenever the database changes, in this process or another: caches of query results compare it. */
-export const changeMarker = (db: Kysely<Database>): string | Promise<string> => markerOf(db);
+export const changeMarker = (db: Kysely<Database>): string => markerOf(db);
 
 /** A value that changes whenever API keys or companies may have changed: what authenticated keys are remembered under. */
-export const keysMarker = (db: Kysely<Database>): string | Promise<string> => keysMarkerOf(db);
+export const keysMarker = (db: Kysely<Database>): string => keysMarkerOf(db);
 
 export { serviceLockingRead, lockService } from './locks.js';
 export type { ServiceLockingRead } from './locks.js';

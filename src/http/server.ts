@@ -260,7 +260,7 @@ export function createHttpServer(options: HttpServerOptions): Server {
       return;
     }
     // Taken before reading, so that a change made meanwhile makes the entry stale at once.
-    const epoch = await readEpoch(ctx);
+    const epoch = readEpoch(ctx);
     const cacheKey = `${company.id} ${path}`;
     const hit = cache.get(cacheKey, epoch);
     if (hit) {

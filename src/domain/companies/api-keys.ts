@@ -85,7 +85,7 @@ export function admitKey(found: { agentRegion: string | null }, kind: KeyKind): 
 export async function lookUpKey(ctx: DomainContext, key: string): Promise<{ company: Company; keyId: number; agentRegion: string | null }> {
   if (key.length === 0 || key.length > 512) throw unauthorized();
   // Taken before reading, so that a revocation committed meanwhile makes the entry stale at once.
-  const epoch = await keysMarker(ctx.db);
+  const epoch = keysMarker(ctx.db);
   const processState = ctx.processState.apiKeys.get(key);
   if (processState && processState.epoch === epoch) {
     noteUse(ctx, processState.keyId);

@@ -22,7 +22,7 @@ const hostsOf = new WeakMap<DomainContext['processState'], { epoch: string; map:
 
 /** Own hosts of pages (from their configured url) and the slug each serves, read once per change. */
 export async function pageHosts(ctx: DomainContext): Promise<Map<string, string>> {
-  const epoch = await readEpoch(ctx);
+  const epoch = readEpoch(ctx);
   const known = hostsOf.get(ctx.processState);
   if (known?.epoch === epoch) return known.map;
   const rows = await ctx.db.selectFrom('status_pages').select(['host', 'slug']).where('host', 'is not', null).execute();

@@ -304,7 +304,7 @@ export function createPublicRouter(
         return true;
       }
       // Taken before rendering: a change made meanwhile makes the entry stale at once.
-      const epoch = await readEpoch(ctx);
+      const epoch = readEpoch(ctx);
       const search = used.size === 0 ? '' : `?${used.toString()}`;
       const key = base === null ? `${path}${search}` : `${base} ${path}${search}`;
       let entry = rendered.get(key, epoch);
@@ -314,7 +314,9 @@ export function createPublicRouter(
         rendered.set(key, epoch, entry);
         onRendered?.(route.path);
       }
-      await send(req, res, entry);
+      // Sent at once when the coding asked for is made: no wait between a cached answer and its request.
+      const sending = send(req, res, entry);
+      if (sending) await sending;
     } catch (error) {
       if (statuspageApi && (error instanceof DomainError || error instanceof HttpProblem || isDatabaseUnavailable(error))) {
         await send(req, res, jsonError(error));
@@ -345,6 +347,8 @@ export function createPublicRouter(
 
 /** Of a query, the parameters in `keys`, in that order: `?utm_source=…` and the like name the same answer as none. */
 function usedQuery(query: URLSearchParams, keys: readonly string[]): URLSearchParams {
+  // The request's own, made for it alone: an empty one is already what is used of it.
+  if (query.size === 0) return query;
   const used = new URLSearchParams();
   for (const key of keys) for (const value of query.getAll(key)) used.append(key, value);
   return used;
