@@ -50,9 +50,13 @@ interface PathRoutes<R> {
 }
 
 const NO_PARAMS: Readonly<Record<string, string>> = Object.freeze({});
+/** Paths with parameters whose answers a table keeps (see find). */
+const FOUND_MAX = 1_000;
+/** Longer paths are looked for each time: kept, a thousand of them would hold megabytes. */
+const FOUND_PATH_MAX = 256;
 
 /** The one place path segments are decoded, for every route of every table. */
-function decodeParams(names: readonly string[], m: RegExpExecArray): Record<string, string> {
+function decodeParams(names: readonly string[], m: RegExpExecArray): Readonly<Record<string, string>> {
   const params: Record<string, string> = {};
   for (let i = 0; i < names.length; i++) {
     let value: string;
@@ -64,7 +68,8 @@ function decodeParams(names: readonly string[], m: RegExpExecArray): Record<stri
     if (value.includes('\u0000')) throw new HttpProblem('route_not_found', `The path segment ${names[i]} holds a NUL character`);
     params[names[i]!] = value;
   }
-  return params;
+  // Kept for the path's next requests (see find): nobody may change it.
+  return Object.freeze(params);
 }
 
 function refusal<R>(refused: readonly PathRoutes<R>[]): MethodRefused<R> {
@@ -103,25 +108,41 @@ export function createRouteTable<R extends TableRoute>(routes: readonly R[]): Ro
     fixed.set(entry.path, { entry, matches });
   }
 
+  // The answers for paths with parameters, as asked again and again (a page under load): a lookup instead of a pattern per
+  // route and a decoding per segment. Bounded: when full, all are dropped and found again.
+  const found = new Map<string, RouteMatch<R> | MethodRefused<R> | undefined>();
+
+  function search(method: string, path: string): RouteMatch<R> | MethodRefused<R> | undefined {
+    const exact = fixed.get(path);
+    // Made only for a 405.
+    let refused: PathRoutes<R>[] | undefined = exact ? [exact.entry] : undefined;
+    for (const entry of patterned) {
+      const m = entry.pattern.exec(path);
+      if (!m) continue;
+      const route = entry.byMethod.get(method);
+      if (!route) {
+        if (refused) refused.push(entry);
+        else refused = [entry];
+        continue;
+      }
+      return { route, params: decodeParams(entry.names, m) };
+    }
+    return refused ? refusal(refused) : undefined;
+  }
+
   return {
     find(method, path) {
-      const exact = fixed.get(path);
-      const hit = exact?.matches.get(method);
+      const hit = fixed.get(path)?.matches.get(method);
       if (hit) return hit;
-      // Made only for a 405.
-      let refused: PathRoutes<R>[] | undefined = exact ? [exact.entry] : undefined;
-      for (const entry of patterned) {
-        const m = entry.pattern.exec(path);
-        if (!m) continue;
-        const route = entry.byMethod.get(method);
-        if (!route) {
-          if (refused) refused.push(entry);
-          else refused = [entry];
-          continue;
-        }
-        return { route, params: decodeParams(entry.names, m) };
-      }
-      return refused ? refusal(refused) : undefined;
+      if (patterned.length === 0 || path.length > FOUND_PATH_MAX) return search(method, path);
+      const key = `${method} ${path}`;
+      const known = found.get(key);
+      if (known !== undefined || found.has(key)) return known;
+      // A path that throws (bad percent-encoding) throws again each time, never kept.
+      const answer = search(method, path);
+      if (found.size >= FOUND_MAX) found.clear();
+      found.set(key, answer);
+      return answer;
     },
   };
 }

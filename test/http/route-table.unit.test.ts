@@ -71,6 +71,36 @@ describe('a route table', () => {
     }
   });
 
+  it('answers a path asked again as it answered it first, past the answers it keeps', () => {
+    const again = createRouteTable([route('GET', '/incidents/:id'), route('PATCH', '/incidents/:id')]);
+    const first = again.find('GET', '/incidents/42');
+    expect(again.find('GET', '/incidents/42')).toEqual(first);
+    expect(again.find('PATCH', '/incidents/42')?.route?.name).toBe('PATCH /incidents/:id');
+    expect(again.find('PUT', '/incidents/42')).toMatchObject({ route: null, allow: 'GET, PATCH' });
+    expect(again.find('PUT', '/incidents/42')).toMatchObject({ route: null, allow: 'GET, PATCH' });
+    expect(again.find('GET', '/nope')).toBeUndefined();
+    expect(again.find('GET', '/nope')).toBeUndefined();
+    // More paths than it keeps: every one still found, with its own parameters.
+    for (let id = 0; id < 2_500; id++) expect(again.find('GET', `/incidents/${id}`)).toEqual({ route: first?.route, params: { id: String(id) } });
+    expect(again.find('GET', `/incidents/${'9'.repeat(300)}`)).toMatchObject({ params: { id: '9'.repeat(300) } });
+  });
+
+  it('hands out parameters nobody can change for the next request of the path', () => {
+    const found = table.find('GET', '/incidents/5');
+    const params = (found && 'params' in found ? found.params : {}) as Record<string, string>;
+    expect(() => {
+      params.id = '6';
+    }).toThrow(TypeError);
+    expect(table.find('GET', '/incidents/5')).toMatchObject({ params: { id: '5' } });
+  });
+
+  it('refuses a bad path every time it is asked, never from a kept answer', () => {
+    for (let i = 0; i < 3; i++) {
+      expect(problemOf(() => table.find('GET', '/incidents/%FF'))).toBe('bad_request');
+      expect(problemOf(() => table.find('GET', '/incidents/1%00'))).toBe('route_not_found');
+    }
+  });
+
   it('refuses two routes for one method and path', () => {
     expect(() => createRouteTable([route('GET', '/a'), route('GET', '/a')])).toThrow(/two routes for GET \/a/);
   });
