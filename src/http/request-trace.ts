@@ -34,6 +34,16 @@ export interface FinishedRequest {
 export const UNMATCHED_ROUTE = '(unmatched)';
 
 const SENSIBLE_ID = /^[A-Za-z0-9._:@/+=-]{1,128}$/;
+
+/**
+ * Ids made here: a random UUID's first 80 bits, drawn once per process, then
+ * the request's number in 12 hex digits: unique across replicas and restarts
+ * as a UUID is, in the same form, and in the order the requests came. A
+ * random UUID per request cost a noticeable share of a cached page.
+ */
+const ID_PREFIX = randomUUID().slice(0, 24);
+let madeIds = 0;
+const madeId = (): string => `${ID_PREFIX}${(++madeIds).toString(16).padStart(12, '0')}`;
 /** The method as a label: anything else a client invents is one value. */
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 
@@ -71,7 +81,7 @@ export class TracedResponse<Request extends IncomingMessage = IncomingMessage> e
 
 export function startTrace(req: IncomingMessage, res: TracedResponse): RequestTrace {
   const given = req.headers['x-request-id'];
-  const id = typeof given === 'string' && SENSIBLE_ID.test(given) ? given : randomUUID();
+  const id = typeof given === 'string' && SENSIBLE_ID.test(given) ? given : madeId();
   res.requestId = id;
   const target = req.url ?? '/';
   const q = target.indexOf('?');

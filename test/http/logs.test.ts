@@ -67,7 +67,12 @@ describe('logs', () => {
     await waitUntil(() => log.records().find((r) => r.reqId === 'lb-7f3a.42' && r.route === '/api/v2/services'));
 
     const senseless = await server.api('GET', '/api/v2/services', { headers: { 'x-request-id': `a b ${'x'.repeat(200)}` } });
-    expect(senseless.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    expect(senseless.headers.get('x-request-id')).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+    // Every request its own id, the same process's ids in the order the requests came.
+    const made: string[] = [];
+    for (let i = 0; i < 3; i++) made.push((await server.api('GET', '/api/v2/services')).headers.get('x-request-id')!);
+    expect(new Set(made).size).toBe(3);
+    expect([...made].sort()).toEqual(made);
   });
 
   it('echoes X-Request-Id on every kind of answer: pages, 304s, errors, the server’s own routes', async () => {
