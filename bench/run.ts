@@ -8,8 +8,16 @@
  * fixed JSON body of the same byte size as statusbot's real response, and both
  * are measured in the same run, so the ratio compares like with like.
  *
+ * A process here keeps one speed for its whole life, and identical processes
+ * differ by up to 40%: one statusbot process against one bare process is a
+ * draw of two speeds. Each endpoint is therefore measured in BENCH_ROUNDS
+ * rounds, each with a fresh statusbot (its replicas) and a fresh bare server,
+ * the side that goes first alternating; each side's seconds of every round
+ * are pooled (requests over seconds, CPU over requests, every latency).
+ *
  * Environment:
- *   BENCH_SECONDS         measured seconds per run (default 10)
+ *   BENCH_SECONDS         measured seconds per endpoint and side, split over the rounds (default 10)
+ *   BENCH_ROUNDS          rounds per endpoint, each with fresh statusbot and bare processes (default 3)
  *   BENCH_WARMUP_SECONDS  warm-up seconds before each measured run (default 2)
  *   BENCH_CONNECTIONS     concurrent connections (default 10)
  *   BENCH_CPU_PROF        a directory: run the statusbot child with --cpu-prof into it
@@ -49,6 +57,9 @@ import type { ChildReply, ParentMessage } from './ipc.js';
 import { postgresDatabase } from './postgres-database.js';
 
 const SECONDS = positive('BENCH_SECONDS', 10);
+const ROUNDS = positive('BENCH_ROUNDS', 3);
+/** Measured seconds of one side in one round: BENCH_SECONDS split over the rounds. */
+const ROUND_SECONDS = SECONDS / ROUNDS;
 const WARMUP_SECONDS = positive('BENCH_WARMUP_SECONDS', 2, true);
 const CONNECTIONS = positive('BENCH_CONNECTIONS', 10);
 const CPU_PROF_DIR = process.env.BENCH_CPU_PROF ? resolve(process.env.BENCH_CPU_PROF) : null;
@@ -285,11 +296,13 @@ function cannon(port: number, e: Endpoint, connections: number, seconds: number,
 
 /**
  * One autocannon run, its connections split across the ports (replicas behind
- * a balancer); latencies are kept at full (sub-ms) resolution, for 2xx responses only.
+ * a balancer); latencies are kept at full (sub-ms) resolution, for 2xx
+ * responses only. Its sums (CPU left at 0, for the caller), and what failed.
  */
-async function load(ports: readonly number[], e: Endpoint, seconds: number): Promise<Run> {
+async function load(ports: readonly number[], e: Endpoint, seconds: number): Promise<Side & { failed: string | null }> {
   const latencies: number[] = [];
   const bodies = { sent: 0 };
+  const started = performance.now();
   const results = await Promise.all(
     ports.map((port) => {
       const instance = cannon(port, e, Math.max(1, Math.ceil(CONNECTIONS / ports.length)), seconds, bodies);
@@ -299,19 +312,10 @@ async function load(ports: readonly number[], e: Endpoint, seconds: number): Pro
       return instance;
     }),
   );
-  const sorted = Float64Array.from(latencies).sort();
+  const ms = performance.now() - started;
   const sum = (k: '2xx' | 'non2xx' | 'errors' | 'timeouts') => results.reduce((n, r) => n + r[k], 0);
-  return {
-    rps: results.reduce((n, r) => n + r['2xx'] / r.duration, 0),
-    cpuUs: NaN,
-    dbCpuUs: NaN,
-    p50: percentile(sorted, 50),
-    p99: percentile(sorted, 99),
-    requests: sum('2xx'),
-    non2xx: sum('non2xx'),
-    errors: sum('errors'),
-    timeouts: sum('timeouts'),
-  };
+  const failed = sum('non2xx') + sum('errors') + sum('timeouts') > 0 ? `${sum('non2xx')} non-2xx, ${sum('errors')} errors, ${sum('timeouts')} timeouts` : null;
+  return { ms, cpu: 0, db: 0, answered: sum('2xx') + sum('non2xx'), latencies, failed };
 }
 
 /** One side (observing on, or off) of the seconds measured while observing is turned on and off: sums, so that rounds pool. */
@@ -450,21 +454,23 @@ interface Observing {
   costs: number[];
 }
 
-async function measure(servers: readonly Child[], e: Endpoint, database?: 'postgres'): Promise<Run> {
+/** One measured run of `servers` after a warm-up: its sums, which pool with the other rounds'. */
+async function measure(servers: readonly Child[], e: Endpoint, database?: 'postgres'): Promise<Side> {
   const ports = servers.map((s) => s.port);
   if (WARMUP_SECONDS > 0) await load(ports, e, WARMUP_SECONDS);
   const batchesBefore = VERBOSE && e.method === 'POST' ? await writerBatches(ports) : null;
   const before = await cpuOf(servers);
   const dbBefore = database ? postgresCpu() : null;
-  const run = await load(ports, e, SECONDS);
-  const answered = run.requests + run.non2xx;
+  const run = await load(ports, e, ROUND_SECONDS);
   const dbAfter = dbBefore === null ? null : postgresCpu();
-  const out = {
+  if (run.failed) throw new Error(`${e.label} on ${servers.map((s) => s.name).join(', ')}: ${run.failed}`);
+  const part: Side = {
     ...run,
-    cpuUs: answered > 0 ? ((await cpuOf(servers)) - before) / answered : NaN,
-    dbCpuUs: dbBefore !== null && dbAfter !== null && answered > 0 ? (dbAfter - dbBefore) / answered : NaN,
+    cpu: (await cpuOf(servers)) - before,
+    db: dbBefore !== null && dbAfter !== null ? dbAfter - dbBefore : NaN,
   };
   if (VERBOSE) {
+    const out = runOfSide(part);
     const db = Number.isFinite(out.dbCpuUs) ? `, PostgreSQL ${f(out.dbCpuUs, 1)} µs` : '';
     const after = batchesBefore ? await writerBatches(ports) : null;
     const batches =
@@ -473,7 +479,7 @@ async function measure(servers: readonly Child[], e: Endpoint, database?: 'postg
         : '';
     console.error(`\n  ${servers.map((s) => s.name).join(', ')}: ${f(out.rps)} req/s, ${f(out.cpuUs, 1)} µs CPU a request${db}${batches}`);
   }
-  return out;
+  return part;
 }
 
 /** The writers' transactions so far and the units they carried, from the servers' /metrics (zero where observing is off). */
@@ -606,12 +612,12 @@ async function main(): Promise<number> {
         });
       }
     }
-    const bare = await startChild('bare', 'bare-server.js', []);
+    let bare = await startChild('bare', 'bare-server.js', []);
 
     const busyBefore = await cpuBusy(1000);
     console.log(
       `statusbot bench: ${cpus().length} CPUs (${cpus()[0]?.model.trim() ?? '?'}), node ${process.version}, ` +
-        `${CONNECTIONS} connections, ${WARMUP_SECONDS} s warm-up + ${SECONDS} s per run; ${engines.map((e) => e.label).join(' · ')}`,
+        `${CONNECTIONS} connections, ${ROUNDS} rounds of fresh processes, each ${WARMUP_SECONDS} s warm-up + ${f(ROUND_SECONDS, 1)} s per side; ${engines.map((e) => e.label).join(' · ')}`,
     );
     if (busyBefore !== null && busyBefore > 0.1) {
       console.log(`WARNING: other processes kept ${f(busyBefore * 100)}% of the CPUs busy before the start; the figures will be low and noisy`);
@@ -655,10 +661,42 @@ async function main(): Promise<number> {
         if (sent && e.headers?.['accept-encoding'] && !sent.headers['content-encoding']) throw new Error(`${e.label} was answered uncompressed`);
         const bodyBytes = sent?.body.length ?? real.bytes;
         process.stdout.write(
-          `${engine.label}: ${e.label} (${bodyBytes} B body${sent?.headers['content-encoding'] ? `, ${sent.headers['content-encoding']}` : ''}): statusbot…`,
+          `${engine.label}: ${e.label} (${bodyBytes} B body${sent?.headers['content-encoding'] ? `, ${sent.headers['content-encoding']}` : ''}):`,
         );
-        const sb = await measure(replicas, e, onPostgres);
-        const rss = await ask(replicas[0]!, { type: 'rss' }, 'rss');
+        if (sent) {
+          await ask(bare, { type: 'raw', status: sent.status, body: sent.body.toString('base64'), headers: sent.headers }, 'body-set');
+        } else {
+          await ask(bare, { type: 'body', status: real.status, bytes: real.bytes }, 'body-set');
+        }
+        const sbParts: Side[] = [];
+        const bareParts: Side[] = [];
+        let peakRssKb = 0;
+        for (let round = 1; round <= ROUNDS; round++) {
+          if (round > 1) {
+            process.stdout.write(` round ${round}:`);
+            peakRssKb = Math.max(peakRssKb, (await ask(replicas[0]!, { type: 'rss' }, 'rss')).maxRssKb);
+            for (const r of replicas) await stopChild(r);
+            for (let i = 0; i < replicas.length; i++) {
+              replicas[i] = await startChild(`statusbot ${engine.label} #${i + 1}`, 'server-entry.js', [engine.db, configPath], execArgv);
+            }
+            await stopChild(bare);
+            bare = await startChild('bare', 'bare-server.js', []);
+            if (sent) {
+              await ask(bare, { type: 'raw', status: sent.status, body: sent.body.toString('base64'), headers: sent.headers }, 'body-set');
+            } else {
+              await ask(bare, { type: 'body', status: real.status, bytes: real.bytes }, 'body-set');
+            }
+          }
+          // The side that goes first alternates, so that neither always meets the machine as the other left it.
+          for (const side of round % 2 === 1 ? (['statusbot', 'bare'] as const) : (['bare', 'statusbot'] as const)) {
+            process.stdout.write(` ${side}…`);
+            if (side === 'statusbot') sbParts.push(await measure(replicas, e, onPostgres));
+            else bareParts.push(await measure([bare], e));
+          }
+        }
+        const sb = runOfSide(pooled(sbParts));
+        const base = runOfSide(pooled(bareParts));
+        peakRssKb = Math.max(peakRssKb, (await ask(replicas[0]!, { type: 'rss' }, 'rss')).maxRssKb);
         // What observing costs, with one replica: turned off and on again every second in the same process under one
         // unbroken load (on, off, off, on, …), so that the machine's drift weighs on both alike; identical processes
         // differed here by up to 40% for their whole life, so the two sides are never compared across processes. A fresh
@@ -683,19 +721,7 @@ async function main(): Promise<number> {
             costs: rounds.map((r) => r.cost),
           };
         }
-        if (sent) {
-          await ask(bare, { type: 'raw', status: sent.status, body: sent.body.toString('base64'), headers: sent.headers }, 'body-set');
-        } else {
-          await ask(bare, { type: 'body', status: real.status, bytes: real.bytes }, 'body-set');
-        }
-        process.stdout.write(' bare…');
-        const base = await measure([bare], e);
         console.log(' done');
-        for (const [who, r] of [['statusbot', sb], ['bare', base], ...(observing ? [['statusbot, observing off', observing.off] as const] : [])] as const) {
-          if (r.non2xx > 0 || r.errors > 0 || r.timeouts > 0) {
-            throw new Error(`${e.label} on ${who} (${engine.label}): ${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts`);
-          }
-        }
         engineResults.push({
           engine: engine.label,
           replicas: engine.replicas,
@@ -704,7 +730,7 @@ async function main(): Promise<number> {
           statusbot: sb,
           bare: base,
           ratio: sb.rps / base.rps,
-          statusbotPeakRssMb: rss.maxRssKb / 1024,
+          statusbotPeakRssMb: peakRssKb / 1024,
           observing,
         });
       }
@@ -836,7 +862,14 @@ async function main(): Promise<number> {
         node: process.version,
         platform: process.platform,
       },
-      settings: { connections: CONNECTIONS, seconds: SECONDS, warmupSeconds: WARMUP_SECONDS, only: ONLY || null, cpuProfile: CPU_PROF_DIR !== null },
+      settings: {
+        connections: CONNECTIONS,
+        seconds: SECONDS,
+        rounds: ROUNDS,
+        warmupSeconds: WARMUP_SECONDS,
+        only: ONLY || null,
+        cpuProfile: CPU_PROF_DIR !== null,
+      },
       results,
       statusbotPeakRssMb: peakRssMb,
       barePeakRssMb: bareRss.maxRssKb / 1024,
