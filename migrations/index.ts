@@ -24,6 +24,7 @@ import * as m0022 from './0022_notify_destinations.js';
 import * as m0023 from './0023_incident_rooms.js';
 import * as m0024 from './0024_probe_region_hours.js';
 import * as m0025 from './0025_agent_report_runs.js';
+import * as m0026 from './0026_agent_report_drops.js';
 
 /** Every migration, by name; the Migrator applies them in name order. Add new ones here. */
 export const migrations: Record<string, Migration> = {
@@ -52,4 +53,5 @@ export const migrations: Record<string, Migration> = {
   '0023_incident_rooms': m0023,
   '0024_probe_region_hours': m0024,
   '0025_agent_report_runs': m0025,
+  '0026_agent_report_drops': m0026,
 };

@@ -199,6 +199,8 @@ export function createProbeAgent(options: ProbeAgentOptions): ProbeAgent {
           seq: r.seq,
         })),
         dropped: drops,
+        // The run's drops so far: a batch sent again with results added since does not count the same drops twice.
+        dropped_total: buffer.droppedTotal,
         run,
       };
       try {

@@ -194,6 +194,8 @@ export interface AgentReportsTable {
   /** The agent process whose results came last (the `run` of its batches), and the last of them recorded (`seq`). */
   run: string | null;
   last_seq: number | null;
+  /** The drops of that run recorded so far (its total, as the agent last reported it); null before an agent reported it. */
+  run_dropped: number | null;
 }
 
 export interface MonitorIncidentsTable {

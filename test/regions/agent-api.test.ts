@@ -285,6 +285,33 @@ describe('probe agents and the quorum of regions', () => {
     expect(await euHours()).toEqual({ probes: 4, total_ms: 120 });
   });
 
+  it("counts a run's drops once, also when a batch is sent again with results added since", async () => {
+    const eu = await agentToken('eu');
+    const up = (seq: number) => ({ monitor_id: 501, ok: true, latency_ms: 10, seq });
+    const droppedOf = async () => new RegExp(`^${eu.id}\\t.*\\tdropped (\\d+)$`, 'm').exec((await cli('agents', 'list')).stdout)?.[1] ?? '0';
+    const first = { run: 'run-7', results: [up(1)], dropped: 2, dropped_total: 2 };
+    expect((await agentCall(eu.token, 'POST', 'results', first)).body.data).toEqual({ accepted: 1, repeated: 0 });
+    expect(await droppedOf()).toBe('2');
+    // Its answer lost, the batch goes again with a result added since: the same two drops, told again.
+    expect((await agentCall(eu.token, 'POST', 'results', { ...first, results: [up(1), up(2)] })).body.data).toEqual({ accepted: 1, repeated: 1 });
+    expect(await droppedOf()).toBe('2');
+    // Three more dropped since: the run's total is five.
+    expect((await agentCall(eu.token, 'POST', 'results', { run: 'run-7', results: [up(3)], dropped: 3, dropped_total: 5 })).status).toBe(202);
+    expect((await agentCall(eu.token, 'POST', 'results', { run: 'run-7', results: [up(3)], dropped: 3, dropped_total: 5 })).body.data).toEqual({
+      accepted: 0,
+      repeated: 1,
+    });
+    expect(await droppedOf()).toBe('5');
+    // A restarted agent's run counts from nothing.
+    expect((await agentCall(eu.token, 'POST', 'results', { run: 'run-8', results: [up(1)], dropped: 1, dropped_total: 1 })).status).toBe(202);
+    expect(await droppedOf()).toBe('6');
+    // A total without the run it counts is refused, and changes nothing.
+    const unrun = await agentCall(eu.token, 'POST', 'results', { results: [], dropped_total: 9 });
+    expect(unrun.status).toBe(422);
+    expect(unrun.body.errors[0].source.pointer).toBe('/dropped_total');
+    expect(await droppedOf()).toBe('6');
+  });
+
   it('records a batch sent to two replicas at once only once', async () => {
     const other = await startTestServer({ dbPath: s.dbPath, config: CONFIG, clock: manualClock(Date.now() - 200_000) });
     try {

@@ -83,7 +83,7 @@ describe("a probe agent's schedule", () => {
 
 describe('a probe agent whose answer was lost', () => {
   it('sends the batch again as the same results of the same run, so that the server records them once', async () => {
-    const bodies: { run: string; results: { seq: number }[] }[] = [];
+    const bodies: { run: string; results: { seq: number }[]; dropped_total: number }[] = [];
     const base = assigning(3, 1);
     let lost = false;
     const link = {
@@ -112,5 +112,7 @@ describe('a probe agent whose answer was lost', () => {
     const seqs = (b: (typeof bodies)[number]) => b.results.map((r) => r.seq);
     expect(seqs(again).slice(0, first.results.length)).toEqual(seqs(first));
     expect(seqs(first)).toEqual(Array.from({ length: first.results.length }, (_, i) => i + 1));
+    // The run's drops so far go with every batch, so that the server counts each drop once.
+    expect([first.dropped_total, again.dropped_total]).toEqual([0, 0]);
   });
 });

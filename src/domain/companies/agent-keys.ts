@@ -52,7 +52,7 @@ export async function staleAfterMs(ctx: AgentReadContext, companyId: number): Pr
 
 /** Notes an agent's report (in the transaction of its results), the results it dropped while the server was away, and where its results have got to. */
 export async function noteAgentReport(trx: Tx, keyId: number, now: number, dropped: number, reached?: RunMark): Promise<void> {
-  const mark = reached ? { run: reached.run, last_seq: reached.lastSeq } : {};
+  const mark = reached ? { run: reached.run, last_seq: reached.lastSeq, run_dropped: reached.dropped } : {};
   await trx
     .insertInto('agent_reports')
     .values({ key_id: keyId, last_report_at: now, dropped, ...mark })
@@ -60,10 +60,12 @@ export async function noteAgentReport(trx: Tx, keyId: number, now: number, dropp
     .execute();
 }
 
-/** Where an agent's results have got to: the agent process (its run) and the last of its results recorded. */
+/** Where an agent's results have got to: the agent process (its run), the last of its results recorded, and the run's drops recorded. */
 export interface RunMark {
   run: string;
   lastSeq: number;
+  /** The run's total of drops as last recorded; null while the agent has not reported one (older agents). */
+  dropped: number | null;
 }
 
 /**
@@ -80,8 +82,10 @@ export async function runMark(trx: Tx, keyId: number, now: number): Promise<RunM
     .values({ key_id: keyId, last_report_at: now })
     .onConflict((oc) => oc.column('key_id').doUpdateSet({ last_report_at: now }))
     .execute();
-  const row = await trx.selectFrom('agent_reports').select(['run', 'last_seq']).where('key_id', '=', keyId).executeTakeFirst();
-  return row?.run == null || row.last_seq == null ? null : { run: row.run, lastSeq: Number(row.last_seq) };
+  const row = await trx.selectFrom('agent_reports').select(['run', 'last_seq', 'run_dropped']).where('key_id', '=', keyId).executeTakeFirst();
+  return row?.run == null || row.last_seq == null
+    ? null
+    : { run: row.run, lastSeq: Number(row.last_seq), dropped: row.run_dropped == null ? null : Number(row.run_dropped) };
 }
 
 export interface AgentInfo {

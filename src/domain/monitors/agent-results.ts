@@ -39,6 +39,11 @@ export const agentResultsInput = z.strictObject({
   /** Results the agent dropped since its last batch (its buffer full while the server was away). */
   dropped: z.int().min(0).default(0),
   /**
+   * With `run`: every result the run has dropped so far. Only what it adds to the total last recorded is counted
+   * (a batch sent again with results added since tells of the same drops again); `dropped` is then not read.
+   */
+  dropped_total: z.int().min(0).optional(),
+  /**
    * The agent process that saw them, any text it keeps for its life. With it, every result carries its `seq`, and
    * a result already recorded (a batch sent again, its answer lost) is not counted again.
    */
@@ -95,6 +100,7 @@ export async function agentAssignments(ctx: DomainContext, agent: ProbeAgent): P
 export async function recordAgentResults(ctx: DomainContext, agent: ProbeAgent, raw: unknown): Promise<{ accepted: number; repeated: number }> {
   const input = parseInput(agentResultsInput, raw ?? {}, 'body');
   const run = input.run;
+  if (run === undefined && input.dropped_total !== undefined) throw invalidInput(['dropped_total'], 'needs the run it counts the drops of');
   if (run !== undefined) {
     input.results.forEach((r, i) => {
       if (r.seq === undefined) throw invalidInput(['results', i, 'seq'], 'needs its seq when the batch names its run');
@@ -126,7 +132,8 @@ export async function recordAgentResults(ctx: DomainContext, agent: ProbeAgent, 
     reaches.clear();
     // Results of the run recorded already (a batch sent again, its answer lost) are taken, not counted again.
     const mark = run === undefined ? null : await runMark(trx, agent.keyId, now);
-    const seen = mark !== null && mark.run === run ? mark.lastSeq : 0;
+    const sameRun = mark !== null && mark.run === run;
+    const seen = sameRun ? mark.lastSeq : 0;
     const results = sent.filter((r) => r.seq === undefined || r.seq > seen);
     recorded = results.length;
     // The region's hourly history, as the server's own probes keep it: a maintenance's time is left out, and
@@ -146,10 +153,16 @@ export async function recordAgentResults(ctx: DomainContext, agent: ProbeAgent, 
       const { reach } = await recordProbeIn(ctx, trx, state, outcome, agent.region, { latencyMs: r.latency_ms, at: r.at });
       if (reach) reaches.set(m.id, reach);
     }
-    // A batch recorded before in full told of its drops then.
-    const dropped = sent.length > 0 && results.length === 0 ? 0 : input.dropped;
+    const runDropped = sameRun ? (mark.dropped ?? 0) : 0;
+    // A run's total counts what it adds to the one recorded; else a batch recorded before in full told of its drops then.
+    const dropped =
+      input.dropped_total !== undefined ? Math.max(0, input.dropped_total - runDropped) : sent.length > 0 && results.length === 0 ? 0 : input.dropped;
     const lastSeq = Math.max(seen, ...results.map((r) => r.seq ?? 0));
-    await noteAgentReport(trx, agent.keyId, now, dropped, run === undefined ? undefined : { run, lastSeq });
+    const reached =
+      run === undefined
+        ? undefined
+        : { run, lastSeq, dropped: input.dropped_total !== undefined ? Math.max(runDropped, input.dropped_total) : sameRun ? mark.dropped : null };
+    await noteAgentReport(trx, agent.keyId, now, dropped, reached);
   });
   // The batch's last word on each monitor, once committed.
   for (const [id, reach] of reaches) noteQuorumReach(ctx, monitors.get(id)!, reach);
