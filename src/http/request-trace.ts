@@ -36,7 +36,7 @@ export const UNMATCHED_ROUTE = '(unmatched)';
 const SENSIBLE_ID = /^[A-Za-z0-9._:@/+=-]{1,128}$/;
 
 /**
- * Ids made here: a random UUID's first 80 bits, drawn once per process, then
+ * Ids made here: a random UUID's first 20 hex digits (74 random bits), drawn once per process, then
  * the request's number in 12 hex digits: unique across replicas and restarts
  * as a UUID is, in the same form, and in the order the requests came. A
  * random UUID per request cost a noticeable share of a cached page.
