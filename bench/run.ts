@@ -628,10 +628,9 @@ async function main(): Promise<number> {
     const targets = [];
     for (const engine of engines) {
       // One replica after the other: each applies the config at start, idempotently.
+      const startReplica = (i: number) => startChild(`statusbot ${engine.label} #${i + 1}`, 'server-entry.js', [engine.db, configPath], execArgv);
       const replicas: Child[] = [];
-      for (let i = 0; i < engine.replicas; i++) {
-        replicas.push(await startChild(`statusbot ${engine.label} #${i + 1}`, 'server-entry.js', [engine.db, configPath], execArgv));
-      }
+      for (let i = 0; i < engine.replicas; i++) replicas.push(await startReplica(i));
       const incidentId = await seed(replicas[0]!.port);
       const onPostgres = engine.db.startsWith('postgres') ? ('postgres' as const) : undefined;
       const all: Endpoint[] = [
@@ -663,11 +662,12 @@ async function main(): Promise<number> {
         process.stdout.write(
           `${engine.label}: ${e.label} (${bodyBytes} B body${sent?.headers['content-encoding'] ? `, ${sent.headers['content-encoding']}` : ''}):`,
         );
-        if (sent) {
-          await ask(bare, { type: 'raw', status: sent.status, body: sent.body.toString('base64'), headers: sent.headers }, 'body-set');
-        } else {
-          await ask(bare, { type: 'body', status: real.status, bytes: real.bytes }, 'body-set');
-        }
+        // The bare server answers with statusbot's very bytes and headers, or a body of the same size.
+        const imitate = (server: Child) =>
+          sent
+            ? ask(server, { type: 'raw', status: sent.status, body: sent.body.toString('base64'), headers: sent.headers }, 'body-set')
+            : ask(server, { type: 'body', status: real.status, bytes: real.bytes }, 'body-set');
+        await imitate(bare);
         const sbParts: Side[] = [];
         const bareParts: Side[] = [];
         let peakRssKb = 0;
@@ -676,16 +676,10 @@ async function main(): Promise<number> {
             process.stdout.write(` round ${round}:`);
             peakRssKb = Math.max(peakRssKb, (await ask(replicas[0]!, { type: 'rss' }, 'rss')).maxRssKb);
             for (const r of replicas) await stopChild(r);
-            for (let i = 0; i < replicas.length; i++) {
-              replicas[i] = await startChild(`statusbot ${engine.label} #${i + 1}`, 'server-entry.js', [engine.db, configPath], execArgv);
-            }
+            for (let i = 0; i < replicas.length; i++) replicas[i] = await startReplica(i);
             await stopChild(bare);
             bare = await startChild('bare', 'bare-server.js', []);
-            if (sent) {
-              await ask(bare, { type: 'raw', status: sent.status, body: sent.body.toString('base64'), headers: sent.headers }, 'body-set');
-            } else {
-              await ask(bare, { type: 'body', status: real.status, bytes: real.bytes }, 'body-set');
-            }
+            await imitate(bare);
           }
           // The side that goes first alternates, so that neither always meets the machine as the other left it.
           for (const side of round % 2 === 1 ? (['statusbot', 'bare'] as const) : (['bare', 'statusbot'] as const)) {
@@ -709,7 +703,7 @@ async function main(): Promise<number> {
             process.stdout.write(round === 1 ? ' observing on and off…' : ` round ${round}…`);
             if (round > 1) {
               await stopChild(replicas[0]!);
-              replicas[0] = await startChild(`statusbot ${engine.label} #1`, 'server-entry.js', [engine.db, configPath], execArgv);
+              replicas[0] = await startReplica(0);
             }
             const sides = await alternate(replicas[0]!, e, onPostgres);
             rounds.push({ ...sides, cost: runOfSide(sides.on).cpuUs / runOfSide(sides.off).cpuUs - 1 });
