@@ -287,6 +287,8 @@ export function createHttpServer(options: HttpServerOptions): Server {
     const q = target.indexOf('?');
     const path = trace.path;
     try {
+      // A public page asked again as it was before, while nothing has changed: the same answer, without routing.
+      if (publicPages.answerRepeat(req, res, trace)) return;
       if (!path.startsWith('/')) throw new HttpProblem('bad_request', 'The request target must be a path, such as /api/v2/services');
       const found = own.find(req.method ?? 'GET', path);
       if (found) {
@@ -300,11 +302,11 @@ export function createHttpServer(options: HttpServerOptions): Server {
       }
       if (path === API_PREFIX || path.startsWith(UNDER_API)) {
         // At the root of a status page's own host, its Statuspage documents (public, all named *.json, which no API path is) come first.
-        if (path.endsWith('.json') && (await publicPages(req, res, path, new URLSearchParams(q === -1 ? '' : target.slice(q + 1)), trace))) return;
+        if (path.endsWith('.json') && (await publicPages.handle(req, res, path, new URLSearchParams(q === -1 ? '' : target.slice(q + 1)), trace))) return;
         await handleApi(req, path, new URLSearchParams(q === -1 ? '' : target.slice(q + 1)), res, trace);
         return;
       }
-      if (await publicPages(req, res, path, new URLSearchParams(q === -1 ? '' : target.slice(q + 1)), trace)) return;
+      if (await publicPages.handle(req, res, path, new URLSearchParams(q === -1 ? '' : target.slice(q + 1)), trace)) return;
       throw new HttpProblem('route_not_found', 'No such path');
     } catch (error) {
       // Nobody is left to answer; the request's line says it was aborted.

@@ -36,6 +36,13 @@ async function renders(t: TestServer, route: string): Promise<number> {
   return line === undefined ? 0 : Number(line.split(' ').at(-1));
 }
 
+/** The GETs of `route` answered 200, as the request metrics count them. */
+async function answered(t: TestServer, route: string): Promise<number> {
+  const text = await (await fetch(`${t.url}/metrics`)).text();
+  const line = text.split('\n').find((l) => l.startsWith(`statusbot_http_request_duration_seconds_count{route="${route}",method="GET",status="200"}`));
+  return line === undefined ? 0 : Number(line.split(' ').at(-1));
+}
+
 describe('public pages compressed, validated and cached per what they show', () => {
   let t: TestServer;
   let incidentId: string;
@@ -184,6 +191,47 @@ describe('public pages compressed, validated and cached per what they show', () 
       expect((await get(t, `/status/acme/history${query}`)).status).toBe(200);
     }
     expect(await renders(t, '/status/:slug/history')).toBe(historyBefore + 2);
+  });
+
+  it('answers a page asked again with the bytes it sent before, each request its own, and a change at once', async () => {
+    const before = await answered(t, '/status/:slug');
+    const renderedBefore = await renders(t, '/status/:slug');
+    const first = await get(t, '/status/acme', { 'accept-encoding': 'gzip' });
+    const again = await get(t, '/status/acme', { 'accept-encoding': 'gzip' });
+    expect(again.status).toBe(200);
+    expect(again.body.equals(first.body)).toBe(true);
+    const { 'x-request-id': firstId, date: _d1, ...firstHeaders } = first.headers;
+    const { 'x-request-id': againId, date: _d2, ...againHeaders } = again.headers;
+    expect(againHeaders).toEqual(firstHeaders);
+    expect(againId).not.toBe(firstId);
+    expect(await answered(t, '/status/:slug')).toBe(before + 2);
+    expect(await renders(t, '/status/:slug')).toBeLessThanOrEqual(renderedBefore + 1);
+
+    // Each coding, HEAD and another host are answers of their own.
+    expect((await get(t, '/status/acme', { 'accept-encoding': 'br' })).headers['content-encoding']).toBe('br');
+    const plain = await get(t, '/status/acme');
+    expect(plain.headers['content-encoding']).toBeUndefined();
+    expect(decoded(again)).toBe(plain.body.toString('utf8'));
+    const head = await new Promise<{ status: number; length: string | undefined; bytes: number }>((resolve, reject) => {
+      const req = request(`${t.url}/status/acme`, { method: 'HEAD', headers: { 'accept-encoding': 'gzip' } }, (res) => {
+        let bytes = 0;
+        res.on('data', (c: Buffer) => (bytes += c.length));
+        res.on('end', () => resolve({ status: res.statusCode!, length: res.headers['content-length'], bytes }));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+    expect(head).toEqual({ status: 200, length: String(first.body.length), bytes: 0 });
+    expect((await get(t, '/', { host: 'status.acme.example' })).body.toString('utf8')).toContain('Slow API');
+    const elsewhere = await get(t, '/', { host: 'other.example' });
+    expect(elsewhere.body.toString('utf8')).not.toContain('Slow API');
+
+    // A change the page shows is on the very next answer.
+    await t.api('PATCH', `/api/v2/incidents/${incidentId}`, { body: { resolution_stage: 'monitoring', description: 'Fixed on the next ask.' } });
+    const changed = await get(t, '/status/acme', { 'accept-encoding': 'gzip' });
+    expect(changed.headers.etag).not.toBe(first.headers.etag);
+    expect(decoded(changed)).toContain('Fixed on the next ask.');
+    expect((await get(t, '/status/acme', { 'accept-encoding': 'gzip' })).body.equals(changed.body)).toBe(true);
   });
 
   it('answers addresses under /status/ that name nothing with an HTML page of the site and a link home', async () => {

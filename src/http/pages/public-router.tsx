@@ -30,6 +30,8 @@ const SECURITY_HEADERS = {
 /** Pages may be kept briefly by browsers and proxies, then revalidated with their ETag. */
 const PAGE_CACHE_CONTROL = 'public, max-age=30, must-revalidate';
 const RENDERED_MAX = 2_000;
+/** Requests remembered with the answer they were sent (see Repeat); when full, all are forgotten. */
+const REPEATS_MAX = 2_000;
 /** Paths of the Statuspage-compatible API (see statuspage-routes.ts), where every answer is JSON. */
 const STATUSPAGE_API = /^\/status\/[^/]+\/api\//;
 /** Any origin may read the Statuspage documents, as it may Statuspage's own (widgets, dashboards in a browser). */
@@ -64,6 +66,29 @@ interface Rendered {
   opaqueTag: string | null;
 }
 
+/**
+ * A cacheable answer as it was sent for one request: the same request (method,
+ * host, target, Accept-Encoding, no validators) while the read epoch holds is
+ * sent the same bytes without routing, negotiating or looking up again.
+ */
+interface Repeat {
+  epoch: string;
+  /** The route's path, as logs and metrics name it. */
+  route: string;
+  status: number;
+  variant: Variant;
+}
+
+/** What a repeat is remembered under; null for a request that is never answered as a repeat. */
+function repeatKey(req: IncomingMessage): string | null {
+  const method = req.method;
+  if (method !== 'GET' && method !== 'HEAD') return null;
+  const headers = req.headers;
+  // Whether the client holds the answer is asked each time.
+  if (headers['if-none-match'] !== undefined || headers['if-modified-since'] !== undefined) return null;
+  return `${method} ${headers.host ?? ''} ${headers['accept-encoding'] ?? ''} ${req.url}`;
+}
+
 const opaqueTagOf = (body: Buffer): string => createHash('sha256').update(body).digest('base64url').slice(0, 27);
 /** Each coding's ETag differs from the body's own (RFC 9110 §8.8.3): a suffix on the same tag. */
 const codedTag = (tag: string, coding: ContentCoding): string => (coding === 'identity' ? tag : `${tag}-${coding}`);
@@ -88,6 +113,8 @@ export function createPublicRouter(
 ) {
   const table = createRouteTable(routes);
   const rendered = createResponseCache<Rendered>(RENDERED_MAX);
+  const repeats = new Map<string, Repeat>();
+  let repeatsEpoch = '';
   const stylesheet = prepare(
     { status: 200, contentType: 'text/css; charset=utf-8', body: STYLESHEET, headers: { 'Cache-Control': 'public, max-age=31536000, immutable' } },
     true,
@@ -199,8 +226,11 @@ export function createPublicRouter(
     return making;
   }
 
-  /** Sends `entry` in the coding the client takes best; waits only while that coding is being made. */
-  function send(req: IncomingMessage, res: ServerResponse, entry: Rendered): void | Promise<void> {
+  /**
+   * Sends `entry` in the coding the client takes best; waits only while that coding is being made. `repeat`: a
+   * cached answer, remembered as sent for this very request under its epoch (see Repeat).
+   */
+  function send(req: IncomingMessage, res: ServerResponse, entry: Rendered, repeat?: Omit<Repeat, 'status' | 'variant'>): void | Promise<void> {
     // Only answers with validators come in several codings; the others are small and said once.
     const coding = entry.opaqueTags.size === 0 ? 'identity' : negotiateCoding(req.headers['accept-encoding']);
     if (coding === null) {
@@ -211,11 +241,11 @@ export function createPublicRouter(
       );
     }
     const chosen = coding === 'identity' ? entry.identity : codedVariant(entry, coding);
-    if (chosen instanceof Promise) return chosen.then((made) => sendVariant(req, res, entry, made));
-    sendVariant(req, res, entry, chosen);
+    if (chosen instanceof Promise) return chosen.then((made) => sendVariant(req, res, entry, made, repeat));
+    sendVariant(req, res, entry, chosen, repeat);
   }
 
-  function sendVariant(req: IncomingMessage, res: ServerResponse, entry: Rendered, chosen: Variant): void {
+  function sendVariant(req: IncomingMessage, res: ServerResponse, entry: Rendered, chosen: Variant, repeat?: Omit<Repeat, 'status' | 'variant'>): void {
     if (entry.opaqueTags.size > 0 && clientHolds(req.headers, entry)) {
       res.writeHead(304, chosen.unchanged);
       res.end();
@@ -223,6 +253,35 @@ export function createPublicRouter(
     }
     res.writeHead(entry.status, chosen.headers);
     res.end(chosen.body);
+    if (repeat !== undefined) remember(req, repeat, entry.status, chosen);
+  }
+
+  /** Only answers of the current epoch are kept: once it moves on, none of the others can be sent again. */
+  function remember(req: IncomingMessage, repeat: Omit<Repeat, 'status' | 'variant'>, status: number, variant: Variant): void {
+    const key = repeatKey(req);
+    // Rendered or compressed while something changed: it is already stale.
+    if (key === null || repeat.epoch !== readEpoch(ctx)) return;
+    if (repeat.epoch !== repeatsEpoch || (repeats.size >= REPEATS_MAX && !repeats.has(key))) {
+      repeats.clear();
+      repeatsEpoch = repeat.epoch;
+    }
+    repeats.set(key, { ...repeat, status, variant });
+  }
+
+  /**
+   * Answers a request the same as the last time it was asked, when nothing
+   * has changed since (the read epoch holds): the very bytes and headers, with
+   * none of the routing. False when it was not asked so or something changed:
+   * the request then takes the whole way.
+   */
+  function answerRepeat(req: IncomingMessage, res: ServerResponse, trace: RequestTrace): boolean {
+    const key = repeatKey(req);
+    const known = key === null ? undefined : repeats.get(key);
+    if (known === undefined || known.epoch !== readEpoch(ctx)) return false;
+    trace.route = known.route;
+    res.writeHead(known.status, known.variant.headers);
+    res.end(known.variant.body);
+    return true;
   }
 
   /** Under /status/, an address nobody answers is a page of the site, with a way home (the status page's, when it names one). */
@@ -233,7 +292,7 @@ export function createPublicRouter(
     await send(req, res, prepare(notFoundReply(home), false));
   }
 
-  return async function handle(req: IncomingMessage, res: ServerResponse, rawPath: string, query: URLSearchParams, trace?: RequestTrace): Promise<boolean> {
+  async function handle(req: IncomingMessage, res: ServerResponse, rawPath: string, query: URLSearchParams, trace?: RequestTrace): Promise<boolean> {
     if (rawPath.startsWith('/assets/statusbot.css')) {
       if (trace) trace.route = '/assets/statusbot.css';
       await send(req, res, stylesheet);
@@ -315,7 +374,7 @@ export function createPublicRouter(
         onRendered?.(route.path);
       }
       // Sent at once when the coding asked for is made: no wait between a cached answer and its request.
-      const sending = send(req, res, entry);
+      const sending = send(req, res, entry, { epoch, route: route.path });
       if (sending) await sending;
     } catch (error) {
       if (statuspageApi && (error instanceof DomainError || error instanceof HttpProblem || isDatabaseUnavailable(error))) {
@@ -342,7 +401,9 @@ export function createPublicRouter(
       }
     }
     return true;
-  };
+  }
+
+  return { handle, answerRepeat };
 }
 
 /** Of a query, the parameters in `keys`, in that order: `?utm_source=…` and the like name the same answer as none. */
