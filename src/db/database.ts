@@ -376,8 +376,9 @@ function preparedNameOf(text: string): string | null {
 /** What a statement means for this process's read caches and for what authenticated keys are remembered under (see `keysMarker`). */
 type WriteEffect = 'none' | /** writes a table a read may show */ 'writes' | /** writes API keys or companies */ 'writesKeys' | 'begin' | 'commit' | 'rollback';
 const writeEffects = new Map<string, WriteEffect>();
-// `for update` / `for no key update` lock rows; they write nothing.
-const WRITE = /(?<!\bfor\s+(no\s+key\s+)?)\b(?:insert\s+into|update|delete\s+from|truncate(?:\s+table)?)\s+"?(\w+)"?/gi;
+// `for update` / `for no key update` lock rows; they write nothing. An upsert's `on conflict … do update set` writes
+// the table its `insert into` names, not one called "set".
+const WRITE = /(?<!\b(?:for\s+(?:no\s+key\s+)?|do\s+))\b(?:insert\s+into|update|delete\s+from|truncate(?:\s+table)?)\s+"?(\w+)"?/gi;
 
 function writeEffectOf(text: string): WriteEffect {
   let effect = writeEffects.get(text);
@@ -386,7 +387,7 @@ function writeEffectOf(text: string): WriteEffect {
     else if (/^\s*(commit|end)\s*;?\s*$/i.test(text)) effect = 'commit';
     else if (/^\s*rollback\s*;?\s*$/i.test(text)) effect = 'rollback';
     else {
-      const tables = [...text.matchAll(WRITE)].map((m) => m[2]!.toLowerCase());
+      const tables = [...text.matchAll(WRITE)].map((m) => m[1]!.toLowerCase());
       if (tables.some((t) => KEY_TABLES.includes(t))) effect = 'writesKeys';
       else effect = tables.some((t) => !UNNOTED_TABLES.includes(t) && !UNCACHED_TABLES.includes(t)) ? 'writes' : 'none';
     }
