@@ -23,3 +23,23 @@ export function createResponseCache<T>(maxEntries: number): ResponseCache<T> {
     },
   };
 }
+
+/**
+ * Makes each answer once, however many requests ask for it while it is being
+ * made: after a change, every reader of a busy page or read misses the cache at
+ * once, and each would make the answer (and read the database) for itself. The
+ * others get the same answer, or the same failure. `marker` as in ResponseCache:
+ * a request under another marker makes its own.
+ */
+export function createMakingOnce<T>(): (key: string, marker: string, make: () => Promise<T>) => Promise<T> {
+  const making = new Map<string, { marker: string; made: Promise<T> }>();
+  return (key, marker, make) => {
+    const known = making.get(key);
+    if (known?.marker === marker) return known.made;
+    const made = make().finally(() => {
+      if (making.get(key)?.made === made) making.delete(key);
+    });
+    making.set(key, { marker, made });
+    return made;
+  };
+}

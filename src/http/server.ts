@@ -20,7 +20,7 @@ import { createClientAddress } from '../infrastructure/client-address.js';
 import type { ClientAddress } from '../infrastructure/client-address.js';
 import { createRateLimiter } from '../infrastructure/rate-limiter.js';
 import { ClientAbortedError, readBody } from './read-body.js';
-import { createResponseCache } from './response-cache.js';
+import { createMakingOnce, createResponseCache } from './response-cache.js';
 import { createRouteTable, methodNotAllowed } from './route-table.js';
 import type { TableRoute } from './route-table.js';
 import { TracedResponse, finishTrace, startTrace } from './request-trace.js';
@@ -130,6 +130,7 @@ export function createHttpServer(options: HttpServerOptions): Server {
   const limiter = createRateLimiter(options.rateLimitPerMinute);
   /** Answers of cacheable routes, per company and path. */
   const cache = createResponseCache<Buffer>(RESPONSE_CACHE_MAX);
+  const readOnce = createMakingOnce<Buffer | Reply>();
   const clientAddress = options.clientAddress ?? createClientAddress([]);
   const publicPages = createPublicRouter(ctx, options.publicRoutes ?? [], clientAddress, options.onPageRendered);
   const apiDocs = createApiDocs();
@@ -267,14 +268,16 @@ export function createHttpServer(options: HttpServerOptions): Server {
       sendJson(res, 200, hit);
       return;
     }
-    const reply = await route.handle({ ctx, company, keyId, agentRegion, params, query, body });
-    if (reply.status !== 200 || reply.headers) {
-      send(res, reply);
-      return;
-    }
-    const payload = Buffer.from(JSON.stringify(reply.body));
-    cache.set(cacheKey, epoch, payload);
-    sendJson(res, 200, payload);
+    // Read once for the requests that ask together; only a plain 200 is kept.
+    const made = await readOnce(cacheKey, epoch, async () => {
+      const reply = await route.handle({ ctx, company, keyId, agentRegion, params, query, body });
+      if (reply.status !== 200 || reply.headers) return reply;
+      const payload = Buffer.from(JSON.stringify(reply.body));
+      cache.set(cacheKey, epoch, payload);
+      return payload;
+    });
+    if (Buffer.isBuffer(made)) sendJson(res, 200, made);
+    else send(res, made);
   }
 
   /**

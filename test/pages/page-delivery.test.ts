@@ -234,6 +234,15 @@ describe('public pages compressed, validated and cached per what they show', () 
     expect((await get(t, '/status/acme', { 'accept-encoding': 'gzip' })).body.equals(changed.body)).toBe(true);
   });
 
+  it('renders a changed page once for the requests that ask for it together', async () => {
+    await t.api('PATCH', `/api/v2/incidents/${incidentId}`, { body: { resolution_stage: 'monitoring', description: 'Asked by many at once.' } });
+    const before = await renders(t, '/status/:slug');
+    const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => get(t, '/status/acme', i % 2 === 0 ? { 'accept-encoding': 'gzip' } : {})));
+    expect(answers.map((a) => a.status)).toEqual(Array(20).fill(200));
+    for (const answer of answers) expect(decoded(answer)).toContain('Asked by many at once.');
+    expect(await renders(t, '/status/:slug')).toBe(before + 1);
+  });
+
   it('answers addresses under /status/ that name nothing with an HTML page of the site and a link home', async () => {
     for (const [path, home] of [
       ['/status/acme/', '/status/acme'],

@@ -11,7 +11,7 @@ import { compress, negotiateCoding } from '../content-coding.js';
 import type { ContentCoding } from '../content-coding.js';
 import { HttpProblem, renderError } from '../http-errors.js';
 import { readBody } from '../read-body.js';
-import { createResponseCache } from '../response-cache.js';
+import { createMakingOnce, createResponseCache } from '../response-cache.js';
 import { createRouteTable } from '../route-table.js';
 import type { RequestTrace } from '../request-trace.js';
 import type { PublicReply, PublicRequest, PublicRoute } from './public-route.js';
@@ -114,6 +114,7 @@ export function createPublicRouter(
   const table = createRouteTable(routes);
   const rendered = createResponseCache<Rendered>(RENDERED_MAX);
   const repeats = new Map<string, Repeat>();
+  const renderOnce = createMakingOnce<Rendered>();
   let repeatsEpoch = '';
   const stylesheet = prepare(
     { status: 200, contentType: 'text/css; charset=utf-8', body: STYLESHEET, headers: { 'Cache-Control': 'public, max-age=31536000, immutable' } },
@@ -366,13 +367,15 @@ export function createPublicRouter(
       const epoch = readEpoch(ctx);
       const search = used.size === 0 ? '' : `?${used.toString()}`;
       const key = base === null ? `${path}${search}` : `${base} ${path}${search}`;
-      let entry = rendered.get(key, epoch);
-      if (!entry) {
-        const reply = await route.handle(await request());
-        entry = prepare(route.statuspageApi ? { ...reply, headers: { ...reply.headers, ...CROSS_ORIGIN } } : reply, true, key);
-        rendered.set(key, epoch, entry);
-        onRendered?.(route.path);
-      }
+      const entry =
+        rendered.get(key, epoch) ??
+        (await renderOnce(key, epoch, async () => {
+          const reply = await route.handle(await request());
+          const made = prepare(route.statuspageApi ? { ...reply, headers: { ...reply.headers, ...CROSS_ORIGIN } } : reply, true, key);
+          rendered.set(key, epoch, made);
+          onRendered?.(route.path);
+          return made;
+        }));
       // Sent at once when the coding asked for is made: no wait between a cached answer and its request.
       const sending = send(req, res, entry, { epoch, route: route.path });
       if (sending) await sending;
