@@ -30,7 +30,7 @@ const SECURITY_HEADERS = {
 /** Pages may be kept briefly by browsers and proxies, then revalidated with their ETag. */
 const PAGE_CACHE_CONTROL = 'public, max-age=30, must-revalidate';
 const RENDERED_MAX = 2_000;
-/** Requests remembered with the answer they were sent (see Repeat); when full, all are forgotten. */
+/** Requests remembered with the answer they were sent (see Repeat). */
 const REPEATS_MAX = 2_000;
 /** Paths of the Statuspage-compatible API (see statuspage-routes.ts), where every answer is JSON. */
 const STATUSPAGE_API = /^\/status\/[^/]+\/api\//;
@@ -72,7 +72,6 @@ interface Rendered {
  * sent the same bytes without routing, negotiating or looking up again.
  */
 interface Repeat {
-  epoch: string;
   /** The route's path, as logs and metrics name it. */
   route: string;
   status: number;
@@ -113,9 +112,9 @@ export function createPublicRouter(
 ) {
   const table = createRouteTable(routes);
   const rendered = createResponseCache<Rendered>(RENDERED_MAX);
-  const repeats = new Map<string, Repeat>();
+  /** Kept under the read epoch they were sent in, as rendered answers are. */
+  const repeats = createResponseCache<Repeat>(REPEATS_MAX);
   const renderOnce = createMakingOnce<Rendered>();
-  let repeatsEpoch = '';
   const stylesheet = prepare(
     { status: 200, contentType: 'text/css; charset=utf-8', body: STYLESHEET, headers: { 'Cache-Control': 'public, max-age=31536000, immutable' } },
     true,
@@ -231,7 +230,7 @@ export function createPublicRouter(
    * Sends `entry` in the coding the client takes best; waits only while that coding is being made. `repeat`: a
    * cached answer, remembered as sent for this very request under its epoch (see Repeat).
    */
-  function send(req: IncomingMessage, res: ServerResponse, entry: Rendered, repeat?: Omit<Repeat, 'status' | 'variant'>): void | Promise<void> {
+  function send(req: IncomingMessage, res: ServerResponse, entry: Rendered, repeat?: { epoch: string; route: string }): void | Promise<void> {
     // Only answers with validators come in several codings; the others are small and said once.
     const coding = entry.opaqueTags.size === 0 ? 'identity' : negotiateCoding(req.headers['accept-encoding']);
     if (coding === null) {
@@ -246,7 +245,7 @@ export function createPublicRouter(
     sendVariant(req, res, entry, chosen, repeat);
   }
 
-  function sendVariant(req: IncomingMessage, res: ServerResponse, entry: Rendered, chosen: Variant, repeat?: Omit<Repeat, 'status' | 'variant'>): void {
+  function sendVariant(req: IncomingMessage, res: ServerResponse, entry: Rendered, chosen: Variant, repeat?: { epoch: string; route: string }): void {
     if (entry.opaqueTags.size > 0 && clientHolds(req.headers, entry)) {
       res.writeHead(304, chosen.unchanged);
       res.end();
@@ -254,19 +253,10 @@ export function createPublicRouter(
     }
     res.writeHead(entry.status, chosen.headers);
     res.end(chosen.body);
-    if (repeat !== undefined) remember(req, repeat, entry.status, chosen);
-  }
-
-  /** Only answers of the current epoch are kept: once it moves on, none of the others can be sent again. */
-  function remember(req: IncomingMessage, repeat: Omit<Repeat, 'status' | 'variant'>, status: number, variant: Variant): void {
+    if (repeat === undefined) return;
     const key = repeatKey(req);
-    // Rendered or compressed while something changed: it is already stale.
-    if (key === null || repeat.epoch !== readEpoch(ctx)) return;
-    if (repeat.epoch !== repeatsEpoch || (repeats.size >= REPEATS_MAX && !repeats.has(key))) {
-      repeats.clear();
-      repeatsEpoch = repeat.epoch;
-    }
-    repeats.set(key, { ...repeat, status, variant });
+    // Not when rendered or compressed while something changed: it is stale already.
+    if (key !== null && repeat.epoch === readEpoch(ctx)) repeats.set(key, repeat.epoch, { route: repeat.route, status: entry.status, variant: chosen });
   }
 
   /**
@@ -277,8 +267,8 @@ export function createPublicRouter(
    */
   function answerRepeat(req: IncomingMessage, res: ServerResponse, trace: RequestTrace): boolean {
     const key = repeatKey(req);
-    const known = key === null ? undefined : repeats.get(key);
-    if (known === undefined || known.epoch !== readEpoch(ctx)) return false;
+    const known = key === null ? undefined : repeats.get(key, readEpoch(ctx));
+    if (known === undefined) return false;
     trace.route = known.route;
     res.writeHead(known.status, known.variant.headers);
     res.end(known.variant.body);
