@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { configDefaults, defineConfig } from 'vitest/config';
+import { PATIENCE_MS, TEST_LIMIT_MS } from './test/helpers/patience.js';
 
 const POSTGRES_URL = process.env.STATUSBOT_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
@@ -35,8 +36,11 @@ export default defineConfig({
   // Pages are JSX rendered to strings with Preact (as tsconfig.json says for tsc).
   esbuild: { jsx: 'automatic', jsxImportSource: 'preact' },
   test: {
-    testTimeout: 30_000,
-    hookTimeout: 30_000,
+    // Limits that only tell a hung test from a slow one (test/helpers/patience.ts): a test waits for
+    // the events it asserts, and on a shared machine those come many times slower than on a quiet one.
+    testTimeout: TEST_LIMIT_MS,
+    hookTimeout: TEST_LIMIT_MS,
+    expect: { poll: { timeout: PATIENCE_MS, interval: 20 } },
     // Worker threads start a test file in a fraction of a process's time.
     pool: 'threads',
     // Files run one after another in a worker share its loaded modules: importing the server (Slack's and

@@ -6,7 +6,7 @@ import type { TestServer } from '../helpers/test-server.js';
 
 const PHONE = { width: 360, height: 740 };
 /** Waits on states (a page's script rendering) with room for a busy machine. */
-const POLL = { timeout: 15_000, interval: 50 };
+const POLL = { interval: 50 };
 
 // The home shows the same on either engine, and the HTTP tests run on both: a second browser run would add time, not coverage.
 const describeInBrowser = process.env.STATUSBOT_TEST_ENGINE === 'postgres' ? describe.skip : describeWithBrowser;

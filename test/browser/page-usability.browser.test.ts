@@ -9,7 +9,7 @@ import type { TestServer } from '../helpers/test-server.js';
 const DAY_MS = 86_400_000;
 const PHONE = { width: 360, height: 740 };
 const DESKTOP = { width: 1280, height: 900 };
-const POLL = { timeout: 10_000, interval: 20 };
+const POLL = { interval: 20 };
 
 /** A page with several services and monitors (90 days of bars each), and a page that shows nothing yet. */
 const CONFIG = `

@@ -217,7 +217,7 @@ describe.each(PLATFORMS)('$platform', ({ platform, start }) => {
       h.failNextInvite(100);
       await h.ask({ verb: 'incident room', id: minor });
       const opening = h.s.ctx.db.selectFrom('outbox').select('state').where('event', '=', 'incident.room').where('stream', 'like', `%:room-${minor}`);
-      await waitUntil(async () => (await opening.execute()).some((r) => r.state === 'dead'), { timeoutMs: 20_000, what: 'the opening given up' });
+      await waitUntil(async () => (await opening.execute()).some((r) => r.state === 'dead'), { what: 'the opening given up' });
       h.heal();
       const [made] = roomOf(minor);
       expect(made?.members).toEqual([]);

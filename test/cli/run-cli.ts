@@ -5,6 +5,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { run } from '../../src/cli.js';
 import { waitUntil } from '../helpers/wait-until.js';
+import { PATIENCE_MS } from '../helpers/patience.js';
 
 /** The compiled CLI, for the tests that need a process of its own: `npm test` builds it first (pretest). */
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -60,7 +61,7 @@ export interface Running {
   child: ChildProcess;
   out: { stdout: string; stderr: string };
   exited: Promise<Exit>;
-  /** The address its start line names, once it listens: where to reach it on this machine (waited for 20 s unless told). */
+  /** The address its start line names, once it listens: where to reach it on this machine (waited for PATIENCE_MS unless told). */
   listening(timeoutMs?: number): Promise<{ url: string; port: number }>;
   /** SIGTERM, then its exit (SIGKILL after `ms`). */
   stop(ms?: number): Promise<Exit>;
@@ -86,7 +87,7 @@ export function startCli(args: string[], options: CliOptions): Running {
     child,
     out,
     exited,
-    async listening(timeoutMs = 20_000) {
+    async listening(timeoutMs?: number) {
       const bound = await waitUntil(
         () => {
           if (ended) throw new Error(`statusbot ${args.join(' ')} exited (${JSON.stringify(ended)}) before listening:\n${out.stdout}\n${out.stderr}`);
@@ -113,7 +114,7 @@ export function startCli(args: string[], options: CliOptions): Running {
 /** Runs the built `statusbot ARGS` in a process of its own, to its end. */
 export async function spawnCli(args: string[], options: CliOptions & { timeoutMs?: number }): Promise<Exit & { stdout: string; stderr: string }> {
   const running = startCli(args, options);
-  const timer = setTimeout(() => running.child.kill('SIGKILL'), options.timeoutMs ?? 20_000);
+  const timer = setTimeout(() => running.child.kill('SIGKILL'), options.timeoutMs ?? PATIENCE_MS);
   try {
     return { ...(await running.exited), ...running.out };
   } finally {

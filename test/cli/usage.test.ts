@@ -9,6 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { plural } from '../../src/domain/plural.js';
 import { TEST_ENGINE } from '../helpers/test-database.js';
 import { CLI, assertBuilt, runCli } from './run-cli.js';
+import { PATIENCE_MS } from '../helpers/patience.js';
 
 let dir: string;
 const cli = (args: string[], env?: NodeJS.ProcessEnv) => runCli(args, { cwd: dir, env });
@@ -84,7 +85,7 @@ describe.skipIf(TEST_ENGINE !== 'sqlite')('the usage and help answer without loa
       for (const argv of [['--help'], ['serve', '--help'], ['key', 'create', '--compnay', 'Acme'], ['nope']]) codes.push(await run(argv, io));
       const loaded = Object.keys(Module._cache).filter((path) => /node_modules\\/(better-sqlite3|pg|undici|@slack|discord\\.js)\\//.test(path));
       console.log(JSON.stringify({ codes, loaded }));`;
-    const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 20_000 });
+    const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: PATIENCE_MS });
     expect(child.status, child.stderr).toBe(0);
     expect(JSON.parse(child.stdout)).toEqual({ codes: [0, 0, 2, 2], loaded: [] });
   });

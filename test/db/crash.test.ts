@@ -79,7 +79,7 @@ describe.skipIf(TEST_ENGINE !== 'postgres')('kill -9 of a replica', () => {
     };
     const writers = Array.from({ length: 8 }, (_, w) => writer(w));
     // Killed in the middle of the load, once it has acknowledged enough writes to tell.
-    await waitUntil(() => acknowledged.length > 50, { what: 'fifty acknowledged writes', timeoutMs: 20_000 });
+    await waitUntil(() => acknowledged.length > 50, { what: 'fifty acknowledged writes' });
     await killed(child);
     stop = true;
     await Promise.all(writers);
@@ -131,7 +131,7 @@ describe.skipIf(TEST_ENGINE !== 'postgres')('kill -9 of a replica', () => {
       expect(res.status).toBe(201);
     }
     // The first replica has taken the row at the head of the stream and is waiting for the receiver.
-    await expect.poll(() => held.length, { timeout: 10_000 }).toBeGreaterThan(0);
+    await expect.poll(() => held.length).toBeGreaterThan(0);
     await killed(child);
     holding = false;
     for (const res of held) res.destroy();
@@ -145,7 +145,7 @@ describe.skipIf(TEST_ENGINE !== 'postgres')('kill -9 of a replica', () => {
     });
     cleanup.push(() => other.stop());
     const rows = () => other.ctx.db.selectFrom('outbox').select(['id', 'state']).orderBy('id').execute();
-    await expect.poll(async () => (await rows()).every((r) => r.state === 'sent'), { timeout: 15_000 }).toBe(true);
+    await expect.poll(async () => (await rows()).every((r) => r.state === 'sent')).toBe(true);
     const sent = await rows();
     expect(sent).toHaveLength(5);
     expect([...answered.keys()].sort()).toEqual(sent.map((r) => String(r.id)).sort());

@@ -85,7 +85,7 @@ describe('deliveries to one destination at once', () => {
     // A second server on the same database: the bound holds for both together.
     await server({ config: config([`${h.url}/hooks/a`]), dbPath: a.dbPath, delivery: FAST });
     await openIncidents(a, 24);
-    await waitUntil(async () => (await sentCount(a)) === 24, { what: 'all 24 webhooks sent', timeoutMs: 20_000 });
+    await waitUntil(async () => (await sentCount(a)) === 24, { what: 'all 24 webhooks sent' });
     expect(h.mostAtOnce).toBeGreaterThan(1);
     expect(h.mostAtOnce).toBeLessThanOrEqual(DEFAULT_DESTINATION_LIMITS.concurrency);
     const keys = h.received.map((r) => r.headers['idempotency-key']);
@@ -102,7 +102,6 @@ describe('deliveries to one destination at once', () => {
     // Confirmed and marked sent, while the other receiver still holds its first webhooks.
     await waitUntil(async () => fast.received.length === 20 && (await sentCount(s)) === 20, {
       what: 'the 20 webhooks of the answering receiver sent',
-      timeoutMs: 20_000,
     });
     expect(slow.received.length).toBeLessThanOrEqual(DEFAULT_DESTINATION_LIMITS.concurrency);
     expect(slow.mostAtOnce).toBeLessThanOrEqual(DEFAULT_DESTINATION_LIMITS.concurrency);
@@ -115,7 +114,7 @@ describe("a destination's limits from the config", () => {
     h.trickle(300);
     const s = await server({ config: config([`${h.url}/hooks/a`], 'outbox: { per_destination: { concurrency: 2 } }'), delivery: FAST });
     await openIncidents(s, 10);
-    await waitUntil(async () => (await sentCount(s)) === 10, { what: 'all 10 webhooks sent', timeoutMs: 20_000 });
+    await waitUntil(async () => (await sentCount(s)) === 10, { what: 'all 10 webhooks sent' });
     expect(h.mostAtOnce).toBe(2);
   });
 
@@ -127,7 +126,7 @@ describe("a destination's limits from the config", () => {
       delivery: FAST,
     });
     await openIncidents(s, 12);
-    await waitUntil(async () => (await sentCount(s)) === 24, { what: 'all 24 webhooks sent', timeoutMs: 20_000 });
+    await waitUntil(async () => (await sentCount(s)) === 24, { what: 'all 24 webhooks sent' });
     for (const h of [a, b]) {
       const times = h.received.map((r) => r.at);
       // Never more than four in a second: the 12th two seconds after the first at the soonest.
@@ -218,12 +217,12 @@ describe('a busy process', () => {
     });
     workers.push(worker);
     worker.start();
-    await waitUntil(() => publisher.done.length === 5, { what: 'the five quick deliveries done', timeoutMs: 20_000 });
+    await waitUntil(() => publisher.done.length === 5, { what: 'the five quick deliveries done' });
     // One at a time under the ceiling of 1, and the slow one (row 0) is still under way: after its
     // first second the others no longer waited for it.
     expect(publisher.open.has(0)).toBe(true);
     expect(publisher.mostAtOnce).toBe(2);
-    await waitUntil(async () => (await sentCount(s)) === 6, { what: 'all six marked sent', timeoutMs: 20_000 });
+    await waitUntil(async () => (await sentCount(s)) === 6, { what: 'all six marked sent' });
   });
 });
 

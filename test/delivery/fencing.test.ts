@@ -59,7 +59,7 @@ describe('delivery under a slow receiver and two servers', () => {
     expect(hook.received).toHaveLength(1);
     expect(hook.mostAtOnce).toBe(1);
     // Two servers started and a body trickled for 5 s: more than the default on a busy machine.
-  }, 60_000);
+  });
 
   it('a server whose lease was taken over marks nothing, and says so', async () => {
     hook.trickle(1_000);

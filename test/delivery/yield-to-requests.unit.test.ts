@@ -32,7 +32,7 @@ describe('the ceiling of deliveries under way', () => {
           }
           return ceiling.current() < 64;
         },
-        { what: 'the ceiling to drop below the concurrency', timeoutMs: 5_000 },
+        { what: 'the ceiling to drop below the concurrency' },
       );
     } finally {
       ceiling.stop();

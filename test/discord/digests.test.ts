@@ -89,7 +89,7 @@ async function runSlotInBoth(at: Date, first: 'server' | 'other'): Promise<Sched
   await fake.waitFor(async () => {
     const left = await s.ctx.db.selectFrom('outbox').select('id').where('stream', 'like', 'discord:%').where('state', '!=', 'sent').execute();
     return left.length === 0;
-  }, 10_000);
+  });
   return ran[0] ? b : a;
 }
 

@@ -4,23 +4,20 @@ import { chromium } from 'playwright-core';
 import type { AxeResults, RunOptions } from 'axe-core';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { describe } from 'vitest';
+import { PATIENCE_MS } from './patience.js';
 
 /** Debian's Chromium: the browser tests never download a browser of their own. */
 export const CHROMIUM_PATH = '/usr/bin/chromium';
 
 export const browserAvailable = existsSync(CHROMIUM_PATH);
 
-const BROWSER_TEST_TIMEOUT = 90_000;
-
 /**
  * A describe block that needs Chromium. Without it the block skips with one
  * line, except in CI, where `.ci/run` installs it and its absence fails the run.
- * Its tests get 90 s: a page through axe takes 2 to 3 s alone, and several
- * times that on a machine busy with the rest of the suite.
  */
 export function describeWithBrowser(name: string, tests: () => void): void {
   if (browserAvailable) {
-    describe(name, { timeout: BROWSER_TEST_TIMEOUT }, tests);
+    describe(name, tests);
     return;
   }
   if (process.env.CI === 'true') throw new Error(`the browser tests need Chromium at ${CHROMIUM_PATH} (apt-get install chromium)`);
@@ -29,12 +26,24 @@ export function describeWithBrowser(name: string, tests: () => void): void {
   describe.skip(name, tests);
 }
 
-export function launchBrowser(): Promise<Browser> {
-  return chromium.launch({
+/**
+ * Debian's Chromium, whose contexts wait for a page, a locator or an action as long as any
+ * test waits for an event (Playwright's own default is 30 s, a guess a busy machine misses).
+ */
+export async function launchBrowser(): Promise<Browser> {
+  const browser = await chromium.launch({
     executablePath: CHROMIUM_PATH,
     headless: true,
+    timeout: PATIENCE_MS,
     args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
   });
+  const newContext = browser.newContext.bind(browser);
+  browser.newContext = async (options) => {
+    const context = await newContext(options);
+    context.setDefaultTimeout(PATIENCE_MS);
+    return context;
+  };
+  return browser;
 }
 
 /** Every URL a context asks for, to show that a page needs nothing from another host. */

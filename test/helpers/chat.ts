@@ -181,9 +181,9 @@ export function channelsBlock(platform: Platform, channelId: (name: string) => s
 }
 
 /** Waits until no outbox row of the platform is pending, and none died. */
-export async function settleOutbox(s: TestServer, platform: Platform, timeoutMs = 20_000): Promise<void> {
+export async function settleOutbox(s: TestServer, platform: Platform): Promise<void> {
   const rows = () => s.ctx.db.selectFrom('outbox').select(['id', 'state']).where('stream', 'like', `${platform}:%`).where('state', '!=', 'sent').execute();
-  await waitUntil(async () => (await rows()).every((r) => r.state !== 'pending'), { timeoutMs, what: `no ${platform} row pending` });
+  await waitUntil(async () => (await rows()).every((r) => r.state !== 'pending'), { what: `no ${platform} row pending` });
   const dead = (await rows()).filter((r) => r.state === 'dead');
   if (dead.length > 0) throw new Error(`dead outbox rows: ${JSON.stringify(dead)}`);
 }

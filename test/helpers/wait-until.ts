@@ -1,5 +1,7 @@
+import { PATIENCE_MS } from './patience.js';
+
 export interface WaitOptions {
-  /** How long to wait before giving up (default 10 s: room for a busy machine running tests side by side). */
+  /** How long to wait before calling the wait hung (default PATIENCE_MS; see patience.ts). */
   timeoutMs?: number;
   /** What is waited for, named in the error when the time is up. */
   what?: string;
@@ -13,7 +15,7 @@ type Awaitable<T> = T | Promise<T>;
  * at how long it takes.
  */
 export async function waitUntil<T>(probe: () => Awaitable<T | undefined | null | false | 0 | ''>, options: WaitOptions = {}): Promise<T> {
-  const timeoutMs = options.timeoutMs ?? 10_000;
+  const timeoutMs = options.timeoutMs ?? PATIENCE_MS;
   const end = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();

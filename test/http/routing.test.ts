@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PAGES_CONFIG } from '../helpers/pages.js';
 import { ACME_KEY, startTestServer } from '../helpers/test-server.js';
 import type { TestServer } from '../helpers/test-server.js';
+import { PATIENCE_MS } from '../helpers/patience.js';
 
 let s: TestServer;
 let incidentPath: string;
@@ -79,7 +80,7 @@ function sendWithoutBody(headers: string[]): Promise<{ statusLine: string; body:
     const timer = setTimeout(() => {
       socket.destroy();
       reject(new Error(`no answer while the body was incomplete; got ${JSON.stringify(data)}`));
-    }, 5_000);
+    }, PATIENCE_MS);
     socket.on('data', (chunk: Buffer) => {
       data += chunk.toString('utf8');
       const end = data.indexOf('\r\n\r\n');

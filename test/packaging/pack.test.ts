@@ -8,6 +8,7 @@ import { assertBuilt, ROOT, spawnCli, startCli } from '../cli/run-cli.js';
 import type { Running } from '../cli/run-cli.js';
 import { TEST_ENGINE } from '../helpers/test-database.js';
 import { waitUntil } from '../helpers/wait-until.js';
+import { PATIENCE_MS } from '../helpers/patience.js';
 
 const exec = promisify(execFile);
 
@@ -79,12 +80,12 @@ describeOnce('the npm package', () => {
       {
         cwd: work,
         env: npmEnv({ SCARF_ANALYTICS: 'false', ...(prebuilds ? { npm_config_better_sqlite3_local_prebuilds: prebuilds } : {}) }),
-        timeout: 200_000,
+        timeout: 2 * PATIENCE_MS,
       },
     );
     bin = join(prefix, 'bin', 'statusbot');
     installed = join(prefix, 'lib', 'node_modules', 'statusbot');
-  }, 240_000);
+  });
 
   afterAll(async () => {
     for (const r of running.splice(0)) await r.stop();

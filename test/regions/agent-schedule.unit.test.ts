@@ -102,7 +102,7 @@ describe('a probe agent whose answer was lost', () => {
     const agent = createProbeAgent({ link, client, region: 'eu', logger: silentLogger, tickMs: 10, reportMs: 50 });
     await agent.start();
     try {
-      await waitUntil(() => bodies.filter((b) => b.results.length > 0).length >= 2, { what: 'the batch sent again', timeoutMs: 10_000 });
+      await waitUntil(() => bodies.filter((b) => b.results.length > 0).length >= 2, { what: 'the batch sent again' });
     } finally {
       await agent.stop();
     }

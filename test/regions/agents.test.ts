@@ -84,12 +84,11 @@ describe('statusbot agent, in processes of their own', () => {
       const token = await agentToken(region);
       running.push(startCli(['agent', '--server', s.url, '--token', token, '--region', region], { cwd: dir }));
     }
-    await waitUntil(async () => (await regionRows()).length === 3, { what: 'a report from each of the three agents', timeoutMs: 30_000 });
+    await waitUntil(async () => (await regionRows()).length === 3, { what: 'a report from each of the three agents' });
 
     target.failing.add('eu');
     await waitUntil(async () => (await regionRows()).find((r) => r.region === 'eu' && r.consecutive_failures >= 3), {
       what: 'eu to see the target down',
-      timeoutMs: 20_000,
     });
     expect(await homepage()).toMatchObject({ status: 'ok', ongoing_incidents: { data: [] } });
 
@@ -99,12 +98,12 @@ describe('statusbot agent, in processes of their own', () => {
         const m = await homepage();
         return m.status === 'down' && m;
       },
-      { what: 'the monitor to go down', timeoutMs: 20_000 },
+      { what: 'the monitor to go down' },
     );
     expect(down.ongoing_incidents.data.map((i: any) => i.attributes.description)).toEqual(['Down in eu: HTTP 500; us: HTTP 500']);
 
     target.failing.clear();
-    await waitUntil(async () => (await homepage()).status === 'ok', { what: 'the monitor to recover', timeoutMs: 20_000 });
+    await waitUntil(async () => (await homepage()).status === 'ok', { what: 'the monitor to recover' });
     const history = await s.api('GET', '/api/v2/custom_monitors/501/incidents');
     expect(history.body.data.map((i: any) => [i.attributes.description, i.attributes.resolved])).toEqual([['Down in eu: HTTP 500; us: HTTP 500', true]]);
 
@@ -114,7 +113,7 @@ describe('statusbot agent, in processes of their own', () => {
       expect.stringMatching(/^\d+\tAcme\teu\tlast report \S+\treporting$/),
       expect.stringMatching(/^\d+\tAcme\tus\tlast report \S+\treporting$/),
     ]);
-  }, 120_000);
+  });
 });
 
 describe('a probe agent while its server is away', () => {
@@ -139,21 +138,20 @@ describe('a probe agent while its server is away', () => {
     // The target fails while the server is away, and is up again before it returns.
     target.failing.add('eu');
     const held = agent.buffer;
-    await waitUntil(() => held.size >= 3 && held.peek(100).filter((r) => !r.ok).length >= 3, { what: 'failures held by the agent', timeoutMs: 20_000 });
+    await waitUntil(() => held.size >= 3 && held.peek(100).filter((r) => !r.ok).length >= 3, { what: 'failures held by the agent' });
     target.failing.clear();
-    await waitUntil(() => held.peek(1_000).at(-1)?.ok, { what: 'a success held after them', timeoutMs: 20_000 });
+    await waitUntil(() => held.peek(1_000).at(-1)?.ok, { what: 'a success held after them' });
 
     s = await start(1, port);
     await waitUntil(async () => held.size === 0 && (await s!.api('GET', '/api/v2/custom_monitors/501/incidents')).body.data.length === 1, {
       what: 'the held results to reach the server',
-      timeoutMs: 20_000,
     });
     const history = await s.api('GET', '/api/v2/custom_monitors/501/incidents');
     expect(history.body.data.map((i: any) => [i.attributes.description, i.attributes.resolved])).toEqual([['Down in eu: HTTP 500', true]]);
     expect(await homepage()).toMatchObject({ status: 'ok' });
     await client.close();
     await link.close();
-  }, 60_000);
+  });
 });
 
 describe('a probe agent with private targets blocked', () => {
@@ -171,7 +169,7 @@ describe('a probe agent with private targets blocked', () => {
           const m = await homepage();
           return m.status === 'down' && m;
         },
-        { what: 'the blocked target to count as down', timeoutMs: 20_000 },
+        { what: 'the blocked target to count as down' },
       );
       expect(down.ongoing_incidents.data[0].attributes.description).toBe('Down in eu: blocked private target 127.0.0.1');
     } finally {
@@ -179,5 +177,5 @@ describe('a probe agent with private targets blocked', () => {
       await client.close();
       await link.close();
     }
-  }, 60_000);
+  });
 });

@@ -17,7 +17,7 @@ afterAll(async () => {
 });
 
 const pending = async () => (await s.ctx.db.selectFrom('outbox').select('id').where('stream', 'like', 'slack:%').where('state', '!=', 'sent').execute()).length;
-const settled = () => fake.waitFor(async () => (await pending()) === 0, 20_000);
+const settled = () => fake.waitFor(async () => (await pending()) === 0);
 const inChannel = (channel: string) => (c: SlackCall) => c.ok && c.body.channel === channel && c.method.startsWith('chat.');
 const buttons = (blocks: any[]) => blocks.filter((b) => b.type === 'actions').flatMap((b) => b.elements.map((e: any) => e.action_id));
 
@@ -28,7 +28,7 @@ describe('incident announcements', () => {
     });
     expect(created.status).toBe(201);
     const id = Number(created.body.data.id);
-    await fake.waitFor(() => fake.calls.some((c) => c.ok && c.body.thread_ts), 10_000);
+    await fake.waitFor(() => fake.calls.some((c) => c.ok && c.body.thread_ts));
     await s.api('PATCH', `/api/v2/incidents/${id}`, { body: { status: 'major', description: 'Root cause found', resolution_stage: 'identified' } });
     await s.api('PATCH', `/api/v2/incidents/${id}`, { body: { description: 'Rolled back', resolution_stage: 'resolved' } });
     await settled();

@@ -88,7 +88,7 @@ async function runSlotInBoth(at: Date, first: 'server' | 'other'): Promise<Sched
   await fake.waitFor(async () => {
     const left = await s.ctx.db.selectFrom('outbox').select('id').where('stream', 'like', 'slack:%').where('state', '!=', 'sent').execute();
     return left.length === 0;
-  }, 20_000);
+  });
   return ran[0] ? b : a;
 }
 

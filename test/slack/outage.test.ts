@@ -17,8 +17,8 @@ afterEach(async () => {
 const slackRows = (s: TestServer) =>
   s.ctx.db.selectFrom('outbox').select(['id', 'stream', 'state', 'attempts', 'progress']).where('stream', 'like', 'slack:%').orderBy('id').execute();
 
-async function settled(s: TestServer, fake: FakeSlack, timeoutMs = 30_000) {
-  await fake.waitFor(async () => (await slackRows(s)).every((r) => r.state !== 'pending'), timeoutMs);
+async function settled(s: TestServer, fake: FakeSlack) {
+  await fake.waitFor(async () => (await slackRows(s)).every((r) => r.state !== 'pending'));
   expect((await slackRows(s)).filter((r) => r.state !== 'sent')).toEqual([]);
 }
 
