@@ -20,7 +20,7 @@ const server = await startServer({
   dbPath,
   port: 0,
   host: '127.0.0.1',
-  config: loadConfig(configPath).config,
+  config: loadConfig(configPath, process.env).config,
   logger: createLogger({ level: 'error' }),
   env: {},
 });

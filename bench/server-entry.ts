@@ -34,7 +34,7 @@ const server = await startServer({
   dbPath,
   port: 0,
   host: '127.0.0.1',
-  config: loadConfig(configPath).config,
+  config: loadConfig(configPath, process.env).config,
   logger: switchedLogger(createLogger({ level: 'info', file: logFile }), observing),
   metrics: (metrics) => switchedMetrics(metrics, observing),
   // The API is measured; notifications queue up in the outbox (their hosts are not reachable from here).

@@ -23,7 +23,7 @@ export async function runAgent(input: CommandInput): Promise<number> {
   if (!token) throw new UsageError('agent needs --token T (or STATUSBOT_AGENT_TOKEN): statusbot key create --agent --region NAME issues one');
   if (!rawRegion) throw new UsageError('agent needs --region NAME: the region it probes from, as its token names it');
   const region = parseInput(regionName, rawRegion, 'body', 'region');
-  const probes = configOf(input.configFile)?.config.probes;
+  const probes = configOf(input.configFile, input.env)?.config.probes;
   const logger = commandLogger(input).child({ region });
   const stop = new AbortController();
   // Every probe under way listens to it at once: thousands, not a leak.

@@ -14,7 +14,7 @@ import { portOf } from './serve-command.js';
 export async function runApply(input: CommandInput): Promise<number> {
   const file = input.configFile;
   if (!file) throw new UsageError('apply needs --config FILE (or STATUSBOT_CONFIG)');
-  const loaded = loadConfig(file);
+  const loaded = loadConfig(file, input.env);
   const { setup, publicUrl } = loaded.config;
   // Pages without a url of their own are addressed as a server of this environment (PORT) serves them.
   const url = publicUrl ?? `http://localhost:${portOf(input.env.PORT)}`;

@@ -2,8 +2,8 @@ import { ConfigError, describeConfigIssues, loadConfig } from '../config/load-co
 import type { LoadedConfig } from '../config/load-config.js';
 import { DomainError } from '../domain/errors.js';
 
-export function configOf(file: string | undefined): LoadedConfig | null {
-  return file ? loadConfig(file) : null;
+export function configOf(file: string | undefined, env: NodeJS.ProcessEnv): LoadedConfig | null {
+  return file ? loadConfig(file, env) : null;
 }
 
 /** Entries of the config that clash with the database are reported at their line in the file. */

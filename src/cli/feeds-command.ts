@@ -32,7 +32,7 @@ export async function runFeeds(input: CommandInput): Promise<number> {
 /** `statusbot feeds check`, as commands.ts describes it. */
 export async function runFeedsCheck(input: CommandInput): Promise<number> {
   mustExist(input.dbPath);
-  const loaded = configOf(input.configFile);
+  const loaded = configOf(input.configFile, input.env);
   const logger = commandLogger(input);
   const results = await onDatabase(input.dbPath, () =>
     withConfigErrors(loaded, input.configFile, async () => {

@@ -11,7 +11,7 @@ import { onDatabase } from './database-access.js';
 export async function runJobsRun(input: CommandInput): Promise<number> {
   const name = input.operands[0]!;
   if (!(JOB_NAMES as readonly string[]).includes(name)) throw new UsageError(`unknown job "${name}"; the jobs are ${JOB_NAMES.join(', ')}`);
-  const loaded = configOf(input.configFile);
+  const loaded = configOf(input.configFile, input.env);
   const logger = commandLogger(input);
   const summary = await onDatabase(input.dbPath, () =>
     withConfigErrors(loaded, input.configFile, () =>

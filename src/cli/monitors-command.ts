@@ -12,7 +12,7 @@ const monitorLine = (m: Monitor) => [m.id, m.probeType, m.status, m.name.replace
 export async function runMonitorsList(input: CommandInput): Promise<number> {
   mustExist(input.dbPath);
   const file = input.configFile;
-  const publicUrl = (file ? loadConfig(file).config.publicUrl : null) ?? `http://localhost:${portOf(input.env.PORT)}`;
+  const publicUrl = (file ? loadConfig(file, input.env).config.publicUrl : null) ?? `http://localhost:${portOf(input.env.PORT)}`;
   return withContext(
     input.dbPath,
     async (ctx) => {

@@ -39,7 +39,7 @@ function listenProblem(error: unknown, host: string, port: number): CommandError
 
 /** `statusbot serve`, as commands.ts describes it. */
 export async function runServe(input: CommandInput): Promise<number> {
-  const loaded = configOf(input.configFile);
+  const loaded = configOf(input.configFile, input.env);
   const port = portOf(input.string('port') ?? input.env.PORT);
   const host = input.string('host') || input.env.HOST || undefined;
   const config = withRegionFromEnv(loaded?.config ?? emptyConfig(), input.env);

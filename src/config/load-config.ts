@@ -6,6 +6,8 @@ import type { FieldIssue } from '../domain/errors.js';
 import type { Setup } from '../domain/setup/setup.js';
 import { parseInput } from '../domain/validation.js';
 import { configFileSchema } from './config-schema.js';
+import { ConfigError } from './config-error.js';
+import { substituteEnv } from './env-substitution.js';
 import { regionName } from '../domain/companies/agent-keys.js';
 import type { ConfigFile } from './config-schema.js';
 
@@ -53,13 +55,7 @@ export interface Config {
   chat: { rateLimit: { perMinute: number; perAddressPerMinute: number } };
 }
 
-/** A config file that cannot be used; the message names the file, line and key of each problem. */
-export class ConfigError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'ConfigError';
-  }
-}
+export { ConfigError } from './config-error.js';
 
 export interface LoadedConfig {
   config: Config;
@@ -104,9 +100,10 @@ export function describeConfigIssues(file: string, issues: readonly FieldIssue[]
   return [`${file} is not a valid statusbot config:`, ...issues.map((i) => `  ${locate(i.path)}: ${i.message}`)].join('\n');
 }
 
-export function parseConfig(file: string, text: string): LoadedConfig {
+/** The config in `text`; `${NAME}` references in it are read from `env` (none: each one is an error naming it). */
+export function parseConfig(file: string, text: string, env: NodeJS.ProcessEnv = {}): LoadedConfig {
   const lines = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: true, uniqueKeys: true });
+  const doc = parseDocument(substituteEnv(file, text, env), { lineCounter: lines, prettyErrors: true, uniqueKeys: true });
   if (doc.errors.length > 0) {
     throw new ConfigError(
       [`${file} is not valid YAML:`, ...doc.errors.map((e) => `  ${file}:${e.linePos?.[0].line ?? '?'}: ${e.message.split('\n')[0]}`)].join('\n'),
@@ -193,14 +190,14 @@ export function withCatalog(services: readonly CatalogServiceSpec[]): CatalogSer
   ];
 }
 
-export function loadConfig(file: string): LoadedConfig {
+export function loadConfig(file: string, env: NodeJS.ProcessEnv): LoadedConfig {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
   } catch (e) {
     throw new ConfigError(`cannot read config file ${file}: ${(e as Error).message}`);
   }
-  return parseConfig(file, text);
+  return parseConfig(file, text, env);
 }
 
 /** STATUSBOT_REGION names this process's probing region over the config's `region` (one config, servers in several places). */

@@ -14,7 +14,7 @@ let dir: string;
 let database: TestDatabase;
 let config: string;
 
-const apply = () => runCli(['apply', '--config', config, '--db', database.path], { cwd: dir });
+const apply = (env: NodeJS.ProcessEnv = {}) => runCli(['apply', '--config', config, '--db', database.path], { cwd: dir, env });
 const write = (text: string) => writeFileSync(config, text);
 
 const WITH_PAGE = `${README_EXAMPLE_CONFIG}    status_pages:
@@ -85,5 +85,25 @@ describe('statusbot apply', () => {
     const second = logger.records.find((r) => r.message.startsWith('config applied: '))!;
     expect(second.message).toBe('config applied: no changes');
     expect(second.fields.changes).toEqual({});
+  });
+
+  it('takes a secret from the environment, and refuses the file, changing nothing, while it is unset', async () => {
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a reference of the config, not of this string.
+    write(WITH_PAGE.replace('secret: "0123456789abcdef0123"', 'secret: "${HOOK_SECRET}"'));
+    const line = WITH_PAGE.split('\n').findIndex((l) => l.includes('0123456789abcdef0123')) + 1;
+
+    const refused = await apply();
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toBe(
+      `statusbot: ${config} is not a valid statusbot config:\n  ${config}:${line}: environment variable HOOK_SECRET is not set (set it, or give a default: \${HOOK_SECRET:-value})\n`,
+    );
+
+    // Nothing was applied: everything is added now.
+    const applied = await apply({ HOOK_SECRET: '0123456789abcdef0123' });
+    expect(applied.code, applied.stderr).toBe(0);
+    expect(applied.stdout).toMatch(/: 1 company added,.*2 subscribers added$/m);
+    // The same secret as written in the file: nothing to change.
+    write(WITH_PAGE);
+    expect((await apply()).stdout).toBe(`applied ${config}: no changes\n`);
   });
 });

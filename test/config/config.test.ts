@@ -99,7 +99,7 @@ describe('parseConfig: the README example', () => {
     try {
       const file = join(dir, 'statusbot.yml');
       writeFileSync(file, EXAMPLE);
-      const loaded = loadConfig(file);
+      const loaded = loadConfig(file, {});
       expect(loaded.config).toEqual(parseConfig('statusbot.yml', EXAMPLE).config);
       const line = lineOf(EXAMPLE, 'Sign in');
       const column = EXAMPLE.split('\n')[line - 1]!.indexOf('"Sign in"') + 1;
@@ -115,8 +115,8 @@ describe('parseConfig: the README example', () => {
   });
 
   it('loadConfig of a missing file is a ConfigError naming the file', () => {
-    expect(() => loadConfig('/nonexistent/statusbot.yml')).toThrow(ConfigError);
-    expect(() => loadConfig('/nonexistent/statusbot.yml')).toThrow(/\/nonexistent\/statusbot\.yml/);
+    expect(() => loadConfig('/nonexistent/statusbot.yml', {})).toThrow(ConfigError);
+    expect(() => loadConfig('/nonexistent/statusbot.yml', {})).toThrow(/\/nonexistent\/statusbot\.yml/);
   });
 });
 
@@ -139,7 +139,7 @@ describe('parseConfig: a wrong file stops with the key and the line', () => {
       writeFileSync(file, text);
       let message = '';
       try {
-        loadConfig(file);
+        loadConfig(file, {});
       } catch (e) {
         expect(e).toBeInstanceOf(ConfigError);
         message = (e as Error).message;
