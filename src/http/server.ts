@@ -332,6 +332,10 @@ export function createHttpServer(options: HttpServerOptions): Server {
     });
   });
   server.keepAliveTimeout = 65_000;
+  // A client that sends its request and then half-closes (FIN: `nc -q`, some proxies and health checkers) still reads the
+  // answer. Node's default takes the FIN for an abort: it destroys the request and ends the socket, so an answer that
+  // needed the database (every one on PostgreSQL) was never written, though a write had committed.
+  (server as Server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
   // Requests Node's HTTP parser refuses (a malformed request line, headers too large) get the error shape too.
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
     if (!socket.writable) return socket.destroy();
