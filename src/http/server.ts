@@ -19,7 +19,7 @@ import type { PublicRoute } from './pages/public-route.js';
 import { createClientAddress } from '../infrastructure/client-address.js';
 import type { ClientAddress } from '../infrastructure/client-address.js';
 import { createRateLimiter } from '../infrastructure/rate-limiter.js';
-import { ClientAbortedError, readBody } from './read-body.js';
+import { ClientAbortedError, endAnswer, readBody } from './read-body.js';
 import { createMakingOnce, createResponseCache } from './response-cache.js';
 import { createRouteTable, methodNotAllowed } from './route-table.js';
 import type { TableRoute } from './route-table.js';
@@ -132,7 +132,7 @@ function sendJson(res: ServerResponse, status: number, payload: string | Buffer,
     'Content-Type': 'application/json; charset=utf-8',
     'Content-Length': typeof payload === 'string' ? Buffer.byteLength(payload) : payload.length,
   });
-  res.end(payload);
+  endAnswer(res, payload);
 }
 
 const RESPONSE_CACHE_MAX = 10_000;

@@ -10,7 +10,7 @@ import { clientHolds } from '../conditional-request.js';
 import { compress, negotiateCoding } from '../content-coding.js';
 import type { ContentCoding } from '../content-coding.js';
 import { HttpProblem, renderError } from '../http-errors.js';
-import { readBody } from '../read-body.js';
+import { endAnswer, readBody } from '../read-body.js';
 import { hostKey } from '../../infrastructure/host-key.js';
 import { createMakingOnce, createResponseCache } from '../response-cache.js';
 import { createRouteTable } from '../route-table.js';
@@ -265,7 +265,7 @@ export function createPublicRouter(
       return;
     }
     res.writeHead(entry.status, chosen.headers);
-    res.end(chosen.body);
+    endAnswer(res, chosen.body);
     if (repeat === undefined) return;
     const key = repeatKey(req);
     // Not when rendered or compressed while something changed: it is stale already.
