@@ -2,7 +2,7 @@ import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Logger } from '../infrastructure/logger.js';
-import { databaseAnswers } from '../db/database.js';
+import { databaseAnswers, isDatabaseUnavailable } from '../db/database.js';
 import type { RawHandler } from '../infrastructure/raw-handler.js';
 import { admitKey, lookUpKey } from '../domain/companies/api-keys.js';
 import type { DomainContext } from '../domain/context.js';
@@ -168,7 +168,8 @@ export function createHttpServer(options: HttpServerOptions): Server {
       const key = bearerKey(req);
       return { key, ...(await lookUpKey(ctx, key)) };
     } catch (error) {
-      chargeWrongGuess(req);
+      // A key that could not be looked up (the database refusing) was no guess.
+      if (!isDatabaseUnavailable(error)) chargeWrongGuess(req);
       throw error;
     }
   }

@@ -19,7 +19,7 @@ async function post(body: Buffer) {
   const res = await fetch(`${s.url}/api/v2/incidents`, {
     method: 'POST',
     headers: { authorization: `Bearer ${ACME_KEY}`, 'content-type': 'application/json' },
-    body,
+    body: new Uint8Array(body),
   });
   const text = await res.text();
   return { status: res.status, body: JSON.parse(text) };
