@@ -26,7 +26,6 @@ export interface WaitOptions {
   /** The first wait, doubled after each refusal up to `maxDelayMs`. */
   firstDelayMs?: number;
   maxDelayMs?: number;
-  signal?: AbortSignal;
 }
 
 /**
@@ -45,7 +44,7 @@ export async function waitWhileConnectionsRefused(db: Db, options: WaitOptions):
     } catch (error) {
       if (!refusesConnectionsNow(error)) return;
       options.onRefused((error as Error).message || String(error), wait);
-      await delay(wait, undefined, { signal: options.signal });
+      await delay(wait);
     }
   }
 }

@@ -68,7 +68,7 @@ describe.skipIf(TEST_ENGINE !== 'postgres')('PostgreSQL refusing connections (53
 
   it('a replica starting meanwhile waits, saying why, and starts once a connection is admitted', async () => {
     await role.exhaust();
-    const starting = startTestServer({ dbPath: role.url, logger: log, checkApiDocument: false });
+    const starting = startTestServer({ dbPath: role.url, logger: log });
     starting.catch(() => undefined);
     await waitUntil(() => log.records.some((r) => r.level === 'warn' && /refuses connections/.test(r.message)));
     const line = log.records.find((r) => /refuses connections/.test(r.message))!;
@@ -80,7 +80,7 @@ describe.skipIf(TEST_ENGINE !== 'postgres')('PostgreSQL refusing connections (53
   }, 90_000);
 
   it('is answered 503 with Retry-After in the error shape: the key lookup, the API, public pages, /healthz; then recovers', async () => {
-    s ??= await startTestServer({ dbPath: role.url, logger: log, checkApiDocument: false });
+    s ??= await startTestServer({ dbPath: role.url, logger: log });
     const server = s;
     expect((await server.api('POST', '/api/v2/incidents', { body: { service_id: 1001, title: 'Before' } })).status).toBe(201);
     await role.exhaust();
