@@ -25,7 +25,13 @@ async function post(body: Buffer) {
   return { status: res.status, body: JSON.parse(text) };
 }
 
-const incidentCount = async () => (await s.ctx.db.selectFrom('incidents').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n;
+const incidentCount = async () =>
+  (
+    await s.ctx.db
+      .selectFrom('incidents')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow()
+  ).n;
 
 describe('a JSON body that is not valid UTF-8', () => {
   const cases: [string, number[]][] = [
