@@ -7,6 +7,7 @@ import { openDatabase, databaseLabel } from './db/database.js';
 import { isPostgresUrl } from './db/database-url.js';
 import type { Db } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
+import { waitWhileConnectionsRefused } from './db/connection-refusal.js';
 import { systemClock } from './domain/clock.js';
 import type { Clock } from './domain/clock.js';
 import { writeKeyUses } from './domain/companies/api-keys.js';
@@ -177,6 +178,11 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   // Every probe, feed read and delivery under way listens to it at once: thousands, not a leak.
   setMaxListeners(0, stop.signal);
   try {
+    // A replica that starts while PostgreSQL refuses connections (all taken, or starting up) waits for one, saying why.
+    await waitWhileConnectionsRefused(db, {
+      onRefused: (reason, retryInMs) =>
+        logger.warn(`the database refuses connections for now (${reason}); trying again in ${retryInMs / 1000} s`, { retryInMs }),
+    });
     await migrateToLatest(db);
     const port = options.port;
     const publicUrl = config.publicUrl ?? `http://localhost:${port === 0 ? 8080 : port}`;

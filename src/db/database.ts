@@ -7,6 +7,7 @@ import type { DatabaseConnection, Driver, SqliteDatabase, SqliteStatement } from
 import { CHANGES_CHANNEL, ChangeFeed, KEYS_CHANGED_PREFIX, UNCACHED_CHANGE_PREFIX } from './change-feed.js';
 import type { Database } from './schema.js';
 import { isPostgresUrl } from './database-url.js';
+import { refusesConnectionsNow } from './connection-refusal.js';
 
 export type Db = Kysely<Database>;
 
@@ -321,7 +322,7 @@ function reasonOf(error: unknown): string {
 
 /** Errors that say the database cannot be reached now (a PostgreSQL server down or restarting), not that a query is wrong. */
 export function isDatabaseUnavailable(error: unknown): boolean {
-  if (error instanceof DatabaseUnavailableError) return true;
+  if (error instanceof DatabaseUnavailableError || refusesConnectionsNow(error)) return true;
   const e = error as { code?: unknown; message?: unknown } | null;
   const code = typeof e?.code === 'string' ? e.code : '';
   const message = typeof e?.message === 'string' ? e.message : '';

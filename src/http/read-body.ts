@@ -1,4 +1,4 @@
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { HttpProblem } from './http-errors.js';
 
 /** The client went away before its body arrived: nobody is left to answer, and nothing failed on our side. */
@@ -40,4 +40,39 @@ export function readBody(req: IncomingMessage, maxBytes: number, what = 'The bod
       if (!req.complete) reject(new ClientAbortedError());
     });
   });
+}
+
+/** At most this much of a refused body is read away after its 413, and for at most this long. */
+export const DISCARD_MAX_BYTES = 16 * 1024 * 1024;
+const DISCARD_MAX_MS = 10_000;
+
+/**
+ * Ends an answer: a 413 given before the request's body was read is sent at
+ * once, but its connection closed only once the rest of that body has come
+ * and been dropped (at most DISCARD_MAX_BYTES, for at most DISCARD_MAX_MS).
+ * Closed with bytes unread, the connection is reset, and a client still
+ * sending sees EPIPE, most before they read the answer.
+ */
+export function endAnswer(res: ServerResponse, body?: string | Buffer): void {
+  const req = res.req;
+  if (res.statusCode !== 413 || req.complete || req.destroyed) return void res.end(body);
+  if (body !== undefined) res.write(body);
+  let left = DISCARD_MAX_BYTES;
+  const close = () => {
+    clearTimeout(timer);
+    req.removeListener('data', discard);
+    req.removeListener('end', close);
+    req.removeListener('close', close);
+    if (!res.writableEnded) res.end();
+  };
+  const discard = (chunk: Buffer) => {
+    left -= chunk.length;
+    if (left < 0) close();
+  };
+  const timer = setTimeout(close, DISCARD_MAX_MS);
+  req.removeAllListeners('data');
+  req.on('data', discard);
+  req.once('end', close);
+  req.once('close', close);
+  req.resume();
 }

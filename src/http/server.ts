@@ -2,7 +2,7 @@ import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Logger } from '../infrastructure/logger.js';
-import { databaseAnswers } from '../db/database.js';
+import { databaseAnswers, isDatabaseUnavailable } from '../db/database.js';
 import type { RawHandler } from '../infrastructure/raw-handler.js';
 import { admitKey, lookUpKey } from '../domain/companies/api-keys.js';
 import type { DomainContext } from '../domain/context.js';
@@ -19,7 +19,7 @@ import type { PublicRoute } from './pages/public-route.js';
 import { createClientAddress } from '../infrastructure/client-address.js';
 import type { ClientAddress } from '../infrastructure/client-address.js';
 import { createRateLimiter } from '../infrastructure/rate-limiter.js';
-import { ClientAbortedError, readBody } from './read-body.js';
+import { ClientAbortedError, endAnswer, readBody } from './read-body.js';
 import { createMakingOnce, createResponseCache } from './response-cache.js';
 import { createRouteTable, methodNotAllowed } from './route-table.js';
 import type { TableRoute } from './route-table.js';
@@ -74,6 +74,12 @@ const apiRoutes = createRouteTable<ApiRoute>(routes.map((route) => ({ method: ro
 
 const JSON_TYPE = /^application\/(?:[a-z0-9.+-]*\+)?json\s*(?:;|$)/i;
 
+/**
+ * JSON is UTF-8 (RFC 8259): a body that is not is refused, as a path that is not is, rather than stored with
+ * U+FFFD in place of what was sent. A byte-order mark is kept, for JSON.parse to refuse as before.
+ */
+const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
 /** The JSON object in the body; undefined for an empty body. */
 function parseJsonBody(req: IncomingMessage, raw: Buffer): unknown {
   if (raw.length === 0) return undefined;
@@ -81,9 +87,15 @@ function parseJsonBody(req: IncomingMessage, raw: Buffer): unknown {
   if (!type || !JSON_TYPE.test(type)) {
     throw new HttpProblem('bad_request', 'The body must be JSON, sent with Content-Type: application/json');
   }
+  let text: string;
+  try {
+    text = STRICT_UTF8.decode(raw);
+  } catch {
+    throw new HttpProblem('bad_request', 'The body is not valid UTF-8');
+  }
   let parsed: unknown;
   try {
-    parsed = JSON.parse(raw.toString('utf8'));
+    parsed = JSON.parse(text);
   } catch (e) {
     throw new HttpProblem('bad_request', `The body is not valid JSON: ${(e as Error).message}`);
   }
@@ -120,7 +132,7 @@ function sendJson(res: ServerResponse, status: number, payload: string | Buffer,
     'Content-Type': 'application/json; charset=utf-8',
     'Content-Length': typeof payload === 'string' ? Buffer.byteLength(payload) : payload.length,
   });
-  res.end(payload);
+  endAnswer(res, payload);
 }
 
 const RESPONSE_CACHE_MAX = 10_000;
@@ -156,7 +168,8 @@ export function createHttpServer(options: HttpServerOptions): Server {
       const key = bearerKey(req);
       return { key, ...(await lookUpKey(ctx, key)) };
     } catch (error) {
-      chargeWrongGuess(req);
+      // A key that could not be looked up (the database refusing) was no guess.
+      if (!isDatabaseUnavailable(error)) chargeWrongGuess(req);
       throw error;
     }
   }
@@ -332,6 +345,10 @@ export function createHttpServer(options: HttpServerOptions): Server {
     });
   });
   server.keepAliveTimeout = 65_000;
+  // A client that sends its request and then half-closes (FIN: `nc -q`, some proxies and health checkers) still reads the
+  // answer. Node's default takes the FIN for an abort: it destroys the request and ends the socket, so an answer that
+  // needed the database (every one on PostgreSQL) was never written, though a write had committed.
+  (server as Server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
   // Requests Node's HTTP parser refuses (a malformed request line, headers too large) get the error shape too.
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
     if (!socket.writable) return socket.destroy();

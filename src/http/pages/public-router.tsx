@@ -10,7 +10,8 @@ import { clientHolds } from '../conditional-request.js';
 import { compress, negotiateCoding } from '../content-coding.js';
 import type { ContentCoding } from '../content-coding.js';
 import { HttpProblem, renderError } from '../http-errors.js';
-import { readBody } from '../read-body.js';
+import { endAnswer, readBody } from '../read-body.js';
+import { hostKey } from '../../infrastructure/host-key.js';
 import { createMakingOnce, createResponseCache } from '../response-cache.js';
 import { createRouteTable } from '../route-table.js';
 import type { RequestTrace } from '../request-trace.js';
@@ -96,6 +97,18 @@ function readForm(req: IncomingMessage): Promise<Buffer> {
   return req.method === 'POST' ? readBody(req, MAX_FORM_BYTES, 'The form') : Promise.resolve(Buffer.alloc(0));
 }
 
+const keyedHostMaps = new WeakMap<Map<string, string>, Map<string, string>>();
+
+/** The page hosts under their hostKey, as requests are looked up: made once per reading of the hosts. */
+function keyedHosts(hosts: Map<string, string>): Map<string, string> {
+  let keyed = keyedHostMaps.get(hosts);
+  if (!keyed) {
+    keyed = new Map([...hosts].map(([host, slug]) => [hostKey(host), slug]));
+    keyedHostMaps.set(hosts, keyed);
+  }
+  return keyed;
+}
+
 /**
  * Serves the public side: status pages (also at / of a page's own host),
  * tracker pages, feeds, subscriptions, the stylesheet and the script. Cacheable answers are
@@ -133,9 +146,9 @@ export function createPublicRouter(
   /** The path a request means: on a page's own host, `/x` is that page's `/status/{slug}/x`. */
   async function resolve(req: IncomingMessage, path: string): Promise<{ path: string; base: string | null }> {
     if (path.startsWith('/assets/') || path.startsWith('/status/')) return { path, base: null };
-    const host = (req.headers.host ?? '').toLowerCase();
+    const host = hostKey(req.headers.host ?? '');
     if (!host) return { path, base: null };
-    const slug = (await pageHosts(ctx)).get(host);
+    const slug = keyedHosts(await pageHosts(ctx)).get(host);
     if (slug === undefined) return { path, base: null };
     return { path: `/status/${slug}${path === '/' ? '' : path}`, base: '' };
   }
@@ -252,7 +265,7 @@ export function createPublicRouter(
       return;
     }
     res.writeHead(entry.status, chosen.headers);
-    res.end(chosen.body);
+    endAnswer(res, chosen.body);
     if (repeat === undefined) return;
     const key = repeatKey(req);
     // Not when rendered or compressed while something changed: it is stale already.
