@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/database.js';
 import { createTestDatabase, TEST_ENGINE } from '../helpers/test-database.js';
@@ -120,5 +121,15 @@ describe.skipIf(TEST_ENGINE !== 'postgres')('a replica killed with SIGKILL', () 
     // The dead replica's claims were taken over while their leases still ran.
     expect(Math.max(...sent.map((r) => Number(r.sent_at)))).toBeLessThan(leaseEnds);
     expect(second.child.exitCode).toBeNull();
+  });
+
+  it('has PostgreSQL probe its connections, so that a replica whose machine is gone loses its sessions within seconds', async () => {
+    const database = await createTestDatabase();
+    cleanup.push(() => database.drop());
+    const db = openDatabase({ path: database.path });
+    cleanup.push(() => db.destroy());
+    const { rows } = await sql<{ idle: string; interval: string; count: string }>`select current_setting('tcp_keepalives_idle') as idle,
+      current_setting('tcp_keepalives_interval') as interval, current_setting('tcp_keepalives_count') as count`.execute(db);
+    expect(rows[0]).toEqual({ idle: '10', interval: '5', count: '3' });
   });
 });
