@@ -69,12 +69,17 @@ const HOLDER_END = ':';
 /**
  * PostgreSQL: the lease is held by a replica that is gone. Each replica keeps
  * one connection open, named after it, while it runs (see ChangeFeed); a
- * process killed outright loses it at once, and PostgreSQL ends its session,
- * so its claims are taken over then rather than when their leases run out.
- * A token without a replica's name (SQLite's, or a test's) is left to its lease.
+ * process killed outright loses it at once, and PostgreSQL ends its session.
+ * That alone is no proof: a live replica's listening connection may drop for a
+ * moment and come back, while its deliveries go on. So the lease must also have
+ * missed a renewal (a holder renews every third of a lease, so one renewed last
+ * over half a lease ago, `lease_until < renewedBefore`): only then is the claim
+ * taken over, sooner than when the lease runs out, and never while its holder
+ * may still be sending. A token without a replica's name (SQLite's, or a
+ * test's) is left to its lease.
  */
-const heldByGone = (token: ReturnType<typeof sql.ref>) =>
-  sql<SqlBool>`(position(${sql.lit(HOLDER_END)} in ${token}) > 0 and not exists (select 1 from pg_stat_activity a
+const heldByGone = (leaseUntil: ReturnType<typeof sql.ref>, token: ReturnType<typeof sql.ref>, renewedBefore: number) =>
+  sql<SqlBool>`(${leaseUntil} < ${renewedBefore} and position(${sql.lit(HOLDER_END)} in ${token}) > 0 and not exists (select 1 from pg_stat_activity a
     where a.datname = current_database() and a.application_name = ${sql.lit(LISTENER_NAME_PREFIX)} || split_part(${token}, ${sql.lit(HOLDER_END)}, 1)))`;
 
 /**
@@ -106,7 +111,7 @@ const NO_BOUND = 2 ** 53 - 1;
  */
 export function dueHeads(
   db: Kysely<Database>,
-  options: { now: number; limit: number; streamPrefixes: readonly string[]; widths?: StreamWidths; takeOverGone?: boolean },
+  options: { now: number; limit: number; streamPrefixes: readonly string[]; widths?: StreamWidths; takeOverGoneBefore?: number },
 ) {
   const { now } = options;
   const wide = Object.entries(options.widths ?? {}).filter(([prefix, width]) => width > 1 && options.streamPrefixes.includes(prefix));
@@ -140,7 +145,11 @@ export function dueHeads(
       .where('o.id', '<=', bound)
       .where('o.next_attempt_at', '<=', now)
       .where((eb) =>
-        eb.or([eb('o.lease_until', 'is', null), eb('o.lease_until', '<', now), ...(options.takeOverGone ? [heldByGone(sql.ref('o.lease_token'))] : [])]),
+        eb.or([
+          eb('o.lease_until', 'is', null),
+          eb('o.lease_until', '<', now),
+          ...(options.takeOverGoneBefore !== undefined ? [heldByGone(sql.ref('o.lease_until'), sql.ref('o.lease_token'), options.takeOverGoneBefore)] : []),
+        ]),
       )
       .orderBy('o.id')
       .limit(options.limit)
@@ -169,11 +178,12 @@ export async function claimDue(
   const now = ctx.clock.now().getTime();
   const widest = Math.max(1, ...Object.values(options.widths ?? {}));
   const holder = holderOf(ctx);
-  const takeOverGone = holder?.takesOver === true;
+  // A lease whose last renewal is over half a lease ago has missed one (see heldByGone).
+  const takeOverGoneBefore = holder?.takesOver === true ? now + options.leaseMs / 2 : undefined;
   const heads = (db: Kysely<Database>) =>
     dueHeads(db, {
       now,
-      takeOverGone,
+      ...(takeOverGoneBefore !== undefined ? { takeOverGoneBefore } : {}),
       limit: options.limit + options.busy.size * widest,
       streamPrefixes: options.streamPrefixes,
       ...(options.widths ? { widths: options.widths } : {}),
@@ -203,7 +213,13 @@ export async function claimDue(
         candidates.map((row) => row.id),
       )
       .where('state', '=', sql.lit('pending'))
-      .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now), ...(takeOverGone ? [heldByGone(sql.ref('outbox.lease_token'))] : [])]))
+      .where((eb) =>
+        eb.or([
+          eb('lease_until', 'is', null),
+          eb('lease_until', '<', now),
+          ...(takeOverGoneBefore !== undefined ? [heldByGone(sql.ref('outbox.lease_until'), sql.ref('outbox.lease_token'), takeOverGoneBefore)] : []),
+        ]),
+      )
       .returning('id')
       .execute();
     const ids = new Set(taken.map((r) => r.id));

@@ -16,8 +16,6 @@ import { waitUntil } from '../helpers/wait-until.js';
 
 /** The compiled CLI: `npm test` builds it first (pretest). */
 const CLI = join(resolve(dirname(fileURLToPath(import.meta.url)), '../..'), 'dist', 'src', 'cli.js');
-/** The outbox worker's lease on a claimed row (see outbox-worker.ts). */
-const LEASE_MS = 60_000;
 
 const cleanup: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -46,7 +44,7 @@ async function serveProcess(dbPath: string, hook: string): Promise<{ child: Chil
 }
 
 describe.skipIf(TEST_ENGINE !== 'postgres')('a replica killed with SIGKILL', () => {
-  it('leaves its jobs and claimed outbox rows to a fresh replica at once, not when its leases run out', { timeout: LEASE_MS + 120_000 }, async () => {
+  it('leaves its jobs and claimed outbox rows to a fresh replica once a renewal is missed, not when its leases run out', async () => {
     const database = await createTestDatabase();
     cleanup.push(() => database.drop());
     const db = openDatabase({ path: database.path });
@@ -82,7 +80,7 @@ describe.skipIf(TEST_ENGINE !== 'postgres')('a replica killed with SIGKILL', () 
       expect(res.status).toBe(201);
     }
     // Busy: it runs its jobs, and holds the head of the stream, waiting for the receiver.
-    await waitUntil(() => held.length > 0, { what: 'the first replica delivering', timeoutMs: 20_000 });
+    await waitUntil(() => held.length > 0, { what: 'the first replica delivering' });
     const claimed = await db.selectFrom('outbox').select(['id', 'lease_until']).where('lease_until', 'is not', null).execute();
     expect(claimed.length).toBeGreaterThan(0);
     const leaseEnds = Math.min(...claimed.map((r) => Number(r.lease_until)));
@@ -105,12 +103,12 @@ describe.skipIf(TEST_ENGINE !== 'postgres')('a replica killed with SIGKILL', () 
         (await db.selectFrom('job_leases').select(['slot', 'holder']).execute()).some(
           (l) => !deadHolders.has(l.holder) && Date.parse(l.slot.slice(l.slot.indexOf('@') + 1)) > killedAt,
         ),
-      { what: 'a job run by the fresh replica', timeoutMs: 30_000 },
+      { what: 'a job run by the fresh replica' },
     );
     const jobs = Date.now() - killedAt;
     const rows = () => db.selectFrom('outbox').select(['id', 'state', 'sent_at']).orderBy('id').execute();
-    // Generous: the lease, and then some for a busy machine. What is asserted is when they were sent.
-    await waitUntil(async () => (await rows()).every((r) => r.state === 'sent'), { what: 'every row delivered', timeoutMs: LEASE_MS + 60_000 });
+    // What is asserted is when they were sent, on the database's clock; the wait only tells slow from never.
+    await waitUntil(async () => (await rows()).every((r) => r.state === 'sent'), { what: 'every row delivered' });
     const delivered = Date.now() - killedAt;
     console.log(`after SIGKILL: serving in ${listening} ms, jobs in ${jobs} ms, claimed rows delivered in ${delivered} ms`);
 
