@@ -22,6 +22,16 @@ export const UNCACHED_CHANGE_PREFIX = 'o';
 /** How a replica's listening connection names itself, so writers can tell which replicas must see a change. */
 export const LISTENER_NAME_PREFIX = 'statusbot-changes ';
 
+/**
+ * Said on every connection: PostgreSQL probes a connection idle for 10 s and
+ * ends its session after three unanswered probes 5 s apart. A replica whose
+ * machine or network is gone (no close ever reaches the server) thus loses
+ * its sessions within about 25 s, and with them its row locks and its
+ * listening connection (by which the others take over its claims), rather
+ * than after the system's default of two hours. Ignored on Unix sockets.
+ */
+export const SERVER_KEEPALIVES = 'set tcp_keepalives_idle = 10; set tcp_keepalives_interval = 5; set tcp_keepalives_count = 3';
+
 /** How long a writer waits for the other replicas to say they have seen its commit before it answers anyway. */
 const SEEN_TIMEOUT_MS = 2_000;
 const RECONNECT_MS = [100, 250, 500, 1_000, 2_000];
@@ -156,7 +166,7 @@ export class ChangeFeed {
     try {
       await client.connect();
       // What this connection says (that it saw a change) need not be on disk before it is heard: no commit here waits for a disk sync.
-      await client.query(`listen ${CHANGES_CHANNEL}; listen ${SEEN_CHANNEL}; set synchronous_commit = off`);
+      await client.query(`listen ${CHANGES_CHANNEL}; listen ${SEEN_CHANNEL}; set synchronous_commit = off; ${SERVER_KEEPALIVES}`);
       // Named only once listening: a writer that sees the name waits for this replica's word, which now comes.
       await client.query('select set_config($1, $2, false)', ['application_name', LISTENER_NAME_PREFIX + this.replica]);
       if (this.#closed || this.#client !== client) return;

@@ -4,7 +4,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { CompiledQuery, Kysely, PostgresAdapter, PostgresDialect, SqliteDialect, SqliteDriver, sql } from 'kysely';
 import pg from 'pg';
 import type { DatabaseConnection, Driver, SqliteDatabase, SqliteStatement } from 'kysely';
-import { CHANGES_CHANNEL, ChangeFeed, KEYS_CHANGED_PREFIX, UNCACHED_CHANGE_PREFIX } from './change-feed.js';
+import { CHANGES_CHANNEL, ChangeFeed, KEYS_CHANGED_PREFIX, SERVER_KEEPALIVES, UNCACHED_CHANGE_PREFIX } from './change-feed.js';
 import type { Database } from './schema.js';
 import { isPostgresUrl } from './database-url.js';
 import { refusesConnectionsNow } from './connection-refusal.js';
@@ -501,6 +501,8 @@ function openPostgres(url: string, poolSize: number): Db {
   const pool = new FeedClosingPool(feed, { connectionString: url, max: poolSize, connectionTimeoutMillis: 5_000, Client });
   // An idle connection that breaks (a restart of the server) is replaced by the pool; it must not end the process.
   pool.on('error', () => undefined);
+  // Sent before the connection's first statement (a client runs its queries in order); a failure shows there.
+  pool.on('connect', (client) => void client.query(SERVER_KEEPALIVES).catch(() => undefined));
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   targets.set(db, targetOf(url));
   feeds.set(db, feed);

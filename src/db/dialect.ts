@@ -99,7 +99,7 @@ export const changeMarker = (db: Kysely<Database>): string => markerOf(db);
 /** A value that changes whenever API keys or companies may have changed: what authenticated keys are remembered under. */
 export const keysMarker = (db: Kysely<Database>): string => keysMarkerOf(db);
 
-export { serviceLockingRead, lockService } from './locks.js';
+export { serviceLockingRead, lockService, lockIncident } from './locks.js';
 export type { ServiceLockingRead } from './locks.js';
 
 /**

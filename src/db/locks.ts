@@ -58,3 +58,24 @@ const serviceById = serviceLockingRead<'id', { id: number }>((db, p) => db.selec
 export async function lockService(trx: Kysely<Database>, serviceId: number): Promise<void> {
   if (engineOf(trx) === 'postgres') await serviceById(trx, { id: serviceId });
 }
+
+const serviceOfIncident = serviceLockingRead<'incident', { id: number }>(
+  (db, p) =>
+    db
+      .selectFrom('incidents')
+      .innerJoin('services', 'services.id', 'incidents.service_id')
+      .select('services.id')
+      .where('incidents.id', '=', p.incident) as never,
+);
+
+/**
+ * lockService for the service of an incident: what changes an incident's
+ * chat roles (its lead, its room) and reads the other's takes it first, so
+ * that of two such changes at once the later sees what the earlier
+ * committed. Two transactions that each wrote one and read the other before
+ * either committed would both miss the other's change (a lead named while
+ * the room opens would never be invited).
+ */
+export async function lockIncident(trx: Kysely<Database>, incidentId: number): Promise<void> {
+  if (engineOf(trx) === 'postgres') await serviceOfIncident(trx, { incident: incidentId });
+}

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import type { ExpressionBuilder, Kysely, Selectable, SqlBool } from 'kysely';
+import { LISTENER_NAME_PREFIX } from '../db/change-feed.js';
+import { changeFeedOf } from '../db/database.js';
 import { changesNothingCached, dialectOf, paddedIds } from '../db/dialect.js';
 import type { ChatPlatform, Database, OutboxTable } from '../db/schema.js';
 import type { DomainContext } from '../domain/context.js';
@@ -61,6 +63,35 @@ const toEntry = (r: Row): OutboxEntry => ({
   progress: r.progress ? (JSON.parse(r.progress) as Record<string, string>) : {},
 });
 
+/** Between the replica and the claim in a lease's token (`<replica>:<claim>`); a replica's name has none. */
+const HOLDER_END = ':';
+
+/**
+ * PostgreSQL: the lease is held by a replica that is gone. Each replica keeps
+ * one connection open, named after it, while it runs (see ChangeFeed); a
+ * process killed outright loses it at once, and PostgreSQL ends its session.
+ * That alone is no proof: a live replica's listening connection may drop for a
+ * moment and come back, while its deliveries go on. So the lease must also have
+ * missed a renewal (a holder renews every third of a lease, so one renewed last
+ * over half a lease ago, `lease_until < renewedBefore`): only then is the claim
+ * taken over, sooner than when the lease runs out, and never while its holder
+ * may still be sending. A token without a replica's name (SQLite's, or a
+ * test's) is left to its lease.
+ */
+const heldByGone = (leaseUntil: ReturnType<typeof sql.ref>, token: ReturnType<typeof sql.ref>, renewedBefore: number) =>
+  sql<SqlBool>`(${leaseUntil} < ${renewedBefore} and position(${sql.lit(HOLDER_END)} in ${token}) > 0 and not exists (select 1 from pg_stat_activity a
+    where a.datname = current_database() and a.application_name = ${sql.lit(LISTENER_NAME_PREFIX)} || split_part(${token}, ${sql.lit(HOLDER_END)}, 1)))`;
+
+/**
+ * PostgreSQL: this replica's name, which its claims carry; and whether it may
+ * take over the claims of replicas that are gone: only while its own
+ * connection is there (after a restart of the server, the others' come back too).
+ */
+const holderOf = (ctx: DomainContext): { replica: string; takesOver: boolean } | null => {
+  const feed = changeFeedOf(ctx.db);
+  return feed ? { replica: feed.replica, takesOver: feed.listening } : null;
+};
+
 /** Rows of one stream delivered at once, by the start of its name; a stream not named goes one row at a time, in order. */
 export type StreamWidths = Readonly<Record<string, number>>;
 
@@ -78,7 +109,10 @@ const NO_BOUND = 2 ** 53 - 1;
  * index, one probe each, and each one's first rows by a range of it: the cost
  * follows the number of streams, not of the rows waiting in them.
  */
-export function dueHeads(db: Kysely<Database>, options: { now: number; limit: number; streamPrefixes: readonly string[]; widths?: StreamWidths }) {
+export function dueHeads(
+  db: Kysely<Database>,
+  options: { now: number; limit: number; streamPrefixes: readonly string[]; widths?: StreamWidths; takeOverGoneBefore?: number },
+) {
   const { now } = options;
   const wide = Object.entries(options.widths ?? {}).filter(([prefix, width]) => width > 1 && options.streamPrefixes.includes(prefix));
   const startsWith = (prefix: string) => sql<SqlBool>`substr(s.stream, 1, ${prefix.length}) = ${prefix}`;
@@ -110,7 +144,13 @@ export function dueHeads(db: Kysely<Database>, options: { now: number; limit: nu
       .where('o.state', '=', pending)
       .where('o.id', '<=', bound)
       .where('o.next_attempt_at', '<=', now)
-      .where((eb) => eb.or([eb('o.lease_until', 'is', null), eb('o.lease_until', '<', now)]))
+      .where((eb) =>
+        eb.or([
+          eb('o.lease_until', 'is', null),
+          eb('o.lease_until', '<', now),
+          ...(options.takeOverGoneBefore !== undefined ? [heldByGone(sql.ref('o.lease_until'), sql.ref('o.lease_token'), options.takeOverGoneBefore)] : []),
+        ]),
+      )
       .orderBy('o.id')
       .limit(options.limit)
   );
@@ -137,9 +177,13 @@ export async function claimDue(
 ): Promise<ClaimedEntry[]> {
   const now = ctx.clock.now().getTime();
   const widest = Math.max(1, ...Object.values(options.widths ?? {}));
+  const holder = holderOf(ctx);
+  // A lease whose last renewal is over half a lease ago has missed one (see heldByGone).
+  const takeOverGoneBefore = holder?.takesOver === true ? now + options.leaseMs / 2 : undefined;
   const heads = (db: Kysely<Database>) =>
     dueHeads(db, {
       now,
+      ...(takeOverGoneBefore !== undefined ? { takeOverGoneBefore } : {}),
       limit: options.limit + options.busy.size * widest,
       streamPrefixes: options.streamPrefixes,
       ...(options.widths ? { widths: options.widths } : {}),
@@ -159,7 +203,7 @@ export async function claimDue(
     if (candidates.length === 0) return [];
     // One statement for the batch, under one token: the rows are this claim's. Another process may have
     // taken a row since: the lease is taken only where it is free.
-    const lease = randomUUID();
+    const lease = holder === null ? randomUUID() : `${holder.replica}${HOLDER_END}${randomUUID()}`;
     const taken = await trx
       .updateTable('outbox')
       .set({ lease_until: now + options.leaseMs, lease_token: lease })
@@ -169,7 +213,13 @@ export async function claimDue(
         candidates.map((row) => row.id),
       )
       .where('state', '=', sql.lit('pending'))
-      .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
+      .where((eb) =>
+        eb.or([
+          eb('lease_until', 'is', null),
+          eb('lease_until', '<', now),
+          ...(takeOverGoneBefore !== undefined ? [heldByGone(sql.ref('outbox.lease_until'), sql.ref('outbox.lease_token'), takeOverGoneBefore)] : []),
+        ]),
+      )
       .returning('id')
       .execute();
     const ids = new Set(taken.map((r) => r.id));

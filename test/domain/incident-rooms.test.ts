@@ -1,10 +1,14 @@
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authenticate } from '../../src/domain/companies/api-keys.js';
+import { setIncidentLead } from '../../src/domain/chat/incident-lead.js';
 import { requestIncidentRoom } from '../../src/domain/chat/incident-room.js';
-import { createTestDatabase } from '../helpers/test-database.js';
+import { roomOpened } from '../../src/domain/chat/room-outcomes.js';
+import { createTestDatabase, TEST_ENGINE } from '../helpers/test-database.js';
 import type { TestDatabase } from '../helpers/test-database.js';
 import { ACME_KEY, startTestServer } from '../helpers/test-server.js';
 import type { TestServer } from '../helpers/test-server.js';
+import { waitUntil } from '../helpers/wait-until.js';
 
 const CONFIG = `
 public_url: http://status.test
@@ -17,6 +21,47 @@ companies:
     slack: { team_id: T-ACME }
     chat: { incident_channels: true }
 `;
+
+const BARRIER_KEY = 7_304_211;
+
+/**
+ * PostgreSQL: holds every transaction that wrote the incident's lead or room
+ * at its commit, until two transactions wait (at the barrier, or for each
+ * other's locks) and `release` lets them go: both have then run every
+ * statement before either commits, the overlap of two replicas at its worst.
+ */
+async function commitBarrier(url: string, incidentId: number) {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  await client.query(`create function commit_barrier() returns trigger language plpgsql as $$
+    begin
+      if new.incident_id = ${incidentId} then perform pg_advisory_xact_lock_shared(${BARRIER_KEY}); end if;
+      return null;
+    end $$`);
+  const tables = ['incident_leads', 'incident_rooms'];
+  for (const table of tables) {
+    await client.query(`create constraint trigger commit_barrier after insert or update on ${table}
+      deferrable initially deferred for each row execute function commit_barrier()`);
+  }
+  await client.query('select pg_advisory_lock($1)', [BARRIER_KEY]);
+  const waiting = async () => {
+    const { rows } = await client.query<{ n: number }>(
+      `select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`,
+    );
+    return rows[0]!.n >= 2;
+  };
+  return {
+    async release() {
+      await waitUntil(waiting, { what: 'both transactions at the barrier or waiting for each other' });
+      await client.query('select pg_advisory_unlock($1)', [BARRIER_KEY]);
+    },
+    async remove() {
+      for (const table of tables) await client.query(`drop trigger commit_barrier on ${table}`);
+      await client.query('drop function commit_barrier()');
+      await client.end();
+    },
+  };
+}
 
 /** Two replicas on one database, each asked for the same incident's room at once. */
 describe('incident rooms across replicas', () => {
@@ -68,5 +113,40 @@ describe('incident rooms across replicas', () => {
     await a.ctx.db.updateTable('incident_rooms').set({ state: 'failed', error: 'name_taken' }).where('incident_id', '=', id).execute();
     const again = await requestIncidentRoom(b.ctx, company, id, where);
     expect(again).toMatchObject({ queued: true, room: { state: 'opening', attempt: 2, name: `inc-${id}-twice-asked-2` } });
+  });
+
+  it('invite the lead named on one while the room opens on the other', async () => {
+    const [a, b] = replicas as [TestServer, TestServer];
+    const res = await a.api('POST', '/api/v2/incidents', { body: { service_id: 1001, title: 'Led at once', description: 'x' } });
+    expect(res.status, res.text).toBe(201);
+    const id = Number(res.body.data.id);
+    const company = await authenticate(a.ctx, ACME_KEY);
+    const where = { platform: 'slack' as const, workspaceId: 'T-ACME', requestedIn: null };
+    await requestIncidentRoom(a.ctx.actingAs({ actor: 'slack:T-ACME/UASKER', requestId: null }), company, id, where);
+
+    // The lead is named on one replica while the other records the room the platform just opened.
+    const barrier = TEST_ENGINE === 'postgres' ? await commitBarrier(database.path, id) : null;
+    try {
+      const named = setIncidentLead(a.ctx.actingAs({ actor: 'slack:T-ACME/UASKER', requestId: null }), company, id, 'slack', { lead: 'ULEAD' });
+      const opened = roomOpened(b.ctx, { incidentId: id, attempt: 1, channelId: 'CROOM', invited: ['UASKER'] });
+      await barrier?.release();
+      await Promise.all([named, opened]);
+    } finally {
+      await barrier?.remove();
+    }
+
+    // Either change invites the lead into the room, once.
+    const openings = await a.ctx.db
+      .selectFrom('outbox')
+      .select('payload')
+      .where('event', '=', 'incident.room')
+      .where('stream', '=', `slack:T-ACME:room-${id}`)
+      .orderBy('id')
+      .execute();
+    const invites = openings.map((o) => JSON.parse(o.payload) as { channelId: string | null; invite: string[] });
+    expect(invites.map((o) => [o.channelId, o.invite])).toEqual([
+      [null, ['UASKER']],
+      ['CROOM', ['ULEAD']],
+    ]);
   });
 });

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { lockIncident } from '../../db/dialect.js';
 import type { Database } from '../../db/schema.js';
 import { changesBetween, recordAudit } from '../audit/audit-trail.js';
 import type { Company } from '../companies/company.js';
@@ -30,6 +31,8 @@ export async function incidentLead(db: Kysely<Database>, incidentId: number): Pr
 export async function setIncidentLead(ctx: DomainContext, company: Company, incidentId: number, platform: ChatPlatform, raw: unknown): Promise<Incident> {
   const { lead } = parseInput(leadInput(platform), raw);
   return ctx.write(async (trx) => {
+    // Before the lead is written: a room opening meanwhile either sees this lead or is seen open (see lockIncident).
+    await lockIncident(trx, incidentId);
     const now = ctx.clock.now().getTime();
     const incident = await ownIncident(ctx, trx, company, incidentId);
     const before = await trx.selectFrom('incident_leads').select(['platform', 'user_id']).where('incident_id', '=', incidentId).executeTakeFirst();

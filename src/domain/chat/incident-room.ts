@@ -1,4 +1,5 @@
 import type { Kysely, Selectable } from 'kysely';
+import { lockIncident } from '../../db/dialect.js';
 import type { ChatPlatform, Database, IncidentRoomState, IncidentRoomsTable } from '../../db/schema.js';
 import { created, recordAudit } from '../audit/audit-trail.js';
 import type { Company } from '../companies/company.js';
@@ -263,6 +264,8 @@ export async function requestIncidentRoom(
   where: RoomRequest,
 ): Promise<{ room: IncidentRoom; queued: boolean }> {
   return ctx.write(async (trx) => {
+    // It reads the lead to invite: taken before, as by the lead's own change (see lockIncident).
+    await lockIncident(trx, incidentId);
     const incident = await ownIncident(ctx, trx, company, incidentId);
     if (incident.resolved) throw new DomainError('conflict', `incident #${incident.id} is resolved; rooms are for open incidents`);
     return requestRoomIn(ctx, trx, company, incident, where);

@@ -1,3 +1,4 @@
+import { lockIncident } from '../../db/dialect.js';
 import { findIncidentRow, loadIncident } from '../incidents/incident-repository.js';
 import type { RoomFailed, RoomOpening } from '../notifications/announcement.js';
 import { incidentAnnouncementRows } from '../notifications/channel-outbox.js';
@@ -21,6 +22,8 @@ export async function roomOpened(
   args: { incidentId: number; attempt: number; channelId: string; invited: readonly string[] },
 ): Promise<void> {
   await ctx.write(async (trx) => {
+    // Before the room is marked open: a lead named meanwhile is either read below or sees the room open (see lockIncident).
+    await lockIncident(trx, args.incidentId);
     const opened = await trx
       .updateTable('incident_rooms')
       .set({ state: 'open', channel_id: args.channelId, error: null, updated_at: ctx.clock.now().getTime() })

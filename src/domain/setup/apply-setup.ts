@@ -127,7 +127,7 @@ async function upsertCatalogService(
 ): Promise<number> {
   const existing = await trx
     .selectFrom('services')
-    .select(['id', 'company_id', 'feed_kind', 'feed_url'])
+    .select(['id', 'company_id', 'feed_kind', 'feed_url', 'name', 'status_page_url', 'demo', 'poll_always'])
     .where('urlname', '=', spec.urlname)
     .executeTakeFirst();
   if (existing && existing.company_id !== null) {
@@ -143,7 +143,12 @@ async function upsertCatalogService(
   };
   let id: number;
   if (existing) {
-    await trx.updateTable('services').set(values).where('id', '=', existing.id).execute();
+    // Every start applies the catalog again: a row written anyway would be locked (queueing the changes of its
+    // incidents on other replicas) for the whole start, for nothing.
+    const same = (Object.keys(values) as (keyof typeof values)[]).every(
+      (k) => existing[k] === values[k] || (k === 'poll_always' && Number(existing[k]) === values[k]),
+    );
+    if (!same) await trx.updateTable('services').set(values).where('id', '=', existing.id).execute();
     id = existing.id;
   } else {
     ({ id } = await trx
