@@ -2,7 +2,7 @@ import type { Incident, IncidentSummary, Severity } from '../../../domain/incide
 import type { PageStatus } from '../../../domain/status-pages/page-status.js';
 import type { DayView } from '../../../domain/status-pages/page-view.js';
 import type { ShownStatus } from '../../../domain/services/shown-status.js';
-import { UpdateText } from './update-text.js';
+import { TextBlock } from './update-text.js';
 
 /** Words for a status: never shown by colour alone. */
 export const STATUS_WORDS: Record<ShownStatus, string> = {
@@ -168,9 +168,7 @@ export function Timeline(props: { incident: Incident }) {
       {[...props.incident.updates].reverse().map((u) => (
         <li>
           <span class="stage">{STAGE_WORDS[u.stage] ?? u.stage}</span> <When at={u.createdAt} />
-          <div class="update-text">
-            <UpdateText text={u.description} />
-          </div>
+          <TextBlock text={u.description} />
         </li>
       ))}
     </ol>
@@ -232,9 +230,7 @@ export function IncidentLine(props: { incident: IncidentSummary; href: string })
         ) : null}
       </p>
       <Affected components={incident.components} />
-      <div class="update-text">
-        <UpdateText text={incident.description} />
-      </div>
+      <TextBlock text={incident.description} />
     </li>
   );
 }
