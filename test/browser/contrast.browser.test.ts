@@ -14,6 +14,7 @@ public_url: http://status.test
 rate_limit: { per_minute: 100000 }
 services:
   - { urlname: unread, name: Unread Vendor, feed: { kind: statuspage, url: "http://127.0.0.1:9/unread" } }
+  - { urlname: stale, name: Stale Vendor, feed: { kind: statuspage, url: "http://127.0.0.1:9/stale" } }
 companies:
   - name: Acme
     plan: business
@@ -25,7 +26,7 @@ companies:
       - name: Acme status
         slug: acme
         services: [acme-api, acme-web]
-        third_party: [demo-service-ok, demo-service-minor, demo-service-major, unread]
+        third_party: [demo-service-ok, demo-service-minor, demo-service-major, unread, stale]
 `;
 
 const SCHEMES = ['light', 'dark'] as const;
@@ -46,6 +47,15 @@ describeInBrowser('every text of the public pages stands out from its background
     });
     expect(res.status, res.text).toBe(201);
     maintenanceId = res.body.data.id;
+    // Stale Vendor was read once, long enough ago, and has failed since: its No data says since when.
+    const db = t.ctx.db;
+    const stale = await db.selectFrom('services').select('id').where('urlname', '=', 'stale').executeTakeFirstOrThrow();
+    await db.deleteFrom('vendor_feeds').where('service_id', '=', stale.id).execute();
+    const read = Date.parse(T0) - 10 * 60_000;
+    await db
+      .insertInto('vendor_feeds')
+      .values({ service_id: stale.id, indicator: 'ok', last_checked_at: read, stale_at: read + 3 * 60_000, last_error: 'HTTP 503', failures: 4 })
+      .execute();
   });
   afterAll(async () => {
     await browser?.close();
@@ -73,19 +83,28 @@ describeInBrowser('every text of the public pages stands out from its background
     return found;
   }
 
-  it('on a tracker page in each state: operational, degraded, major outage, under maintenance, no data', async () => {
+  it('on a tracker page in each state: operational, degraded, major outage, under maintenance, no data (never read, failing since)', async () => {
     t.clock.set(at(1.5));
     const banners: string[] = [];
     const page = await browser.newPage();
-    for (const urlname of ['demo-service-ok', 'demo-service-minor', 'demo-service-major', 'acme-api', 'unread']) {
+    for (const urlname of ['demo-service-ok', 'demo-service-minor', 'demo-service-major', 'acme-api', 'unread', 'stale']) {
       await page.goto(`${t.url}/services/${urlname}`);
       banners.push((await page.locator('.banner').getAttribute('class')) ?? '');
     }
+    // The last one's banner holds a time too, in the reader's zone.
+    expect(await page.locator('.banner time').count()).toBe(1);
     await page.close();
     // Each state is the one meant: a check of the wrong page would prove nothing.
-    expect(banners).toEqual(['banner ok', 'banner minor', 'banner major', 'banner maintenance', 'banner unknown']);
+    expect(banners).toEqual(['banner ok', 'banner minor', 'banner major', 'banner maintenance', 'banner unknown', 'banner unknown']);
     expect(
-      await failuresOf(['/services/demo-service-ok', '/services/demo-service-minor', '/services/demo-service-major', '/services/acme-api', '/services/unread']),
+      await failuresOf([
+        '/services/demo-service-ok',
+        '/services/demo-service-minor',
+        '/services/demo-service-major',
+        '/services/acme-api',
+        '/services/unread',
+        '/services/stale',
+      ]),
     ).toEqual({});
   });
 

@@ -78,8 +78,21 @@ export function Status(props: { status: ShownStatus }) {
   return <span class={`status ${props.status}`}>{STATUS_WORDS[props.status]}</span>;
 }
 
-/** "No data: the feed has not been read yet": an unknown status with its reason. */
-export const noDataText = (reason: string | null): string => (reason ? `No data: ${reason}` : 'No data');
+/** "No data: the vendor's status feed could not be read since 22 Nov 2026, 10:42 UTC": an unknown status with its reason. */
+export function NoData(props: { reason: string | null; since: Date | null }) {
+  if (props.reason === null) return <>No data</>;
+  return (
+    <>
+      No data: {props.reason}
+      {props.since ? (
+        <>
+          {' since '}
+          <When at={props.since} />
+        </>
+      ) : null}
+    </>
+  );
+}
 
 /** "Affected: API, Webhooks": the vendor's components an incident touches, when it names any. */
 export function Affected(props: { components: readonly string[] }) {

@@ -14,7 +14,7 @@ import {
   IncidentCard,
   IncidentHeading,
   IncidentLine,
-  noDataText,
+  NoData,
   percent,
   Status,
   STATUS_WORDS,
@@ -102,7 +102,11 @@ export function StatusPage(props: { view: PageView; base: string; monitors?: Com
                   <a href={v.trackerUrl}>{v.name}</a>
                   <Status status={v.status} />
                 </div>
-                {v.status === 'unknown' ? <p class="muted">{noDataText(v.reason)}</p> : null}
+                {v.status === 'unknown' ? (
+                  <p class="muted">
+                    <NoData reason={v.reason} since={v.since} />
+                  </p>
+                ) : null}
                 {v.open.map((i) => (
                   <>
                     <p class="muted">{i.title}</p>
