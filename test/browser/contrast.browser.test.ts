@@ -1,5 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createProbeRollup } from '../../src/domain/monitors/probe-rollup.js';
 import { describeWithBrowser, launchBrowser } from '../helpers/browser.js';
 import { contrastFailures } from '../helpers/contrast.js';
 import { ACME_KEY, T0, startTestServer } from '../helpers/test-server.js';
@@ -22,11 +23,16 @@ companies:
     custom_services:
       - { id: 1001, name: Acme API, urlname: acme-api }
       - { id: 1002, name: Acme Web, urlname: acme-web }
+    custom_monitors:
+      - { id: 501, name: Checkout probe, url: "http://127.0.0.1:9/health", probe_type: ping, interval_seconds: 60 }
     status_pages:
       - name: Acme status
         slug: acme
         services: [acme-api, acme-web]
         third_party: [demo-service-ok, demo-service-minor, demo-service-major, unread, stale]
+        monitors: [501]
+      - name: Acme soon
+        slug: soon
 `;
 
 const SCHEMES = ['light', 'dark'] as const;
@@ -47,6 +53,15 @@ describeInBrowser('every text of the public pages stands out from its background
     });
     expect(res.status, res.text).toBe(201);
     maintenanceId = res.body.data.id;
+    // The checkout probed from two regions, one of them failing: its page has charts and a failure to show.
+    for (const [region, up] of [
+      ['eu', true],
+      ['hq', false],
+    ] as const) {
+      const rollup = createProbeRollup(t.ctx, region);
+      rollup.record(501, new Date(T0), 120, up);
+      await rollup.flush();
+    }
     // Stale Vendor was read once, long enough ago, and has failed since: its No data says since when.
     const db = t.ctx.db;
     const stale = await db.selectFrom('services').select('id').where('urlname', '=', 'stale').executeTakeFirstOrThrow();
@@ -108,7 +123,7 @@ describeInBrowser('every text of the public pages stands out from its background
     ).toEqual({});
   });
 
-  it('on the status page and its pages, operational, with incidents open and under maintenance', async () => {
+  it('on the status page and its pages, operational', async () => {
     t.clock.set(T0);
     const paths = [
       '/status/acme',
@@ -116,9 +131,15 @@ describeInBrowser('every text of the public pages stands out from its background
       '/status/acme/subscribe/check-inbox',
       '/status/acme/unsubscribe?token=not-a-token',
       '/status/nobody',
+      '/status/soon',
+      '/status/acme/monitors/501',
+      '/status/acme/monitors/501?region=eu',
     ];
     expect(await failuresOf(paths)).toEqual({});
+  });
 
+  it('on the status page with incidents open, then under maintenance', async () => {
+    t.clock.set(T0);
     const minor = await t.api('POST', '/api/v2/incidents', {
       body: { service_id: 1002, title: 'Slow logins', description: 'Sign-in takes up to a minute.', status: 'minor' },
     });
