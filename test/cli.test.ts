@@ -261,12 +261,12 @@ describeOnce('statusbot feeds', () => {
     expect(watched.code, watched.stderr).toBe(0);
     // Never read yet: no data, no success, due at once.
     expect(watched.stdout).toMatch(
-      /^github\tstatuspage\thttps:\/\/www\.githubstatus\.com\tno data \(the feed has not been read yet\)\tlast ok -\tnext 1970-01-01T00:00:00\.000Z\n$/,
+      /^github\tstatuspage\thttps:\/\/www\.githubstatus\.com\tno data \(the vendor's status feed has not been read yet\)\tlast ok -\tnext 1970-01-01T00:00:00\.000Z\n$/,
     );
     const all = await cli(['feeds', '--all', '--db', dbPath]);
     expect(all.stdout.trim().split('\n').length).toBeGreaterThan(150);
     expect(all.stdout).toMatch(
-      /^aws\trss\thttps:\/\/status\.aws\.amazon\.com\/rss\/all\.rss\tno data \(the feed has not been read yet\)\tlast ok -\tnot watched$/m,
+      /^aws\trss\thttps:\/\/status\.aws\.amazon\.com\/rss\/all\.rss\tno data \(the vendor's status feed has not been read yet\)\tlast ok -\tnot watched$/m,
     );
   });
 
@@ -310,7 +310,7 @@ describeOnce('statusbot feeds', () => {
       expect(one.stdout).toMatch(/^up-vendor\t.*\tok: /);
       // A check records nothing: the feeds are still unread.
       const listed = await cli(['feeds', '--db', dbPath]);
-      expect(listed.stdout).toContain('no data (the feed has not been read yet)');
+      expect(listed.stdout).toContain("no data (the vendor's status feed has not been read yet)");
       const unknown = await cli(['feeds', 'check', 'nope', '--db', dbPath]);
       expect(unknown.code).toBe(1);
       expect(unknown.stderr).toBe('statusbot: no service with a feed is named nope; statusbot feeds --all lists them\n');

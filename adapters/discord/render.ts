@@ -19,7 +19,7 @@ import type {
 } from '../../src/domain/notifications/announcement.js';
 import { MAINTENANCE_EVENT_LABEL } from '../chat/maintenance-verbs.js';
 import type { ServiceDetail, ServiceWithStatus } from '../../src/domain/services/service.js';
-import { shownStatus } from '../../src/domain/services/shown-status.js';
+import { reasonText, shownStatus } from '../../src/domain/services/shown-status.js';
 import type { ShownStatus } from '../../src/domain/services/shown-status.js';
 import type { ChatRenderer } from '../chat/delivery.js';
 import { SEVERITY_LABEL, STAGE_LABEL, STATUS_LABEL as STATUS_WORDS } from '../chat/labels.js';
@@ -306,7 +306,8 @@ function serviceStatusEmbed(service: ServiceDetail, open: readonly IncidentSumma
   const shown = shownStatus(service.status, service.knowledge);
   const lines = open === null ? [PLAN_HIDES_INCIDENTS] : open.length === 0 ? [NO_OPEN_INCIDENTS] : open.map((i) => incidentLine(i, false));
   if (service.statusPageUrl) lines.unshift(`Status page: ${service.statusPageUrl}`);
-  if (shown.reason) lines.unshift(`No data: ${shown.reason}`);
+  const reason = reasonText(shown);
+  if (reason) lines.unshift(`No data: ${reason}`);
   return new EmbedBuilder()
     .setTitle(clip(`${service.name}: ${STATUS_LABEL[shown.status]}`, LIMIT.title))
     .setURL(service.trackerUrl)

@@ -11,7 +11,7 @@ import type {
 } from '../../src/domain/notifications/announcement.js';
 import { MAINTENANCE_EVENT_LABEL, maintenanceTime } from '../chat/maintenance-verbs.js';
 import type { ServiceDetail, ServiceWithStatus } from '../../src/domain/services/service.js';
-import { shownStatus } from '../../src/domain/services/shown-status.js';
+import { reasonText, shownStatus } from '../../src/domain/services/shown-status.js';
 import type { ShownStatus } from '../../src/domain/services/shown-status.js';
 import type { ChatRenderer } from '../chat/delivery.js';
 import { SEVERITY_LABEL, STAGE_LABEL, STATUS_LABEL as STATUS_WORDS } from '../chat/labels.js';
@@ -201,7 +201,8 @@ const reportButton = (service: ServiceWithStatus): slack.ActionsBlock => ({
 
 function serviceStatus(service: ServiceDetail, open: readonly IncidentSummary[] | null): SlackMessage {
   const shown = shownStatus(service.status, service.knowledge);
-  const noData = shown.reason ? ` — ${esc(shown.reason)}` : '';
+  const reason = reasonText(shown);
+  const noData = reason ? ` — ${esc(reason)}` : '';
   const head = `*${link(service.trackerUrl, service.name)}* (\`${esc(service.urlname)}\`): ${STATUS_LABEL[shown.status]}${noData}`;
   const page = service.statusPageUrl ? `\nStatus page: ${link(service.statusPageUrl, service.statusPageUrl)}` : '';
   if (open === null) return { text: `${head}${page}\n${PLAN_HIDES_INCIDENTS}` };

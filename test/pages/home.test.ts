@@ -142,7 +142,7 @@ describe('the demo status page', () => {
     expect(vendors).toContain('Demo Service (always ok) Operational');
     expect(vendors).toContain('Demo Service (minor outage) Degraded');
     expect(vendors).toContain('Demo Service (major outage) Major outage');
-    expect(vendors).toContain('GitHub No data No data: the feed has not been read yet');
+    expect(vendors).toContain("GitHub No data No data: the vendor's status feed has not been read yet");
     expect(vendors).not.toContain('GitHub Operational');
   });
 });

@@ -10,7 +10,7 @@ import type { DigestAnnouncement } from '../notifications/announcement.js';
 import { enqueue, queuable } from '../notifications/enqueue.js';
 import { serviceTrackerUrl } from '../services/service.js';
 import { statusesOf } from '../services/service-status.js';
-import { shownStatus } from '../services/shown-status.js';
+import { reasonText, shownStatus } from '../services/shown-status.js';
 import type { ShownStatus } from '../services/shown-status.js';
 import { knowledgeOf } from '../vendors/feed-knowledge.js';
 import { vendorMaintenancesOf } from '../vendors/vendor-feeds.js';
@@ -85,7 +85,7 @@ export async function buildDigest(ctx: DomainContext, boardId: string): Promise<
       name: e.name,
       urlname: e.urlname,
       status: shown.status,
-      noData: shown.reason,
+      noData: reasonText(shown),
       tags: JSON.parse(e.tags) as string[],
       trackerUrl: serviceTrackerUrl(ctx.publicUrl, e.urlname),
       openIncidents: open

@@ -5,9 +5,12 @@ export type ServiceStatus = 'ok' | 'minor' | 'major' | 'maintenance';
  * feed that was never read, or whose last successful read is older than three
  * intervals (see vendors/feed-knowledge.ts). Every human surface shows an
  * unknown status as "No data" with the reason, never as the last status read
- * (the API keeps that one).
+ * (the API keeps that one). The reason is for the public: it never holds the
+ * feed's address nor how its read failed (operators read those in `statusbot
+ * feeds`, the logs and the metrics); `since` is the last successful read, which
+ * each surface writes in its own way ("… could not be read since 10:42").
  */
-export type Knowledge = { known: true } | { known: false; reason: string };
+export type Knowledge = { known: true } | { known: false; reason: string; since: Date | null };
 
 export interface Service {
   id: number;

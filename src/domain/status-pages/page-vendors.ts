@@ -13,8 +13,10 @@ export interface VendorView {
   urlname: string;
   /** `unknown` when its feed was never read or has not been read for too long (see feed-knowledge). */
   status: ShownStatus;
-  /** Why there is no data, when `status` is `unknown`. */
+  /** Why there is no data, when `status` is `unknown`: plain words for the public, never the feed's error. */
   reason: string | null;
+  /** Since when, where that is known: the feed's last successful read. */
+  since: Date | null;
   components: VendorComponent[];
   trackerUrl: string;
   /** The vendor's open incidents, newest first, with the components they affect. */

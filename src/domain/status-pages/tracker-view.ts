@@ -24,8 +24,10 @@ export interface TrackedService {
   urlname: string;
   /** `unknown` when its feed was never read or has not been read for too long (see feed-knowledge). */
   status: ShownStatus;
-  /** Why there is no data, when `status` is `unknown`. */
+  /** Why there is no data, when `status` is `unknown`: plain words for the public, never the feed's error. */
   reason: string | null;
+  /** Since when, where that is known: the feed's last successful read. */
+  since: Date | null;
   /** The vendor's own status page. */
   statusPageUrl: string | null;
   components: VendorComponent[];

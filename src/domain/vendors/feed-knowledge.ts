@@ -15,17 +15,21 @@ export interface FeedFacts {
   failures: number;
 }
 
-/** What the facts of a service's feed say of its status at `now` (see Knowledge). */
+/**
+ * What the facts of a service's feed say of its status at `now` (see Knowledge). The error
+ * of the last read stays out of it: it names internal addresses and network errors.
+ */
 export function knowledgeFrom(feed: FeedFacts | undefined, now: number): Knowledge {
   if (feed === undefined) return KNOWN;
-  const error = feed.failures > 0 && feed.last_error ? feed.last_error : null;
+  const failing = feed.failures > 0;
   if (feed.last_checked_at === null) {
-    return { known: false, reason: error ? `the feed could not be read: ${error}` : 'the feed has not been read yet' };
+    return { known: false, reason: failing ? UNREADABLE : "the vendor's status feed has not been read yet", since: null };
   }
   if (feed.stale_at === null || now < feed.stale_at) return KNOWN;
-  const since = `no successful read since ${minuteOf(feed.last_checked_at)}`;
-  return { known: false, reason: error ? `${since}: ${error}` : since };
+  return { known: false, reason: failing ? UNREADABLE : "the vendor's status feed has not been read", since: new Date(feed.last_checked_at) };
 }
+
+const UNREADABLE = "the vendor's status feed could not be read";
 
 /** The feed facts of each of the services that has a feed. */
 export async function feedFactsOf(db: Kysely<Database>, serviceIds: readonly number[]): Promise<Map<number, FeedFacts>> {
@@ -44,9 +48,4 @@ export async function feedFactsOf(db: Kysely<Database>, serviceIds: readonly num
 export async function knowledgeOf(db: Kysely<Database>, serviceIds: readonly number[], now: number): Promise<Map<number, Knowledge>> {
   const facts = await feedFactsOf(db, serviceIds);
   return new Map(serviceIds.map((id) => [id, knowledgeFrom(facts.get(id), now)]));
-}
-
-/** `2026-11-22 10:02 UTC`: a time in a reason, the same on every surface. */
-function minuteOf(ms: number): string {
-  return `${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 }

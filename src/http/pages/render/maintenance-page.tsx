@@ -2,6 +2,7 @@ import type { Maintenance, MaintenanceStatus } from '../../../domain/maintenance
 import type { LinkedPage } from '../../../domain/status-pages/status-pages.js';
 import { Layout } from './layout.js';
 import { When } from './page-parts.js';
+import { TextBlock } from './update-text.js';
 
 const STATUS_WORDS: Record<MaintenanceStatus, string> = {
   scheduled: 'Scheduled',
@@ -23,14 +24,14 @@ export function MaintenancePage(props: { maintenance: Maintenance; page: LinkedP
         <strong>{STATUS_WORDS[m.status]}</strong> · <When at={m.startsAt} /> – <When at={m.endsAt} />
       </p>
       <p class="muted">Affects: {m.services.map((s) => s.name).join(', ')}</p>
-      {m.description ? <p>{m.description}</p> : null}
+      {m.description ? <TextBlock text={m.description} /> : null}
       <section aria-labelledby="updates">
         <h2 id="updates">Updates</h2>
         <ol class="timeline">
           {[...m.updates].reverse().map((u) => (
             <li>
               <span class="stage">{STATUS_WORDS[u.status]}</span> <When at={u.createdAt} />
-              {u.description ? <p>{u.description}</p> : null}
+              {u.description ? <TextBlock text={u.description} /> : null}
             </li>
           ))}
         </ol>

@@ -2,7 +2,7 @@ import type { Incident, IncidentSummary, Severity } from '../../../domain/incide
 import type { PageStatus } from '../../../domain/status-pages/page-status.js';
 import type { DayView } from '../../../domain/status-pages/page-view.js';
 import type { ShownStatus } from '../../../domain/services/shown-status.js';
-import { UpdateText } from './update-text.js';
+import { TextBlock } from './update-text.js';
 
 /** Words for a status: never shown by colour alone. */
 export const STATUS_WORDS: Record<ShownStatus, string> = {
@@ -78,8 +78,21 @@ export function Status(props: { status: ShownStatus }) {
   return <span class={`status ${props.status}`}>{STATUS_WORDS[props.status]}</span>;
 }
 
-/** "No data: the feed has not been read yet": an unknown status with its reason. */
-export const noDataText = (reason: string | null): string => (reason ? `No data: ${reason}` : 'No data');
+/** "No data: the vendor's status feed could not be read since 22 Nov 2026, 10:42 UTC": an unknown status with its reason. */
+export function NoData(props: { reason: string | null; since: Date | null }) {
+  if (props.reason === null) return <>No data</>;
+  return (
+    <>
+      No data: {props.reason}
+      {props.since ? (
+        <>
+          {' since '}
+          <When at={props.since} />
+        </>
+      ) : null}
+    </>
+  );
+}
 
 /** "Affected: API, Webhooks": the vendor's components an incident touches, when it names any. */
 export function Affected(props: { components: readonly string[] }) {
@@ -168,9 +181,7 @@ export function Timeline(props: { incident: Incident }) {
       {[...props.incident.updates].reverse().map((u) => (
         <li>
           <span class="stage">{STAGE_WORDS[u.stage] ?? u.stage}</span> <When at={u.createdAt} />
-          <div class="update-text">
-            <UpdateText text={u.description} />
-          </div>
+          <TextBlock text={u.description} />
         </li>
       ))}
     </ol>
@@ -232,9 +243,7 @@ export function IncidentLine(props: { incident: IncidentSummary; href: string })
         ) : null}
       </p>
       <Affected components={incident.components} />
-      <div class="update-text">
-        <UpdateText text={incident.description} />
-      </div>
+      <TextBlock text={incident.description} />
     </li>
   );
 }

@@ -6,6 +6,7 @@ import { BAR_DAYS } from '../../../domain/status-pages/page-view.js';
 import type { PageGroupView, PageView } from '../../../domain/status-pages/page-view.js';
 import type { ShownStatus } from '../../../domain/services/shown-status.js';
 import { Layout } from './layout.js';
+import { TextBlock } from './update-text.js';
 import {
   Affected,
   BANNER_WORDS,
@@ -13,7 +14,7 @@ import {
   IncidentCard,
   IncidentHeading,
   IncidentLine,
-  noDataText,
+  NoData,
   percent,
   Status,
   STATUS_WORDS,
@@ -64,7 +65,7 @@ export function StatusPage(props: { view: PageView; base: string; monitors?: Com
                   <When at={m.startsAt} /> – <When at={m.endsAt} />
                   {m.title === null ? null : ` · ${m.serviceName}`}
                 </p>
-                {m.description ? <p>{m.description}</p> : null}
+                {m.description ? <TextBlock text={m.description} /> : null}
               </li>
             ))}
           </ul>
@@ -101,7 +102,11 @@ export function StatusPage(props: { view: PageView; base: string; monitors?: Com
                   <a href={v.trackerUrl}>{v.name}</a>
                   <Status status={v.status} />
                 </div>
-                {v.status === 'unknown' ? <p class="muted">{noDataText(v.reason)}</p> : null}
+                {v.status === 'unknown' ? (
+                  <p class="muted">
+                    <NoData reason={v.reason} since={v.since} />
+                  </p>
+                ) : null}
                 {v.open.map((i) => (
                   <>
                     <p class="muted">{i.title}</p>

@@ -28,7 +28,6 @@ h3,h4{font-size:1rem;margin:0}
 main:focus{outline:none}
 .banner{display:flex;gap:.75rem;align-items:center;justify-content:space-between;flex-wrap:wrap;padding:1rem;border-radius:.5rem;margin:1rem 0;font-weight:600;background:var(--muted);color:var(--bg)}
 .banner p{margin:0}
-.banner p .status{color:inherit;white-space:normal}
 .banner a{color:inherit;text-underline-offset:.2em}
 .banner a:focus-visible{outline-color:currentColor}
 .banner.ok{background:var(--ok)}.banner.minor{background:var(--minor)}.banner.major,.banner.partial{background:var(--major)}.banner.maintenance{background:var(--maint)}
@@ -40,6 +39,8 @@ main:focus{outline:none}
 .status.maintenance{color:var(--maint)}.status.maintenance::before{border-radius:2px;width:.9em;height:.45em}
 .status.unknown{color:var(--muted)}
 .status.unknown::before{border-radius:50%;background:none;border:2px solid currentColor;width:.55em;height:.55em}
+/* After the colours of .status and time: on a filled banner they take the banner's text colour, never its fill. */
+.banner .status{color:inherit;white-space:normal}.banner time{color:inherit}
 .banner-block{margin:1rem 0}.banner-block .banner{margin:0}.banner-note{margin:.4rem 0 0 .25rem}
 ul.plain{list-style:none;margin:0;padding:0}
 .card{background:var(--card);border:1px solid var(--line);border-radius:.5rem;padding:.75rem 1rem;margin:.5rem 0}

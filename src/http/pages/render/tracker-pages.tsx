@@ -1,7 +1,7 @@
 import type { Incident } from '../../../domain/incidents/incident.js';
 import type { TrackedService } from '../../../domain/status-pages/tracker-view.js';
 import { Layout } from './layout.js';
-import { IncidentHeading, IncidentLine, noDataText, spanText, Status, Timeline } from './page-parts.js';
+import { IncidentHeading, IncidentLine, NoData, spanText, Status, Timeline } from './page-parts.js';
 
 /** `{public_url}/services/{urlname}`: a service's status, its components, its incidents of the last 30 days. */
 export function ServicePage(props: { service: TrackedService; now: Date }) {
@@ -12,7 +12,11 @@ export function ServicePage(props: { service: TrackedService; now: Date }) {
       <h1>{service.name}</h1>
       <p class={`banner ${service.status}`} role="status">
         <Status status={service.status} />
-        {service.status === 'unknown' ? <span>{noDataText(service.reason)}</span> : null}
+        {service.status === 'unknown' ? (
+          <span>
+            <NoData reason={service.reason} since={service.since} />
+          </span>
+        ) : null}
       </p>
       {service.page ? (
         <p>

@@ -162,5 +162,14 @@ export function UpdateText(props: { text: string }) {
   );
 }
 
+/** An incident's or a maintenance's text on a page, in its own block: the one way pages show such a text. */
+export function TextBlock(props: { text: string }) {
+  return (
+    <div class="update-text">
+      <UpdateText text={props.text} />
+    </div>
+  );
+}
+
 /** The same as an HTML fragment, for feeds (which carry it escaped) and mail. */
 export const updateHtml = (text: string): string => renderToString(<UpdateText text={text} />);
