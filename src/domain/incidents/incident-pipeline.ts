@@ -432,8 +432,6 @@ export async function applyIncidentChanges(
     updates: StoredUpdate[];
     before: Selectable<IncidentsTable> | null;
     after: Selectable<IncidentsTable> | null;
-    /** Its own writes: `writes` from, to. */
-    writes: [number, number];
   })[] = [];
   // Writes that nothing reads back go out with the consequences, in one batch (see batchWrites).
   const writes: CompiledQuery[] = [];
@@ -441,7 +439,6 @@ export async function applyIncidentChanges(
     const change = storable(proposed);
     const event = eventOf(change);
     const quiet = change.quiet === true || change.seeded === true;
-    const from = writes.length;
     const stored = await store(trx, scope, change, writes);
     if (stored === undefined) continue;
     const id = stored?.id ?? change.before!.row.id;
@@ -458,7 +455,6 @@ export async function applyIncidentChanges(
       updates: change.posted,
       before: change.before?.row ?? null,
       after: stored,
-      writes: [from, writes.length],
     });
   }
   // A scope of many may see the service's status move with no incident changed (a vendor's stated status).
@@ -479,31 +475,13 @@ export async function applyIncidentChanges(
     before: options.statusToldBefore ?? statusWith(facts, single ? made[0]!.before : null, now),
     after: statusWith(facts, single ? made[0]!.after : null, now),
   });
-  // What each change that posts updates did to the service's status, which its last update records (see update-writes.ts).
-  const moves = new Map<number, StatusMove>();
-  let move: StatusMove;
-  if (single) {
-    move = statusMove(scope.facts);
-    moves.set(0, { before: statusWith(scope.facts, made[0]!.before, now), after: move.after });
-  } else {
-    // Many changes (a job's): their writes go one by one, as one statement of them all would be a text of its own each time;
-    // around each change that posts updates, the status is read (null: not known since the last writes).
-    let status: ServiceStatus | null = statusWith(scope.facts, null, now);
-    const written = writes.splice(0);
-    for (const [i, change] of made.entries()) {
-      const [from, to] = change.writes;
-      if (change.posted && status === null) status = await statusOf(trx, service.id, now);
-      for (const write of written.slice(from, to)) await trx.executeQuery(write);
-      if (change.posted) {
-        const after = await statusOf(trx, service.id, now);
-        moves.set(i, { before: status!, after });
-        status = after;
-      } else if (to > from) status = null;
-    }
-    for (const write of written.slice(made.at(-1)?.writes[1] ?? 0)) await trx.executeQuery(write);
-    move = { before: statusMove(scope.facts).before, after: status ?? (await statusOf(trx, service.id, now)) };
-  }
-  for (const [i, m] of moves) writes.push(...updateWrites(trx, made[i]!.incident.id, made[i]!.updates, m));
+  // Many changes (a job's): their writes go one by one, as one statement of them all would be a text of its own each time.
+  if (!single) for (const write of writes.splice(0)) await trx.executeQuery(write);
+  const move = single ? statusMove(scope.facts) : { before: statusMove(scope.facts).before, after: await statusOf(trx, service.id, now) };
+  // What the change did to the service's status, which the last update of each change records (see update-writes.ts). A job's
+  // changes were written together (their incident rows as they were stored): each records the move of them all, as read.
+  const recorded: StatusMove = { before: statusWith(scope.facts, single ? made[0]!.before : null, now), after: move.after };
+  for (const change of made) writes.push(...updateWrites(trx, change.incident.id, change.updates, recorded));
   const everyMessageFor = ({ before, after }: { before: ServiceStatus; after: ServiceStatus }) => {
     const rows: { row: OutboxRow; guarded: boolean }[] = [];
     for (const change of made) {
