@@ -25,6 +25,7 @@ import * as m0023 from './0023_incident_rooms.js';
 import * as m0024 from './0024_probe_region_hours.js';
 import * as m0025 from './0025_agent_report_runs.js';
 import * as m0026 from './0026_agent_report_drops.js';
+import * as m0027 from './0027_update_service_states.js';
 
 /** Every migration, by name; the Migrator applies them in name order. Add new ones here. */
 export const migrations: Record<string, Migration> = {
@@ -54,4 +55,5 @@ export const migrations: Record<string, Migration> = {
   '0024_probe_region_hours': m0024,
   '0025_agent_report_runs': m0025,
   '0026_agent_report_drops': m0026,
+  '0027_update_service_states': m0027,
 };

@@ -141,7 +141,16 @@ export interface IncidentUpdatesTable {
   stage: ResolutionStage;
   description: string;
   created_at: number;
+  /**
+   * The service's status just before the change that posted the update, and just after it; null where it was not
+   * recorded (updates written before it was, and those a change posted ahead of its last, as a feed catching up).
+   */
+  service_status_before: Generated<ServiceStatusValue | null>;
+  service_status_after: Generated<ServiceStatusValue | null>;
 }
+
+/** A service's status as stored (see domain/services/service.ts). */
+export type ServiceStatusValue = 'ok' | 'minor' | 'major' | 'maintenance';
 
 export interface CustomMonitorsTable {
   id: Generated<number>;

@@ -5,8 +5,10 @@ import { CONFIRMATION_EVENT, EMAIL_STREAM_PREFIX, emailSubscriberOfStream } from
 import type { EmailPayload } from '../domain/notifications/email-notifications.js';
 import type { IncidentNotification } from '../domain/notifications/incident-notification.js';
 import type { MaintenanceNotification } from '../domain/notifications/maintenance-payload.js';
+import { databaseId } from '../domain/status-pages/database-id.js';
 import { CONFIRM_TTL_MS, UNSUBSCRIBE_TTL_MS, signPageToken } from '../domain/status-pages/page-tokens.js';
 import { mailLink } from '../domain/status-pages/subscriptions.js';
+import { mailThreading } from './mail-message-ids.js';
 import { renderConfirmationMail, renderIncidentMail } from './mail-render.js';
 import type { RenderedMail } from './mail-render.js';
 import { renderMaintenanceMail } from './maintenance-mail.js';
@@ -141,6 +143,13 @@ export function createMailPublisher(options: MailPublisherOptions): MailPublishe
       const rendered = await render(delivery, subscriber);
       if (!rendered) return;
       const { mail, unsubscribeUrl } = rendered;
+      const threading = mailThreading({
+        databaseId: await databaseId(ctx),
+        deliveryId: delivery.id,
+        subscriberId: subscriber.id,
+        host: new URL(subscriber.page_url).hostname,
+        payload: delivery.payload as EmailPayload,
+      });
       try {
         await transport.sendMail({
           from: smtp.from,
@@ -149,8 +158,7 @@ export function createMailPublisher(options: MailPublisherOptions): MailPublishe
           text: mail.text,
           html: mail.html,
           date: ctx.clock.now(),
-          // One id per outbox row: a mail sent again after a lost answer can be recognised as the same.
-          messageId: `<statusbot.${delivery.id}.${subscriber.id}@${new URL(subscriber.page_url).hostname}>`,
+          ...threading,
           list: { unsubscribe: unsubscribeUrl },
           headers: { 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click', 'Auto-Submitted': 'auto-generated' },
         });

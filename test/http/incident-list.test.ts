@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { STATUSPAGE_API_CONFIG } from '../helpers/pages.js';
 import { GLOBEX_KEY, T0, startTestServer } from '../helpers/test-server.js';
 import type { TestServer } from '../helpers/test-server.js';
 
@@ -46,7 +47,8 @@ describe('GET /api/v2/incidents', () => {
       id: first,
       type: 'incident',
       attributes: {
-        url: null,
+        // Its page on the service's status page, as its single view says.
+        url: `https://status.acme.example/incidents/${first}`,
         title: 'Logins fail',
         description: 'Looking.',
         status: 'major',
@@ -60,6 +62,18 @@ describe('GET /api/v2/incidents', () => {
     });
     expect(page.data[0].attributes).toMatchObject({ resolved: true, resolved_at: at(2) });
     expect(await titles('', GLOBEX_KEY)).toEqual(['Globex down']);
+  });
+
+  it('gives each incident the url its single view gives: its page on the linked status page', async () => {
+    s = await startTestServer({ config: STATUSPAGE_API_CONFIG });
+    const onPage = await open({ service_id: 1001, title: 'API down', status: 'major' });
+    const single = async (id: string) => (await s.api('GET', `/api/v2/incidents/${id}`)).body.data.attributes.url;
+    expect(await single(onPage)).toBe(`https://status.acme.example/incidents/${onPage}`);
+    expect((await list()).data.map((i) => [i.id, i.attributes.url])).toEqual([[onPage, await single(onPage)]]);
+    // The service's list answers the same.
+    const ofService = await s.api('GET', '/api/v2/services/acme-api/incidents');
+    expect(ofService.status, ofService.text).toBe(200);
+    expect(ofService.body.data.map((i: any) => [i.id, i.attributes.url])).toEqual([[onPage, await single(onPage)]]);
   });
 
   it('filters by resolved, service_id and since, together too, and shows a change at once', async () => {

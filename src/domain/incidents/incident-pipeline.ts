@@ -27,6 +27,8 @@ import type { LinkedPage } from '../status-pages/status-pages.js';
 import type { Incident, IncidentEvent } from './incident.js';
 import { toIncident, updatesOfIncident } from './incident-repository.js';
 import type { IncidentRow, StoredUpdate } from './incident-repository.js';
+import { restatedMove, updateWrites } from './update-writes.js';
+import type { StatusMove } from './update-writes.js';
 
 /*
  * Every change of an incident goes through `applyIncidentChanges`, whoever
@@ -322,24 +324,6 @@ const updateIncidentRow = prepared<keyof IncidentDraft | 'id', never>((db, p) =>
 const deleteIncident = prepared<'id', never>((db, p) => db.deleteFrom('incidents').where('id', '=', p.id));
 const clearTimeline = prepared<'id', never>((db, p) => db.deleteFrom('incident_updates').where('incident_id', '=', p.id));
 
-const insertUpdate = prepared<'incident' | 'stage' | 'description' | 'at', never>((db, p) =>
-  db.insertInto('incident_updates').values({ incident_id: p.incident, stage: p.stage, description: p.description, created_at: p.at }),
-);
-
-const insertUpdates = (db: Kysely<Database>, incidentId: number, updates: readonly StoredUpdate[]): CompiledQuery[] => {
-  if (updates.length === 0) return [];
-  if (updates.length === 1) {
-    const [u] = updates;
-    return [insertUpdate.bind(db, { incident: incidentId, stage: u!.stage, description: u!.description, at: u!.created_at })];
-  }
-  return [
-    db
-      .insertInto('incident_updates')
-      .values(updates.map((u) => ({ incident_id: incidentId, stage: u.stage, description: u.description, created_at: u.created_at })))
-      .compile(),
-  ];
-};
-
 /** The fields of an incident's state that its audit rows show. */
 const auditedState = (row: Pick<IncidentDraft, 'title' | 'status' | 'resolved'>) => ({
   title: row.title,
@@ -383,7 +367,7 @@ function auditEntry(scope: ChangeScope, event: IncidentEvent, id: number, change
 }
 
 /** The incident row as reads give it, with its service's columns. */
-export const incidentRowOf = (row: Selectable<IncidentsTable>, { service }: Pick<ChangeScope, 'service'>): IncidentRow => ({
+export const incidentRowOf = (row: Selectable<IncidentsTable>, { service, page }: Pick<ChangeScope, 'service' | 'page'>): IncidentRow => ({
   id: row.id,
   url: row.url,
   title: row.title,
@@ -401,6 +385,7 @@ export const incidentRowOf = (row: Selectable<IncidentsTable>, { service }: Pick
   service_urlname: service.urlname,
   service_company_id: service.company_id,
   service_status_page_url: service.status_page_url,
+  service_page_url: page?.url ?? null,
 });
 
 type Guard = 'service' | 'now' | 'except' | 'indicator' | 'maintenance' | 'major' | 'minor';
@@ -443,6 +428,8 @@ export async function applyIncidentChanges(
   const made: (MadeChange & {
     quiet: boolean;
     posted: boolean;
+    /** The updates it posted. */
+    updates: StoredUpdate[];
     before: Selectable<IncidentsTable> | null;
     after: Selectable<IncidentsTable> | null;
   })[] = [];
@@ -459,8 +446,16 @@ export async function applyIncidentChanges(
     const audit = change.seeded ? null : auditWrite(ctx, trx, auditEntry(scope, event, id, change, stored));
     if (audit) writes.push(audit);
     const row = incidentRowOf(stored ?? change.before!.row, scope);
-    const incident = toIncident(ctx, row, updates, scope.page, now);
-    made.push({ event, incident, quiet, posted: change.posted.length > 0, before: change.before?.row ?? null, after: stored });
+    const incident = toIncident(ctx, row, updates, now);
+    made.push({
+      event,
+      incident,
+      quiet,
+      posted: change.posted.length > 0,
+      updates: change.posted,
+      before: change.before?.row ?? null,
+      after: stored,
+    });
   }
   // A scope of many may see the service's status move with no incident changed (a vendor's stated status).
   if (made.length === 0 && scope.single) return [];
@@ -483,6 +478,10 @@ export async function applyIncidentChanges(
   // Many changes (a job's): their writes go one by one, as one statement of them all would be a text of its own each time.
   if (!single) for (const write of writes.splice(0)) await trx.executeQuery(write);
   const move = single ? statusMove(scope.facts) : { before: statusMove(scope.facts).before, after: await statusOf(trx, service.id, now) };
+  // What the change did to the service's status, which the last update of each change records (see update-writes.ts). A job's
+  // changes were written together (their incident rows as they were stored): each records the move of them all, as read.
+  const recorded: StatusMove = { before: statusWith(scope.facts, single ? made[0]!.before : null, now), after: move.after };
+  for (const change of made) writes.push(...updateWrites(trx, change.incident.id, change.updates, recorded));
   const everyMessageFor = ({ before, after }: { before: ServiceStatus; after: ServiceStatus }) => {
     const rows: { row: OutboxRow; guarded: boolean }[] = [];
     for (const change of made) {
@@ -554,16 +553,20 @@ export async function applyIncidentChanges(
     const [check] = await batchWrites(trx, [...writes, ...guardedOutbox(trx, expected)], factsUnchanged.bind(trx, facts));
     if (!check?.held) {
       // The facts moved before the lock was taken; the lock keeps them now.
-      const actual = statusMove(await statusFactsOf(trx, service.id, now, made[0]!.incident.id));
-      await batchWrites(
-        trx,
-        outboxWrites(
+      const facts = await statusFactsOf(trx, service.id, now, made[0]!.incident.id);
+      const actual = statusMove(facts);
+      const restated = made[0]!.posted
+        ? [restatedMove(trx, made[0]!.incident.id, { before: statusWith(facts, made[0]!.before, now), after: actual.after })]
+        : [];
+      await batchWrites(trx, [
+        ...restated,
+        ...outboxWrites(
           trx,
           messagesFor(actual)
             .filter((r) => r.guarded)
             .map((r) => r.row),
         ),
-      );
+      ]);
     }
   }
   // The company's own incidents that became major get their room (see openRoomWhenMajor).
@@ -583,7 +586,7 @@ const isOpenMajor = (row: Pick<Selectable<IncidentsTable>, 'status' | 'resolved'
 /**
  * Stores one change: the incident as it now reads, read back from its write
  * (null once deleted; undefined when a new one's key was taken). Its
- * timeline's writes, which nothing reads back, are added to `later`.
+ * writes that nothing reads back are added to `later`.
  */
 async function store(
   trx: Kysely<Database>,
@@ -607,8 +610,8 @@ async function store(
     row = change.before ? (await updateIncident(trx, { ...after, id: change.before.row.id }))[0] : await insertIncident(trx, scope.service.id, after);
   }
   if (!row) return undefined;
+  // Its updates are written once the service's move is known (see applyIncidentChanges).
   if (change.rewriteTimeline) later.push(clearTimeline.bind(trx, { id: row.id }));
-  later.push(...insertUpdates(trx, row.id, change.posted));
   return row;
 }
 

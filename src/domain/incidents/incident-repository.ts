@@ -3,9 +3,8 @@ import { prepared } from '../../db/prepared.js';
 import type { Database, IncidentUpdatesTable } from '../../db/schema.js';
 import type { DomainContext } from '../context.js';
 import { begunBy, incidentAt, updatesAt } from '../demo/demo-view.js';
-import { incidentPageUrl, linkedPages } from '../status-pages/status-pages.js';
-import type { LinkedPage } from '../status-pages/status-pages.js';
-import type { Incident, IncidentSummary } from './incident.js';
+import { incidentPageUrl } from '../status-pages/status-pages.js';
+import type { Incident, IncidentSummary, IncidentUpdate } from './incident.js';
 import { incidentTrackerUrl } from './incident.js';
 
 /** Incident rows with their service, of the incidents there are at `now`; read each through `toSummary` or `loadIncident`. */
@@ -32,6 +31,16 @@ export const incidentRow = (db: Kysely<Database>, now: number) =>
       'services.company_id as service_company_id',
       'services.status_page_url as service_status_page_url',
     ])
+    .select((eb) =>
+      eb
+        .selectFrom('status_page_services')
+        .innerJoin('status_pages', 'status_pages.id', 'status_page_services.status_page_id')
+        .select('status_pages.url')
+        .whereRef('status_page_services.service_id', '=', 'incidents.service_id')
+        .orderBy('status_pages.id')
+        .limit(1)
+        .as('service_page_url'),
+    )
     .where(begunBy(now));
 
 export type IncidentRow = NonNullable<Awaited<ReturnType<ReturnType<typeof incidentRow>['executeTakeFirst']>>>;
@@ -43,7 +52,11 @@ export async function findIncidentRow(db: Kysely<Database>, id: number, now: num
 }
 
 const updatesOf = prepared<'incident', StoredUpdate>((db, p) =>
-  db.selectFrom('incident_updates').select(['stage', 'description', 'created_at']).where('incident_id', '=', p.incident).orderBy('id'),
+  db
+    .selectFrom('incident_updates')
+    .select(['stage', 'description', 'created_at', 'service_status_before', 'service_status_after'])
+    .where('incident_id', '=', p.incident)
+    .orderBy('id'),
 );
 
 /** An incident's timeline as stored, oldest first. */
@@ -54,15 +67,20 @@ const parseComponents = (stored: string): string[] => {
   return Array.isArray(parsed) ? parsed.map(String) : [];
 };
 
+/**
+ * Where an incident is read about: the url it was given (a vendor's), else,
+ * for a custom service, its page on the service's public status page (the
+ * first linked one), else none. Lists and the single view alike.
+ */
+export const incidentUrl = (row: Pick<IncidentRow, 'id' | 'url' | 'service_company_id' | 'service_page_url'>): string | null =>
+  row.url ?? (row.service_company_id !== null && row.service_page_url != null ? incidentPageUrl(row.service_page_url, row.id) : null);
+
 /** The incident as it reads at `now` (see demo-view.ts). */
-export function toSummary(
-  stored: Omit<IncidentRow, 'service_company_id' | 'service_status_page_url' | 'severity_from_provider'>,
-  now: number,
-): IncidentSummary {
+export function toSummary(stored: Omit<IncidentRow, 'service_status_page_url' | 'severity_from_provider'>, now: number): IncidentSummary {
   const row = incidentAt(stored, now);
   return {
     id: row.id,
-    url: row.url,
+    url: incidentUrl(row),
     title: row.title,
     description: row.description,
     status: row.status,
@@ -78,7 +96,12 @@ export function toSummary(
   };
 }
 
-export type StoredUpdate = Pick<Selectable<IncidentUpdatesTable>, 'stage' | 'description' | 'created_at'>;
+/** An update as stored; the service's status around it once written (see update-writes.ts). */
+export type StoredUpdate = Pick<Selectable<IncidentUpdatesTable>, 'stage' | 'description' | 'created_at'> &
+  Partial<Pick<Selectable<IncidentUpdatesTable>, 'service_status_before' | 'service_status_after'>>;
+
+const serviceStatusOf = (u: StoredUpdate | undefined): IncidentUpdate['serviceStatus'] =>
+  u?.service_status_before != null && u.service_status_after != null ? { before: u.service_status_before, after: u.service_status_after } : null;
 
 /**
  * The full incident: its updates oldest first, and for a custom service the
@@ -87,26 +110,25 @@ export type StoredUpdate = Pick<Selectable<IncidentUpdatesTable>, 'stage' | 'des
 export async function loadIncident(ctx: DomainContext, db: Kysely<Database>, row: IncidentRow): Promise<Incident> {
   const now = ctx.clock.now().getTime();
   const updates = await updatesOf(db, { incident: row.id });
-  const page = row.service_company_id === null ? undefined : (await linkedPages(db, row.service_id))[0];
-  return toIncident(ctx, row, updates, page, now);
+  return toIncident(ctx, row, updates, now);
 }
 
-/** `loadIncident` of what was read already: the stored row, its stored updates in order, the service's first linked page. */
-export function toIncident(ctx: DomainContext, row: IncidentRow, stored: readonly StoredUpdate[], page: LinkedPage | undefined, now: number): Incident {
+/** `loadIncident` of what was read already: the stored row and its stored updates in order. */
+export function toIncident(ctx: DomainContext, row: IncidentRow, stored: readonly StoredUpdate[], now: number): Incident {
   const updates = updatesAt(row, stored, now);
   const summary = toSummary(row, now);
-  let url = row.url;
-  let serviceStatusUrl = row.service_status_page_url;
-  if (row.service_company_id !== null && page) {
-    url ??= incidentPageUrl(page, row.id);
-    serviceStatusUrl = page.url;
-  }
+  const ownPage = row.service_company_id !== null ? row.service_page_url : null;
   return {
     ...summary,
-    url,
-    serviceStatusUrl,
+    serviceStatusUrl: ownPage ?? row.service_status_page_url,
     severityFromProvider: row.service_company_id === null ? row.severity_from_provider : null,
-    updates: updates.map((u) => ({ stage: u.stage, description: u.description, createdAt: new Date(u.created_at) })),
+    // Past the stored ones, the closing update of a demo outage that is over (see updatesAt): the job writes it later.
+    updates: updates.map((u, i) => ({
+      stage: u.stage,
+      description: u.description,
+      createdAt: new Date(u.created_at),
+      serviceStatus: serviceStatusOf(stored[i]),
+    })),
     trackerUrl: incidentTrackerUrl(ctx.publicUrl, row.id),
   };
 }

@@ -93,7 +93,7 @@ export async function updateIncident(ctx: DomainContext, company: Company, id: n
     const transition = applyUpdate(current, input, now);
     if (transition.event === null) {
       changesNothingCached(trx);
-      return toIncident(ctx, incidentRowOf(stored.row, scope), stored.updates, scope.page, now);
+      return toIncident(ctx, incidentRowOf(stored.row, scope), stored.updates, now);
     }
     const after: IncidentDraft = {
       ...stored.row,

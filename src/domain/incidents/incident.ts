@@ -1,4 +1,5 @@
 import type { ResolutionStage } from '../../db/schema.js';
+import type { ServiceStatus } from '../services/service.js';
 
 export type Severity = 'minor' | 'major';
 export type { ResolutionStage };
@@ -10,6 +11,8 @@ export interface IncidentUpdate {
   stage: ResolutionStage;
   description: string;
   createdAt: Date;
+  /** The service's status just before the update was posted and just after; null where it was not recorded. */
+  serviceStatus: { before: ServiceStatus; after: ServiceStatus } | null;
 }
 
 /** An incident as lists show it. */

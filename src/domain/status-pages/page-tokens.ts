@@ -1,5 +1,6 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { DomainContext } from '../context.js';
+import { keptInMeta } from './database-id.js';
 
 /** What a link in a subscriber's mail may do; a token made for one purpose is refused for the other. */
 export type TokenPurpose = 'confirm' | 'unsubscribe';
@@ -19,34 +20,9 @@ export type TokenCheck =
 const SECRET_KEY = 'page_secret';
 const FORMAT = /^(confirm|unsubscribe)\.([1-9][0-9]{0,15})\.([0-9a-z]{1,12})\.([A-Za-z0-9_-]{43})$/;
 
-const secrets = new WeakMap<DomainContext['db'], Promise<Buffer>>();
-
-/**
- * The key of every page token: random, made once and kept in `meta`. Inserted
- * only where absent, then read back, so that replicas starting together agree
- * on the one that won.
- */
-function pageSecret(ctx: DomainContext): Promise<Buffer> {
-  let secret = secrets.get(ctx.db);
-  if (!secret) {
-    secret = (async () => {
-      const fresh = randomBytes(32).toString('base64url');
-      await ctx.write((trx) =>
-        trx
-          .insertInto('meta')
-          .values({ key: SECRET_KEY, value: fresh })
-          .onConflict((oc) => oc.column('key').doNothing())
-          .execute(),
-      );
-      const row = await ctx.db.selectFrom('meta').select('value').where('key', '=', SECRET_KEY).executeTakeFirstOrThrow();
-      return Buffer.from(row.value, 'base64url');
-    })();
-    // A failure (database down) is not kept: the next call tries again.
-    secret.catch(() => secrets.delete(ctx.db));
-    secrets.set(ctx.db, secret);
-  }
-  return secret;
-}
+/** The key of every page token: random, made once and kept in `meta` (see keptInMeta). */
+const pageSecret = async (ctx: DomainContext): Promise<Buffer> =>
+  Buffer.from(await keptInMeta(ctx, SECRET_KEY, () => randomBytes(32).toString('base64url')), 'base64url');
 
 const mac = (key: Buffer, claims: string): string => createHmac('sha256', key).update(claims).digest('base64url');
 

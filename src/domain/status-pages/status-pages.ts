@@ -32,4 +32,4 @@ const touchPages = prepared<'service' | 'now', never>((db, p) =>
 /** Marks the service as changed on every page that links it (its component's `updated_at`): a statement for the change's transaction. */
 export const pagesShowChange = (db: Kysely<Database>, serviceId: number, now: number): CompiledQuery => touchPages.bind(db, { service: serviceId, now });
 
-export const incidentPageUrl = (page: LinkedPage, incidentId: number): string => `${page.url.replace(/\/+$/, '')}/incidents/${incidentId}`;
+export const incidentPageUrl = (pageUrl: string, incidentId: number): string => `${pageUrl.replace(/\/+$/, '')}/incidents/${incidentId}`;

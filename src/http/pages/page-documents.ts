@@ -169,7 +169,19 @@ function componentOf(view: PageView, index: Map<string, Component>, service: { i
   );
 }
 
-/** An incident as Statuspage writes it: its updates newest first, each naming the affected component. */
+/**
+ * Statuspage's `reminder_intervals` for an item of which statusbot sends no
+ * reminders: `"[]"`, reminders off. Null would claim Statuspage's default,
+ * reminders 3, 6, 12 and 24 hours on.
+ */
+const NO_REMINDERS = '[]';
+
+/**
+ * An incident as Statuspage writes it: its updates newest first, each naming
+ * the component's status before it and after it, as recorded when it was
+ * posted; an update with none recorded names no component (`null`, as
+ * Statuspage writes such an update).
+ */
 function statuspageIncident(view: PageView, index: Map<string, Component>, incident: Incident | (IncidentSummary & { updates: IncidentUpdate[] })) {
   const page = view.page;
   const component = { code: componentId(incident.serviceId), name: incident.serviceName };
@@ -182,7 +194,9 @@ function statuspageIncident(view: PageView, index: Map<string, Component>, incid
     created_at: u.createdAt.toISOString(),
     updated_at: u.createdAt.toISOString(),
     display_at: u.createdAt.toISOString(),
-    affected_components: [{ ...component, old_status: 'operational', new_status: u.stage === 'resolved' ? 'operational' : COMPONENT_STATUS[incident.status] }],
+    affected_components: u.serviceStatus
+      ? [{ ...component, old_status: COMPONENT_STATUS[u.serviceStatus.before], new_status: COMPONENT_STATUS[u.serviceStatus.after] }]
+      : null,
     deliver_notifications: true,
     custom_tweet: null,
     tweet_id: null,
@@ -202,7 +216,7 @@ function statuspageIncident(view: PageView, index: Map<string, Component>, incid
     page_id: pageId(page),
     incident_updates: updates,
     components: [componentOf(view, index, { id: incident.serviceId, name: incident.serviceName }, incident.createdAt)],
-    reminder_intervals: null,
+    reminder_intervals: NO_REMINDERS,
   };
 }
 
@@ -254,6 +268,7 @@ function statuspageMaintenance(view: PageView, index: Map<string, Component>, m:
     components: m.services.map((s) => componentOf(view, index, s, m.createdAt)),
     scheduled_for: m.startsAt.toISOString(),
     scheduled_until: m.endsAt.toISOString(),
+    reminder_intervals: NO_REMINDERS,
   };
 }
 
