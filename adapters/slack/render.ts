@@ -29,6 +29,7 @@ import {
   roomSummaryLines,
 } from '../chat/wording.js';
 import { SLACK_DIALECT, esc } from './dialect.js';
+import { clipWithEllipsis as clip } from '../../src/domain/clip-text.js';
 
 /** A message as chat.postMessage, chat.update and response_url take it. */
 export interface SlackMessage {
@@ -56,7 +57,6 @@ const STATUS_LABEL = Object.fromEntries(
 const SECTION_MAX = 2900;
 const HEADER_MAX = 140;
 
-const clip = (text: string, max: number): string => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
 /** Shown in each reader's own time zone; the ISO text where a client cannot. */
 const when = (at: string | Date): string => {
   const iso = typeof at === 'string' ? at : at.toISOString();

@@ -3,6 +3,7 @@ import type { DestinationNotification } from '../domain/notifications/notify-des
 import { failureOf, isSuccess, jsonOf, orderedStream } from './destination-client.js';
 import type { DestinationPublisherOptions, Target } from './destination-client.js';
 import { destinationSettings, firstMessageOf, rememberFirstMessage } from './destination-store.js';
+import { clipWithEllipsis } from '../domain/clip-text.js';
 import { changeText, headline, statusLine } from './notify-text.js';
 import { DeliveryFailure } from './publisher.js';
 import type { Delivery, DeliveryRecorder, Publisher } from './publisher.js';
@@ -25,7 +26,7 @@ export function telegramText(n: DestinationNotification): string {
   ].join(' · ');
   const room = MAX_TEXT - head.length - links.length - 200;
   const raw = changeText(n);
-  const text = raw.length > room ? `${raw.slice(0, Math.max(0, room))}…` : raw;
+  const text = clipWithEllipsis(raw, Math.max(1, room));
   return [head, ...(text ? [escapeHtml(text)] : []), links].join('\n\n');
 }
 
