@@ -27,7 +27,7 @@ beforeEach(async () => {
   s = await startTestServer({ config: acmeConfig({ company }), dbPath: database.path, delivery: FAST });
 });
 afterEach(async () => {
-  await s.stop();
+  await s?.stop();
   await Promise.all([opsgenie.close(), telegram.close()]);
   await database.drop();
 });

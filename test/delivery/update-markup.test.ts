@@ -20,7 +20,7 @@ beforeEach(async () => {
   s = await startTestServer({ config: acmeConfig({ company }), dbPath: database.path, delivery: FAST });
 });
 afterEach(async () => {
-  await s.stop();
+  await s?.stop();
   await telegram.close();
   await database.drop();
 });
