@@ -3,6 +3,7 @@ import type { DomainContext } from '../../src/domain/context.js';
 import { listOpenIncidents } from '../../src/domain/incidents/incident-service.js';
 import { listMonitors } from '../../src/domain/monitors/monitor-service.js';
 import { listCustomServices, searchServices } from '../../src/domain/services/service-queries.js';
+import { clipWithEllipsis as clip } from '../../src/domain/clip-text.js';
 
 export interface Suggestion {
   label: string;
@@ -10,7 +11,6 @@ export interface Suggestion {
 }
 
 const MAX = 25;
-const clip = (text: string, max: number): string => (text.length <= max ? text : `${text.slice(0, max - 1)}…`);
 
 /**
  * Suggestions for an argument being typed: `service` (any visible service,

@@ -7,13 +7,12 @@ import type { Service } from '../../src/domain/services/service.js';
 import { SEVERITY_LABEL, STAGE_LABEL } from '../chat/labels.js';
 import type { FormKind, FormRef, FormValues, IncidentForm } from '../chat/reply.js';
 import { FORM_FIELDS } from '../chat/reply.js';
+import { clipWithEllipsis as clip } from '../../src/domain/clip-text.js';
 
 // Discord caps a text input at 4,000 characters, a modal title at 45, and a select at 25 options.
 const TEXT_MAX = 4000;
 const MODAL_TITLE_MAX = 45;
 const OPTIONS_MAX = 25;
-
-const clip = (text: string, max: number): string => (text.length <= max ? text : `${text.slice(0, max - 1)}…`);
 
 /**
  * The custom ids of the incident modals and of the message buttons that open

@@ -38,6 +38,7 @@ import {
 } from '../chat/wording.js';
 import { DISCORD_DIALECT } from './dialect.js';
 import { CUSTOM_ID_MAX, customIds, formModal } from './modals.js';
+import { clipWithEllipsis as clip } from '../../src/domain/clip-text.js';
 
 const STATUS_ICON: Record<ShownStatus, string> = { ok: '🟢', minor: '🟠', major: '🔴', maintenance: '🔧', unknown: '⚪' };
 const STATUS_LABEL = Object.fromEntries(
@@ -48,8 +49,6 @@ const severityMark = (s: Severity): string => (s === 'major' ? '🔴' : '🟠');
 
 // Discord refuses the whole message when one embed part is over its limit.
 const LIMIT = { title: 256, description: 4096, fieldValue: 1024 } as const;
-
-const clip = (text: string, max: number): string => (text.length <= max ? text : `${text.slice(0, max - 1)}…`);
 
 /** User text is shown, never allowed to ping anyone (an @everyone in a description). */
 const NO_MENTIONS: { parse: [] } = { parse: [] };

@@ -1,7 +1,24 @@
 import type { ChatDialect } from '../chat/dialect.js';
+import { writeMarkdown } from '../../src/delivery/update-markdown.js';
+import type { MarkupWriter } from '../../src/delivery/update-markdown.js';
 
 /** User text inside mrkdwn: Slack reads &, < and > as markup. */
 export const esc = (text: string): string => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+
+/** Markdown as Slack's mrkdwn writes it: `*bold*`, `_italics_`, `<url|text>`; a list item's `-` a bullet. */
+const MRKDWN: MarkupWriter = {
+  text: esc,
+  code: (t) => `\`${esc(t)}\``,
+  bold: (inner) => `*${inner}*`,
+  italic: (inner) => `_${inner}_`,
+  // A link's text shows without markup: Slack formats none inside `<url|…>`, and `|` would end the address.
+  link: (url, _inner, plain) => `<${url.replace(/\|/g, '%7C')}|${esc(plain)}>`,
+  pre: (t) => `\`\`\`\n${esc(t)}\n\`\`\``,
+  item: (marker, inner) => `${marker} ${inner}`,
+};
+
+/** Update text written in Markdown (bold, italics, code, links, lists), in mrkdwn with everything else escaped. */
+export const mrkdwn = (markdown: string): string => writeMarkdown(markdown, MRKDWN);
 
 /** How statusbot speaks on Slack: mrkdwn, and the commands as typed. */
 export const SLACK_DIALECT: ChatDialect = {

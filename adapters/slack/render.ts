@@ -28,7 +28,8 @@ import {
   roomFailedText,
   roomSummaryLines,
 } from '../chat/wording.js';
-import { SLACK_DIALECT, esc } from './dialect.js';
+import { SLACK_DIALECT, esc, mrkdwn } from './dialect.js';
+import { clipWithEllipsis as clip } from '../../src/domain/clip-text.js';
 
 /** A message as chat.postMessage, chat.update and response_url take it. */
 export interface SlackMessage {
@@ -56,7 +57,6 @@ const STATUS_LABEL = Object.fromEntries(
 const SECTION_MAX = 2900;
 const HEADER_MAX = 140;
 
-const clip = (text: string, max: number): string => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
 /** Shown in each reader's own time zone; the ISO text where a client cannot. */
 const when = (at: string | Date): string => {
   const iso = typeof at === 'string' ? at : at.toISOString();
@@ -94,7 +94,7 @@ function incidentMessage(a: IncidentAnnouncement): SlackMessage {
     },
   ];
   if (a.source === 'users') blocks.push(context(`:warning: ${UNCONFIRMED}`));
-  if (i.description.trim()) blocks.push(section(esc(i.description)));
+  if (i.description.trim()) blocks.push(section(mrkdwn(i.description)));
   const affected = componentsLine(a.incident.components);
   if (affected) blocks.push(context(esc(affected)));
   const times = [`Opened ${when(i.createdAt)}`, `updated ${when(i.updatedAt)}`];
@@ -107,7 +107,7 @@ function incidentMessage(a: IncidentAnnouncement): SlackMessage {
 
 /** An update of the incident, posted in the thread of its message. */
 function updateReply(_a: IncidentAnnouncement, u: NonNullable<IncidentAnnouncement['update']>): SlackMessage {
-  const text = `*${STAGE_LABEL[u.stage]}*${u.description.trim() ? ` — ${esc(u.description)}` : ''}`;
+  const text = `*${STAGE_LABEL[u.stage]}*${u.description.trim() ? ` — ${mrkdwn(u.description)}` : ''}`;
   return { text: clip(text, SECTION_MAX), blocks: [section(text), context(when(u.createdAt))] };
 }
 
@@ -138,7 +138,7 @@ function maintenanceMessage(a: MaintenanceAnnouncement): SlackMessage {
   const window = `${maintenanceTime(new Date(m.startsAt))} to ${maintenanceTime(new Date(m.endsAt))} · ${esc(m.services.map((s) => s.name).join(', '))}`;
   return {
     text: `${label}: ${m.title}`,
-    blocks: [section(said ? `${headline}\n${esc(said)}` : headline), context(window)],
+    blocks: [section(said ? `${headline}\n${mrkdwn(said)}` : headline), context(window)],
   };
 }
 
@@ -187,7 +187,7 @@ function incidentTimeline(i: Incident, actions: boolean): SlackMessage {
   const state = i.resolved ? ':white_check_mark: Resolved' : `${SEVERITY_ICON[i.status]} ${SEVERITY_LABEL[i.status]}, open`;
   const affected = componentsLine(i.components);
   const head = `*#${i.id} ${esc(i.title)}* — ${esc(i.serviceName)} · ${state} · ${link(i.trackerUrl, 'details')}${affected ? `\n_${esc(affected)}_` : ''}`;
-  const updates = i.updates.map((u) => `• ${when(u.createdAt)} *${STAGE_LABEL[u.stage]}*${u.description.trim() ? ` — ${esc(u.description)}` : ''}`);
+  const updates = i.updates.map((u) => `• ${when(u.createdAt)} *${STAGE_LABEL[u.stage]}*${u.description.trim() ? ` — ${mrkdwn(u.description)}` : ''}`);
   const text = clip(`${head}\n${updates.join('\n')}`, 3900);
   return actions ? { text, blocks: [section(text), incidentButtons(i.id, i.resolved)] } : { text };
 }

@@ -3,6 +3,7 @@ import { request } from 'undici';
 import type { Dispatcher } from 'undici';
 import { describeNetworkError, readLimited, requestScope, throwIfStopping } from '../infrastructure/outbound.js';
 import { DeliveryFailure, retryAfterMs } from './publisher.js';
+import { clipText } from '../domain/clip-text.js';
 
 export interface DestinationClientOptions {
   /** The outbound dispatcher (see infrastructure/outbound.ts): the private-target guard applies to every address. */
@@ -23,6 +24,8 @@ export interface DestinationResponse {
 /** Where a request goes, as errors and logs may name it, and the secrets no message may hold. */
 export interface Target {
   url: string;
+  /** POST unless the API names another (Opsgenie sets a priority by PUT). */
+  method?: 'POST' | 'PUT';
   /** The address as shown: without a token in its path or a signature in its query. */
   shown: string;
   secrets: readonly string[];
@@ -40,7 +43,7 @@ export const shownUrl = (url: string): string => {
 };
 
 /**
- * JSON POSTs to pagers and chat APIs: the whole exchange, body included, ends
+ * JSON requests (POST, or the target's method) to pagers and chat APIs: the whole exchange, body included, ends
  * at the timeout or with the delivery; a failure to reach the destination is a
  * DeliveryFailure that names the target as shown, never a secret.
  */
@@ -51,7 +54,7 @@ export function createDestinationClient(options: DestinationClientOptions): Post
     const { signal, release } = requestScope(timeoutMs, options.stop, deliverySignal);
     try {
       const response = await request(target.url, {
-        method: 'POST',
+        method: target.method ?? 'POST',
         body: JSON.stringify(body),
         headers: { 'content-type': 'application/json', 'user-agent': options.userAgent ?? 'statusbot-notify', ...headers },
         headersTimeout: timeoutMs,
@@ -63,7 +66,7 @@ export function createDestinationClient(options: DestinationClientOptions): Post
       return { statusCode: response.statusCode, headers: response.headers, text };
     } catch (error) {
       throwIfStopping(options.stop);
-      throw new DeliveryFailure(redact(`POST ${target.shown}: ${describeNetworkError(error, timeoutMs, signal)}`, target.secrets));
+      throw new DeliveryFailure(redact(`${target.method ?? 'POST'} ${target.shown}: ${describeNetworkError(error, timeoutMs, signal)}`, target.secrets));
     } finally {
       release();
     }
@@ -80,9 +83,9 @@ const REFUSED = new Set([400, 401, 403, 404, 410, 413, 422]);
  * platform said, in a few words.
  */
 export function failureOf(target: Target, response: DestinationResponse, detail: string | null, retryAfterSeconds?: number | null): DeliveryFailure {
-  const said = detail ? ` (${detail.slice(0, 300)})` : '';
+  const said = detail ? ` (${clipText(detail, 300)})` : '';
   const waitMs = retryAfterSeconds != null ? Math.ceil(retryAfterSeconds * 1000) : retryAfterMs(response.headers['retry-after']);
-  return new DeliveryFailure(redact(`POST ${target.shown}: HTTP ${response.statusCode}${said}`, target.secrets), {
+  return new DeliveryFailure(redact(`${target.method ?? 'POST'} ${target.shown}: HTTP ${response.statusCode}${said}`, target.secrets), {
     retryAfterMs: waitMs,
     rateLimited: response.statusCode === 429,
     permanent: REFUSED.has(response.statusCode),

@@ -44,3 +44,23 @@ export async function rememberFirstMessage(ctx: DomainContext, destinationId: nu
       .execute(),
   );
 }
+
+/**
+ * The priority an Opsgenie destination last gave the incident's alert (kept
+ * where Telegram keeps its first message: one row per destination and
+ * incident), so that only a change of severity sets it again: a priority
+ * someone set by hand at Opsgenie stays while the severity does.
+ */
+export const alertPriorityOf = firstMessageOf;
+
+/** Records the priority the alert now has at the destination, over the one before. */
+export async function rememberAlertPriority(ctx: DomainContext, destinationId: number, incidentId: number, priority: string): Promise<void> {
+  const now = ctx.clock.now().getTime();
+  await ctx.write((trx) =>
+    trx
+      .insertInto('notify_messages')
+      .values({ destination_id: destinationId, incident_id: incidentId, message_id: priority, created_at: now })
+      .onConflict((oc) => oc.columns(['destination_id', 'incident_id']).doUpdateSet({ message_id: priority, created_at: now }))
+      .execute(),
+  );
+}

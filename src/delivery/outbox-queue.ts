@@ -7,6 +7,7 @@ import { changesNothingCached, dialectOf, paddedIds } from '../db/dialect.js';
 import type { ChatPlatform, Database, OutboxTable } from '../db/schema.js';
 import type { DomainContext } from '../domain/context.js';
 import { requeueDead } from '../domain/notifications/enqueue.js';
+import { clipText } from '../domain/clip-text.js';
 
 export interface OutboxEntry {
   id: number;
@@ -327,7 +328,7 @@ export async function markFailed(
         .set((eb) => ({
           state: failure.dead ? 'dead' : 'pending',
           attempts: failure.countsAsAttempt ? eb('attempts', '+', 1) : eb.ref('attempts'),
-          last_error: failure.error.slice(0, 2000),
+          last_error: clipText(failure.error, 2000),
           next_attempt_at: failure.retryAt,
           lease_until: null,
           lease_token: null,

@@ -4,6 +4,7 @@ import { failureOf, isSuccess, jsonOf, orderedStream } from './destination-clien
 import type { DestinationPublisherOptions, Target } from './destination-client.js';
 import { destinationSettings } from './destination-store.js';
 import type { Delivery, Publisher } from './publisher.js';
+import { clipText } from '../domain/clip-text.js';
 
 /** An Events API v2 event: `trigger` on open and on each update (the same alert, updated), `resolve` on resolve. */
 export function pagerDutyEvent(routingKey: string, n: DestinationNotification): Record<string, unknown> {
@@ -19,7 +20,7 @@ export function pagerDutyEvent(routingKey: string, n: DestinationNotification): 
     event_action: 'trigger',
     dedup_key: dedupKey,
     payload: {
-      summary: n.incident.title.slice(0, 1024),
+      summary: clipText(n.incident.title, 1024),
       source: subjectName(n),
       severity: n.incident.severity === 'major' ? 'critical' : 'warning',
       timestamp: n.occurred_at,

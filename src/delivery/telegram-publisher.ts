@@ -3,7 +3,10 @@ import type { DestinationNotification } from '../domain/notifications/notify-des
 import { failureOf, isSuccess, jsonOf, orderedStream } from './destination-client.js';
 import type { DestinationPublisherOptions, Target } from './destination-client.js';
 import { destinationSettings, firstMessageOf, rememberFirstMessage } from './destination-store.js';
+import { clipWithEllipsis } from '../domain/clip-text.js';
 import { changeText, headline, statusLine } from './notify-text.js';
+import { writeMarkdown } from './update-markdown.js';
+import type { MarkupWriter } from './update-markdown.js';
 import { DeliveryFailure } from './publisher.js';
 import type { Delivery, DeliveryRecorder, Publisher } from './publisher.js';
 
@@ -11,6 +14,20 @@ import type { Delivery, DeliveryRecorder, Publisher } from './publisher.js';
 export const escapeHtml = (text: string): string => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
 const link = (href: string, text: string): string => `<a href="${escapeHtml(href)}">${escapeHtml(text)}</a>`;
+
+/** Markdown of an update in the tags Telegram's HTML parse mode reads; the rest escaped. */
+const TELEGRAM_HTML: MarkupWriter = {
+  text: escapeHtml,
+  code: (t) => `<code>${escapeHtml(t)}</code>`,
+  bold: (inner) => `<b>${inner}</b>`,
+  italic: (inner) => `<i>${inner}</i>`,
+  link: (url, inner) => `<a href="${escapeHtml(url)}">${inner}</a>`,
+  pre: (t) => `<pre>${escapeHtml(t)}</pre>`,
+  item: (marker, inner) => `${marker} ${inner}`,
+};
+
+/** An update's text, its Markdown (bold, italics, code, links, lists) as Telegram HTML. */
+export const telegramHtml = (markdown: string): string => writeMarkdown(markdown, TELEGRAM_HTML);
 
 /** Telegram's limit of a message's text, after entities are parsed; the description gives way. */
 const MAX_TEXT = 4096;
@@ -25,8 +42,8 @@ export function telegramText(n: DestinationNotification): string {
   ].join(' · ');
   const room = MAX_TEXT - head.length - links.length - 200;
   const raw = changeText(n);
-  const text = raw.length > room ? `${raw.slice(0, Math.max(0, room))}…` : raw;
-  return [head, ...(text ? [escapeHtml(text)] : []), links].join('\n\n');
+  const text = clipWithEllipsis(raw, Math.max(1, room));
+  return [head, ...(text ? [telegramHtml(text)] : []), links].join('\n\n');
 }
 
 /**

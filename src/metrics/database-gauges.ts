@@ -7,6 +7,7 @@ import type { Db } from '../db/database.js';
 import type { Database } from '../db/schema.js';
 import { CHAT_PLATFORMS } from '../domain/chat/chat.js';
 import { EMAIL_STREAM_PREFIX } from '../domain/notifications/email-notifications.js';
+import { NOTIFY_KINDS } from '../domain/notifications/notify-destination.js';
 import { watched } from '../domain/vendors/vendor-feeds.js';
 import { listAgents } from '../domain/companies/agent-keys.js';
 import type { AgentInfo } from '../domain/companies/agent-keys.js';
@@ -22,14 +23,19 @@ export interface DatabaseGaugesOptions {
 /**
  * Destinations by the start of their streams' names. Webhook streams are
  * named after their subscriber (`subscriber:{id}`); the kind says `webhook`,
- * as the publisher does in statusbot_deliveries_total.
+ * as the publisher does in statusbot_deliveries_total. Pagers and chat
+ * destinations (`pagerduty:3`) are each a kind of their own.
  */
 const DESTINATIONS = [
   { kind: 'webhook', prefix: 'subscriber:' },
   { kind: 'email', prefix: EMAIL_STREAM_PREFIX },
   ...CHAT_PLATFORMS.map((platform) => ({ kind: platform, prefix: `${platform}:` })),
+  ...NOTIFY_KINDS.map((kind) => ({ kind, prefix: `${kind}:` })),
 ] as const;
+/** Streams no publisher takes (a destination kind this version does not know). */
 const OTHER_KIND = 'other';
+/** Every kind, shown at 0 while nothing of it waits: an alert on a series that is absent never fires. */
+const KINDS = [...DESTINATIONS.map((d) => d.kind), OTHER_KIND];
 
 function kindOf(eb: ExpressionBuilder<Database, 'outbox'>) {
   const [first, ...rest] = DESTINATIONS;
@@ -82,7 +88,7 @@ export function registerDatabaseGauges(options: DatabaseGaugesOptions): void {
       .select((eb) => ['p.kind', eb.fn.countAll<number>().as('pending'), eb.fn.min('p.created_at').as('oldest')])
       .groupBy('p.kind')
       .execute();
-    const byKind = new Map<string, { pending: number; oldest: number }>(DESTINATIONS.map((d) => [d.kind, { pending: 0, oldest: Number.NaN }]));
+    const byKind = new Map<string, { pending: number; oldest: number }>(KINDS.map((kind) => [kind, { pending: 0, oldest: Number.NaN }]));
     for (const r of rows) byKind.set(r.kind, { pending: Number(r.pending), oldest: Number(r.oldest) });
     return byKind;
   }

@@ -121,6 +121,15 @@ describe('incident announcements', () => {
     expect(main!.body.embeds[0].title).toBe(`🗑️ #${id} Mistake (deleted)`);
     expect(main!.body.components).toEqual([]);
   });
+
+  it('an update written in Markdown reaches Discord as written: Discord reads Markdown', async () => {
+    const id = await open('Queue backlog');
+    const description = '**Rolled back** the _deploy_, see [the runbook](https://runbook.example/q)\n- drained queue_a & queue_b';
+    await s.api('PATCH', `/api/v2/incidents/${id}`, { body: { description, resolution_stage: 'monitoring' } });
+    await settle();
+    const replies = fake.channel(INCIDENTS).filter((m) => m.replyTo !== null);
+    expect(replies.at(-1)!.body.embeds[0].description).toBe(description);
+  });
 });
 
 describe('other announcements', () => {

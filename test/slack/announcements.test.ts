@@ -114,4 +114,23 @@ describe('incident announcements', () => {
     const replies = fake.messages.get(INCIDENTS_CHANNEL)!.filter((m) => m.threadTs === second);
     expect(replies.map((m) => m.text)).toEqual(['*Monitoring* — Reindexing']);
   });
+
+  it('an update written in Markdown reaches Slack in mrkdwn: bold, italics, code, links and lists, the rest escaped', async () => {
+    const created = await s.api('POST', '/api/v2/incidents', { body: { service_id: 1002, title: 'Queue backlog' } });
+    const id = Number(created.body.data.id);
+    await settled();
+    const description =
+      '**Rolled back** the _deploy_ of `api<2>`, see [the runbook](https://runbook.example/q?a=1&b=2)\n- drained queue_a & queue_b\n- 2 * 3 < 7';
+    await s.api('PATCH', `/api/v2/incidents/${id}`, { body: { description, resolution_stage: 'monitoring' } });
+    await settled();
+    const ts = (await s.ctx.db.selectFrom('chat_messages').select('message_id').where('subject', '=', `incident:${id}`).executeTakeFirstOrThrow()).message_id;
+    const reply = fake.messages
+      .get(INCIDENTS_CHANNEL)!
+      .filter((m) => m.threadTs === ts)
+      .at(-1)!;
+    expect(reply.text).toBe(
+      '*Monitoring* — *Rolled back* the _deploy_ of `api&lt;2&gt;`, see <https://runbook.example/q?a=1&b=2|the runbook>\n• drained queue_a &amp; queue_b\n• 2 * 3 &lt; 7',
+    );
+    expect(reply.text).not.toContain('**');
+  });
 });

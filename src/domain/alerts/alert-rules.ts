@@ -1,6 +1,7 @@
 import { DESCRIPTION_MAX, TITLE_MAX } from '../incidents/incident-input.js';
 import type { Severity } from '../incidents/incident.js';
 import type { AlertmanagerAlert, AlertmanagerInput } from './alert-input.js';
+import { clipWithEllipsis as clip } from '../clip-text.js';
 
 /** What a notification says of its group: its alerts fire (as `firing` identifies them), or all are resolved. */
 export type AlertSignal = { kind: 'firing'; firing: string; title: string; status: Severity; description: string } | { kind: 'resolved'; description: string };
@@ -15,8 +16,6 @@ const sortedLabels = (labels: Readonly<Record<string, string>>): [string, string
 
 /** An alert's identity: its fingerprint, else its labels (which Alertmanager's fingerprint hashes). */
 const identity = (alert: AlertmanagerAlert): string => alert.fingerprint || JSON.stringify(sortedLabels(alert.labels));
-
-const clip = (text: string, max: number): string => (text.length <= max ? text : `${text.slice(0, max - 1)}…`);
 
 function alertLine(alert: AlertmanagerAlert): string {
   const name = alert.labels.alertname ?? 'alert';

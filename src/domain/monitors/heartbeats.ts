@@ -3,6 +3,7 @@ import type { DomainContext } from '../context.js';
 import { notFound } from '../errors.js';
 import { recordProbe } from './probe-results.js';
 import type { ProbeOutcome } from './probe-results.js';
+import { clipText } from '../clip-text.js';
 
 /** The secret part of a heartbeat's push address: unguessable, URL-safe. */
 export const newHeartbeatToken = (): string => randomBytes(24).toString('base64url');
@@ -35,7 +36,7 @@ export async function recordHeartbeat(ctx: DomainContext, token: string, report:
   if (!row) throw notFound('heartbeat');
   const now = ctx.clock.now().getTime();
   await ctx.write((trx) => trx.updateTable('custom_monitors').set({ last_heartbeat_at: now }).where('id', '=', row.id).execute());
-  const message = report.message?.trim().slice(0, MAX_MESSAGE_CHARS) || null;
+  const message = clipText(report.message?.trim() ?? '', MAX_MESSAGE_CHARS) || null;
   const outcome: ProbeOutcome = report.down ? { ok: false, reason: message ? `reported down: ${message}` : 'reported down' } : { ok: true };
   await recordProbe(ctx, stateOf(row), outcome, region, { failuresToDown: 1 });
 }

@@ -11,6 +11,7 @@ import { parseInput } from '../validation.js';
 import { userReportInput } from './user-report-input.js';
 import { created, recordAudit } from '../audit/audit-trail.js';
 import { plural } from '../plural.js';
+import { clipText } from '../clip-text.js';
 
 const MINUTE = 60_000;
 /** Who reports: one API key or one chat user; stable, and never a secret. */
@@ -205,7 +206,7 @@ async function reportsToIncident(
 
   const description = describeReports(at.tally, minutesBetween(at.since, now));
   const after: IncidentDraft = {
-    title: `Users report problems with ${service.name}`.slice(0, 255),
+    title: clipText(`Users report problems with ${service.name}`, 255),
     status: 'minor',
     description,
     resolved: 0,

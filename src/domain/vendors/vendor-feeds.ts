@@ -6,6 +6,7 @@ import { DomainError } from '../errors.js';
 import { feedFactsOf, knowledgeFrom, STALE_AFTER_INTERVALS } from './feed-knowledge.js';
 import type { Knowledge } from '../services/service.js';
 import type { FeedKind, VendorMaintenance } from './vendor-snapshot.js';
+import { clipText } from '../clip-text.js';
 
 /** A feed to read now, with what the last read left: the validators for a conditional request. */
 export interface DueFeed {
@@ -159,7 +160,7 @@ export async function recordFeedFailure(ctx: DomainContext, feed: DueFeed, error
     trx
       .updateTable('vendor_feeds')
       .set({
-        last_error: error.slice(0, 500),
+        last_error: clipText(error, 500),
         last_error_at: now,
         failures,
         next_poll_at: now + nextPollDelay(options.intervalMs, failures),

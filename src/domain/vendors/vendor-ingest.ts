@@ -8,6 +8,7 @@ import type { DueFeed } from './vendor-feeds.js';
 import { succeededRead } from './vendor-feeds.js';
 import { endUserReportIncidents } from './user-reports.js';
 import type { VendorIncident, VendorSnapshot } from './vendor-snapshot.js';
+import { clipText } from '../clip-text.js';
 
 /** The key of a vendor's incident: the same statusbot incident across reads. */
 export const vendorIncidentKey = (serviceId: number, providerId: string): string => `vendor:${serviceId}:${providerId}`;
@@ -110,9 +111,9 @@ async function proposedChanges(
     // A new incident that ended before the 30-day window would never be shown; a known one still takes its end.
     if (!known && incident.resolved && (incident.resolvedAt ?? incident.updatedAt).getTime() < now - HISTORY_WINDOW_MS) continue;
     const values: IncidentDraft = {
-      title: incident.title.slice(0, 255),
+      title: clipText(incident.title, 255),
       status: incident.severity,
-      description: incident.description.slice(0, 10_000),
+      description: clipText(incident.description, 10_000),
       resolved: incident.resolved ? 1 : 0,
       url: incident.url,
       user_generated: 0,
@@ -164,4 +165,4 @@ function keepFirstSeenTimes(values: IncidentDraft, known: Stored, newUpdates: bo
 }
 
 const updatesOf = (incident: VendorIncident, from: number) =>
-  incident.updates.slice(from).map((u) => ({ stage: u.stage, description: u.description.slice(0, 10_000), created_at: u.createdAt.getTime() }));
+  incident.updates.slice(from).map((u) => ({ stage: u.stage, description: clipText(u.description, 10_000), created_at: u.createdAt.getTime() }));
