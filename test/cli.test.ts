@@ -79,6 +79,7 @@ describeOnce('statusbot migrate', () => {
 
 describeOnce('statusbot apply', () => {
   it('applies a config file, twice with the same result', async () => {
+    expect((await cli(['migrate', '--db', dbPath])).code).toBe(0);
     const first = await cli(['apply', '--config', configPath, '--db', dbPath]);
     expect(first.code, first.stderr).toBe(0);
     expect(first.stdout).toContain(`applied ${configPath}`);
@@ -101,6 +102,7 @@ describeOnce('statusbot apply', () => {
 
   it('an invalid config exits 1 naming the file, line and key, and writes nothing', async () => {
     writeFileSync(configPath, CONFIG.replace('plan: business', 'plan: gold'));
+    expect((await cli(['migrate', '--db', dbPath])).code).toBe(0);
     const res = await cli(['apply', '--config', configPath, '--db', dbPath]);
     expect(res.code).toBe(1);
     expect(res.stderr).toContain(`${configPath}:8:`);
@@ -109,6 +111,7 @@ describeOnce('statusbot apply', () => {
   });
 
   it('a config that clashes with the database exits 1 with the line of the entry', async () => {
+    expect((await cli(['migrate', '--db', dbPath])).code).toBe(0);
     expect((await cli(['apply', '--config', configPath, '--db', dbPath])).code).toBe(0);
     // Another file, applied to the same database, gives Acme's service id to Globex.
     const clash = `companies:\n  - name: Globex\n    custom_services:\n      - { id: 1001, name: Globex API, urlname: globex-api }\n`;
@@ -123,6 +126,7 @@ describeOnce('statusbot apply', () => {
 
 describeOnce('statusbot key create', () => {
   it('prints a new key on stdout that authenticates against a server on that database', async () => {
+    expect((await cli(['migrate', '--db', dbPath])).code).toBe(0);
     expect((await cli(['apply', '--config', configPath, '--db', dbPath])).code).toBe(0);
     const res = await cli(['key', 'create', '--company', 'Acme', '--db', dbPath]);
     expect(res.code, res.stderr).toBe(0);
@@ -152,6 +156,7 @@ describeOnce('statusbot key create', () => {
   });
 
   it('for an unknown company exits non-zero with a clear message and prints no key', async () => {
+    expect((await cli(['migrate', '--db', dbPath])).code).toBe(0);
     expect((await cli(['apply', '--config', configPath, '--db', dbPath])).code).toBe(0);
     const res = await cli(['key', 'create', '--company', 'Nope', '--db', dbPath]);
     expect(res.code).not.toBe(0);
@@ -174,6 +179,7 @@ describeOnce('statusbot key create', () => {
 
 describeOnce('statusbot outbox', () => {
   it('lists dead notifications and puts them back in line', async () => {
+    expect((await cli(['migrate', '--db', dbPath])).code).toBe(0);
     expect((await cli(['apply', '--config', configPath, '--db', dbPath])).code).toBe(0);
     const db = openDatabase({ path: dbPath });
     try {
@@ -227,6 +233,7 @@ describeOnce('statusbot outbox', () => {
 
 describeOnce('statusbot jobs run', () => {
   it('runs one job once and says what it did; an unknown job exits 2', async () => {
+    expect((await cli(['migrate', '--db', dbPath])).code).toBe(0);
     const demo = await cli(['jobs', 'run', 'demo-cycle', '--config', configPath, '--db', dbPath]);
     expect(demo.code, demo.stderr).toBe(0);
     expect(demo.stdout).toMatch(/^job demo-cycle: \d+ demo incidents? opened or resolved/m);
@@ -255,6 +262,7 @@ describeOnce('statusbot feeds', () => {
   it('lists the watched feeds with their state, and every feed with --all', async () => {
     const withFeeds = join(dir, 'feeds.yml');
     writeFileSync(withFeeds, `${CONFIG}    monitored_services: [github]\n`.replace('    monitored_services: [demo-service-minor]\n', ''));
+    expect((await cli(['migrate', '--db', dbPath])).code).toBe(0);
     const applied = await cli(['apply', '--config', withFeeds, '--db', dbPath]);
     expect(applied.code, applied.stderr).toBe(0);
     const watched = await cli(['feeds', '--db', dbPath]);
@@ -293,7 +301,8 @@ describeOnce('statusbot feeds', () => {
       // A check reads what the database holds: the config is applied by apply (or serve), not by the check.
       const before = await cli(['feeds', 'check', '--config', file, '--db', dbPath]);
       expect(before.code).toBe(1);
-      expect(before.stderr).toBe(`statusbot: there is no database at ${dbPath}; pass the one the server uses with --db (or STATUSBOT_DB)\n`);
+      expect(before.stderr).toBe(`statusbot: there is no database at ${dbPath}; pass the one the server uses with --db (or STATUSBOT_DB), or make a new one with statusbot migrate --db ${dbPath}\n`);
+      expect((await cli(['migrate', '--db', dbPath])).code).toBe(0);
       const applied = await cli(['apply', '--config', file, '--db', dbPath]);
       expect(applied.code, applied.stderr).toBe(0);
       const both = await cli(['feeds', 'check', '--config', file, '--db', dbPath]);
@@ -346,7 +355,7 @@ describeOnce('help, version, and read-only commands on a missing database', () =
     for (const args of [['outbox', 'list'], ['feeds']]) {
       const res = await cli([...args, '--db', missing]);
       expect(res.code, args.join(' ')).toBe(1);
-      expect(res.stderr).toBe(`statusbot: there is no database at ${missing}; pass the one the server uses with --db (or STATUSBOT_DB)\n`);
+      expect(res.stderr).toBe(`statusbot: there is no database at ${missing}; pass the one the server uses with --db (or STATUSBOT_DB), or make a new one with statusbot migrate --db ${missing}\n`);
     }
     expect(existsSync(missing)).toBe(false);
   });

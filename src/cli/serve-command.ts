@@ -86,6 +86,7 @@ export async function runServe(input: CommandInput): Promise<number> {
   try {
     const starting = onDatabase(input.dbPath, () =>
       withConfigErrors(loaded, input.configFile, () => startServer({ dbPath: input.dbPath, port, host, config, logger, notice: input.out, env: input.env })),
+      { created: (line) => logger.info(line, { db: input.dbPath }) },
     ).catch((error: unknown) => {
       throw listenProblem(error, host ?? '0.0.0.0', port) ?? error;
     });
