@@ -177,7 +177,8 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   // Every probe, feed read and delivery under way listens to it at once: thousands, not a leak.
   setMaxListeners(0, stop.signal);
   try {
-    await migrateToLatest(db);
+    const migrated = (await migrateToLatest(db)).applied;
+    if (migrated.length > 0) logger.info(`applied migrations ${migrated.join(', ')}`, { migrations: migrated });
     const port = options.port;
     const publicUrl = config.publicUrl ?? `http://localhost:${port === 0 ? 8080 : port}`;
     const clock = options.clock ?? systemClock;

@@ -231,6 +231,7 @@ describe.skipIf(TEST_ENGINE !== 'sqlite')('progress', () => {
   it('is not shown in a pipe: apply prints its result only', async () => {
     const config = join(dir, 'statusbot.yml');
     writeFileSync(config, README_EXAMPLE_CONFIG);
+    expect((await cli(['migrate', '--db', dbPath])).code).toBe(0);
     const res = await cli(['apply', '--config', config, '--db', dbPath]);
     expect(res.code, res.stderr).toBe(0);
     expect(res.stderr).toBe('');
