@@ -68,7 +68,7 @@ describeOnce('statusbot migrate', () => {
   it('prints what it applied, then that the database is up to date', async () => {
     const first = await cli(['migrate', '--db', dbPath]);
     expect(first.code, first.stderr).toBe(0);
-    expect(first.stdout.trim()).toBe(`applied ${Object.keys(migrations).join(', ')}`);
+    expect(first.stdout).toBe(`created a new database at ${dbPath}\napplied ${Object.keys(migrations).join(', ')}\n`);
     expect(existsSync(dbPath)).toBe(true);
     const second = await cli(['migrate', '--db', dbPath]);
     expect(second.code, second.stderr).toBe(0);
@@ -301,7 +301,9 @@ describeOnce('statusbot feeds', () => {
       // A check reads what the database holds: the config is applied by apply (or serve), not by the check.
       const before = await cli(['feeds', 'check', '--config', file, '--db', dbPath]);
       expect(before.code).toBe(1);
-      expect(before.stderr).toBe(`statusbot: there is no database at ${dbPath}; pass the one the server uses with --db (or STATUSBOT_DB), or make a new one with statusbot migrate --db ${dbPath}\n`);
+      expect(before.stderr).toBe(
+        `statusbot: there is no database at ${dbPath}; pass the one the server uses with --db (or STATUSBOT_DB), or make a new one with statusbot migrate --db ${dbPath}\n`,
+      );
       expect((await cli(['migrate', '--db', dbPath])).code).toBe(0);
       const applied = await cli(['apply', '--config', file, '--db', dbPath]);
       expect(applied.code, applied.stderr).toBe(0);
@@ -355,7 +357,9 @@ describeOnce('help, version, and read-only commands on a missing database', () =
     for (const args of [['outbox', 'list'], ['feeds']]) {
       const res = await cli([...args, '--db', missing]);
       expect(res.code, args.join(' ')).toBe(1);
-      expect(res.stderr).toBe(`statusbot: there is no database at ${missing}; pass the one the server uses with --db (or STATUSBOT_DB), or make a new one with statusbot migrate --db ${missing}\n`);
+      expect(res.stderr).toBe(
+        `statusbot: there is no database at ${missing}; pass the one the server uses with --db (or STATUSBOT_DB), or make a new one with statusbot migrate --db ${missing}\n`,
+      );
     }
     expect(existsSync(missing)).toBe(false);
   });
@@ -429,11 +433,14 @@ describeOnce('statusbot serve', () => {
 
   it('without config on a fresh database prints the demo key and a curl line, answers, and exits 0 on SIGTERM', async () => {
     const s = await serve(['--db', dbPath]);
-    const curl = await waitUntil(() => /curl -s -H "Authorization: Bearer (\S+)" (\S+)/.exec(s.out.stdout), { what: 'the curl line' });
-    const key = curl[1]!;
+    // In a pipe, the demo key's line is JSON like the log's.
+    const line = await waitUntil(() => s.out.stdout.split('\n').find((l) => l.includes('"demo_api_key"')), { what: 'the demo key line' });
+    const demo = JSON.parse(line) as { msg: string; demo_api_key: string; try: string };
+    const key = demo.demo_api_key;
+    const curl = /^curl -s -H "Authorization: Bearer (\S+)" (\S+)$/.exec(demo.try)!;
+    expect(curl[1]).toBe(key);
     const url = new URL(curl[2]!);
-    expect(s.out.stdout).toContain(`  ${key}\n`);
-    expect(s.out.stdout).toMatch(/shown this once/);
+    expect(demo.msg).toMatch(/shown this once/);
     expect(s.out.stdout).toContain(`statusbot listening on http://0.0.0.0:${s.port} (every IPv4 address of this machine; database ${dbPath})`);
     expect(url.port).toBe(String(s.port));
     expect(url.pathname).toMatch(/^\/api\/v2\/boards\/[0-9a-f-]{36}$/);

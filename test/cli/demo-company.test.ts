@@ -57,9 +57,12 @@ describe("the README's example config after a first start (npm start)", () => {
     const second = startCli(['serve', '--port', '0', '--host', '127.0.0.1', '--db', database.path], { cwd: dir });
     try {
       const base = (await second.listening()).url;
-      const hint = await waitUntil(() => /No API key is shown.*\n {2}(statusbot key create .*)\n/.exec(second.out.stdout), { what: 'the key hint' });
-      expect(hint[0]).toContain('already holds companies Demo, Acme');
-      expect(hint[1]).toBe(`statusbot key create --company NAME --db ${database.path.startsWith('postgres') ? '<the same postgres:// URL>' : database.path}`);
+      const line = await waitUntil(() => second.out.stdout.split('\n').find((l) => l.includes('No API key is shown')), { what: 'the key hint' });
+      const hint = JSON.parse(line) as { msg: string; command: string };
+      expect(hint.msg).toContain('already holds companies Demo, Acme');
+      expect(hint.command).toBe(
+        `statusbot key create --company NAME --db ${database.path.startsWith('postgres') ? '<the same postgres:// URL>' : database.path}`,
+      );
       expect(await getIds(base, '/api/v2/custom_monitors', key)).toEqual(['9001']);
       expect(await getIds(base, '/api/v2/custom_monitors', 'acme-key-1')).toEqual(['501', '502']);
       const incident = await fetch(`${base}/api/v2/incidents`, {
