@@ -144,7 +144,8 @@ function databaseOf(command: Command, given: unknown, env: NodeJS.ProcessEnv): s
   const takesDb = [...command.options, ...(command.moreOptions ?? [])].includes('db');
   // A command without --db does not read STATUSBOT_DB: whatever it holds is no concern of `agent`.
   if (!takesDb) return DEFAULT_DB;
-  const [value, from] = typeof given === 'string' ? [given, '--db'] : env.STATUSBOT_DB !== undefined ? [env.STATUSBOT_DB, 'STATUSBOT_DB'] : [DEFAULT_DB, '--db'];
+  const [value, from] =
+    typeof given === 'string' ? [given, '--db'] : env.STATUSBOT_DB !== undefined ? [env.STATUSBOT_DB, 'STATUSBOT_DB'] : [DEFAULT_DB, '--db'];
   try {
     return databaseTarget(value, from);
   } catch (error) {

@@ -31,7 +31,9 @@ describeOnce('--db and STATUSBOT_DB', () => {
     for (const command of [['migrate'], ['key', 'list', '--company', 'Acme']]) {
       const res = await cli([...command, ...args], env);
       expect(res.code).toBe(2);
-      expect(res.stderr.split('\n')[0]).toBe(`statusbot: ${said}${said.endsWith('host') ? '; a SQLite file is local: file:///ABSOLUTE/PATH or file:RELATIVE/PATH' : `; ${FORMS}`}`);
+      expect(res.stderr.split('\n')[0]).toBe(
+        `statusbot: ${said}${said.endsWith('host') ? '; a SQLite file is local: file:///ABSOLUTE/PATH or file:RELATIVE/PATH' : `; ${FORMS}`}`,
+      );
       expect(res.stderr).toContain(`Usage: statusbot ${command.slice(0, command[0] === 'key' ? 2 : 1).join(' ')}`);
       expect(res.stdout).toBe('');
       expect(readdirSync(dir)).toEqual([]);
@@ -50,7 +52,11 @@ describeOnce('--db and STATUSBOT_DB', () => {
       expect(res.stdout.split('\n')[0]).toBe(`created a new database at ${join(dir, file)}`);
       expect(existsSync(join(dir, file))).toBe(true);
     }
-    expect(readdirSync(dir).filter((f) => !/-(wal|shm)$/.test(f)).sort()).toEqual(['a.db', 'b.db', 'c.db', 'd.db']);
+    expect(
+      readdirSync(dir)
+        .filter((f) => !/-(wal|shm)$/.test(f))
+        .sort(),
+    ).toEqual(['a.db', 'b.db', 'c.db', 'd.db']);
   });
 
   it('migrate says once that it made a new database, and not again', async () => {
