@@ -346,7 +346,7 @@ describeOnce('help, version, and read-only commands on a missing database', () =
     expect(version).toEqual({ code: 0, signal: null, stdout: (await cli(['--version'])).stdout, stderr: '' });
     const migrated = await spawnCli(['migrate', '--db', dbPath], { cwd: dir });
     expect(migrated.code, migrated.stderr).toBe(0);
-    expect(migrated.stdout.trim()).toBe(`applied ${Object.keys(migrations).join(', ')}`);
+    expect(migrated.stdout).toBe(`created a new database at ${dbPath}\napplied ${Object.keys(migrations).join(', ')}\n`);
     const unknown = await spawnCli(['frobnicate'], { cwd: dir });
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toBe((await cli(['frobnicate'])).stderr);
@@ -471,7 +471,8 @@ describeOnce('statusbot serve', () => {
     const second = await serve(['--db', dbPath]);
     // It says how to get a key instead.
     await startedOut(second, 'the key hint', 'key create');
-    expect(second.out.stdout).toContain(`\n  statusbot key create --company Demo --db ${dbPath}\n`);
+    // In a pipe, the hint is a JSON line whose command field is the line to run.
+    expect(second.out.stdout).toContain(`"command":"statusbot key create --company Demo --db ${dbPath}"}\n`);
     expect((await counts(dbPath)).companies).toBe(1);
     expect((await second.stop()).code).toBe(0);
     expect(second.out.stdout).not.toContain('curl');

@@ -44,7 +44,7 @@ describe("the README's example config after a first start (npm start)", () => {
     const first = startCli(['serve', '--port', '0', '--db', database.path], { cwd: dir });
     // The key follows the start line, which a first start (every migration, then the demo company) may take a while to print.
     await first.listening();
-    const key = await waitUntil(() => /^ {2}(sb_\S+)$/m.exec(first.out.stdout)?.[1], { what: 'the demo key' });
+    const key = await waitUntil(() => /"demo_api_key":"(sb_[^"]+)"/.exec(first.out.stdout)?.[1], { what: 'the demo key' });
     expect((await first.stop()).code).toBe(0);
 
     for (const [i, config] of README_CONFIGS.entries()) {
@@ -84,7 +84,7 @@ describe("the README's example config after a first start (npm start)", () => {
     try {
       await again.listening();
       await waitUntil(() => again.out.stdout.includes('key create'), { what: 'the key hint' });
-      expect(again.out.stdout).toContain('this database already holds the company Demo. A new key:\n  statusbot key create --company Demo --db ');
+      expect(again.out.stdout).toContain('this database already holds the company Demo. A new key: statusbot key create --company Demo --db ');
       expect(again.out.stdout).not.toContain('curl');
     } finally {
       await again.stop();
