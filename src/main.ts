@@ -71,8 +71,11 @@ export interface StartOptions {
   config?: Config;
   clock?: Clock;
   logger?: Logger;
-  /** Plain text for the operator (the demo key, shown once, never enters the log); default stdout. */
-  notice?: (text: string) => void;
+  /**
+   * What the start tells the operator (the demo key, shown once, never enters the log): the lines for a
+   * terminal, and the same as the fields of one JSON line for a log; default the text on stdout.
+   */
+  notice?: (text: string, fields: Notice) => void;
   /** Where chat credentials come from (default: process.env). */
   env?: NodeJS.ProcessEnv;
   /** The chat platforms that count as off (default: those `env` lacks credentials for); tests that read queued rows without a platform's fake set none. */
@@ -164,6 +167,9 @@ const chatOffOf = (chatEnv: ChatEnv): Map<ChatPlatform, string> => new Map(Objec
 
 const printNotice = (text: string): void => void process.stdout.write(`${text}\n`);
 
+/** A notice as the fields of a log line: its `msg`, and what it names (home, api_docs, demo_api_key…). */
+export type Notice = { msg: string } & Record<string, string>;
+
 /** The composition root: database, migrations, config, HTTP listener. */
 export async function startServer(options: StartOptions): Promise<RunningServer> {
   const logger = options.logger ?? createLogger({ level: logLevelOf((options.env ?? process.env).LOG_LEVEL) });
@@ -183,7 +189,8 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       onRefused: (reason, retryInMs) =>
         logger.warn(`the database refuses connections for now (${reason}); trying again in ${retryInMs / 1000} s`, { retryInMs }),
     });
-    await migrateToLatest(db);
+    const migrated = (await migrateToLatest(db)).applied;
+    if (migrated.length > 0) logger.info(`applied migrations ${migrated.join(', ')}`, { migrations: migrated });
     const port = options.port;
     const publicUrl = config.publicUrl ?? `http://localhost:${port === 0 ? 8080 : port}`;
     const clock = options.clock ?? systemClock;
@@ -328,19 +335,19 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     const whereToClick = await startLines(ctx, config.publicUrl ?? url, config.setup.demo);
     logger.info(`statusbot listening on http://${address(bound.address)}:${actualPort} (${reach}database ${databaseLabel(options.dbPath)})`);
     logger.flush?.();
-    notice(whereToClick);
-    if (demo && !demo.created) notice(keyHint(demo.companies, options.dbPath));
+    notice(whereToClick.text, whereToClick.fields);
+    if (demo && !demo.created) {
+      const hint = keyHint(demo.companies, options.dbPath);
+      notice(hint.join('\n'), { msg: hint.map((l) => l.trim()).join(' '), command: hint[1]!.trim() });
+    }
     if (demoKey) {
-      notice(
-        [
-          '',
-          'Created the demo company "Demo". Its API key, shown this once:',
-          `  ${demoKey}`,
-          'Try:',
-          `  curl -s -H "Authorization: Bearer ${demoKey}" ${url}/api/v2/boards/${DEMO_BOARD_ID}`,
-          '',
-        ].join('\n'),
-      );
+      const intro = 'Created the demo company "Demo". Its API key, shown this once:';
+      const curl = `curl -s -H "Authorization: Bearer ${demoKey}" ${url}/api/v2/boards/${DEMO_BOARD_ID}`;
+      notice(['', intro, `  ${demoKey}`, 'Try:', `  ${curl}`, ''].join('\n'), {
+        msg: `${intro.slice(0, -1)} in demo_api_key`,
+        demo_api_key: demoKey,
+        try: curl,
+      });
     }
     return {
       url,
@@ -396,10 +403,12 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
 }
 
 /** Where to click, for the operator: the home, the demo's page while the demo runs, the API's reference. */
-async function startLines(ctx: DomainContext, base: string, demoOn: boolean): Promise<string> {
+async function startLines(ctx: DomainContext, base: string, demoOn: boolean): Promise<{ text: string; fields: Notice }> {
   const at = base.replace(/\/+$/, '');
   const page = demoOn ? (await demoTour(ctx))?.page : null;
-  return [`Home:      ${at}/`, ...(page ? [`Demo page: ${at}/status/${encodeURIComponent(page.slug)}`] : []), `API docs:  ${at}${API_DOCS_PATH}`].join('\n');
+  const where = { home: `${at}/`, ...(page ? { demo_page: `${at}/status/${encodeURIComponent(page.slug)}` } : {}), api_docs: `${at}${API_DOCS_PATH}` };
+  const lines = [`Home:      ${where.home}`, ...(where.demo_page ? [`Demo page: ${where.demo_page}`] : []), `API docs:  ${where.api_docs}`];
+  return { text: lines.join('\n'), fields: { msg: lines.map((l) => l.replace(/ +/g, ' ')).join(', '), ...where } };
 }
 
 /** The parts of a stop not yet done, by name. */
@@ -428,7 +437,7 @@ function requestObservers(metrics: (f: FinishedRequest) => void, other?: (f: Fin
 }
 
 /** A start on a database that already holds companies shows no key: how to get one. */
-function keyHint(companies: string[], dbPath: string): string {
+function keyHint(companies: string[], dbPath: string): [string, string] {
   const shell = (s: string) => (/^[\w./:@%+=,-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
   const name = companies.length === 1 ? shell(companies[0]!) : 'NAME';
   const db = isPostgresUrl(dbPath) ? '<the same postgres:// URL>' : shell(dbPath);
@@ -436,7 +445,7 @@ function keyHint(companies: string[], dbPath: string): string {
   return [
     `No API key is shown: a key is shown once, when made, and this database already holds ${held}. A new key:`,
     `  statusbot key create --company ${name} --db ${db}`,
-  ].join('\n');
+  ];
 }
 
 /** Runs one job once against a database, as `serve` would run a slot of it; for `statusbot jobs run`. */

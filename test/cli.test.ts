@@ -68,7 +68,7 @@ describeOnce('statusbot migrate', () => {
   it('prints what it applied, then that the database is up to date', async () => {
     const first = await cli(['migrate', '--db', dbPath]);
     expect(first.code, first.stderr).toBe(0);
-    expect(first.stdout.trim()).toBe(`applied ${Object.keys(migrations).join(', ')}`);
+    expect(first.stdout).toBe(`created a new database at ${dbPath}\napplied ${Object.keys(migrations).join(', ')}\n`);
     expect(existsSync(dbPath)).toBe(true);
     const second = await cli(['migrate', '--db', dbPath]);
     expect(second.code, second.stderr).toBe(0);
@@ -79,6 +79,7 @@ describeOnce('statusbot migrate', () => {
 
 describeOnce('statusbot apply', () => {
   it('applies a config file, twice with the same result', async () => {
+    expect((await cli(['migrate', '--db', dbPath])).code).toBe(0);
     const first = await cli(['apply', '--config', configPath, '--db', dbPath]);
     expect(first.code, first.stderr).toBe(0);
     expect(first.stdout).toContain(`applied ${configPath}`);
@@ -101,6 +102,7 @@ describeOnce('statusbot apply', () => {
 
   it('an invalid config exits 1 naming the file, line and key, and writes nothing', async () => {
     writeFileSync(configPath, CONFIG.replace('plan: business', 'plan: gold'));
+    expect((await cli(['migrate', '--db', dbPath])).code).toBe(0);
     const res = await cli(['apply', '--config', configPath, '--db', dbPath]);
     expect(res.code).toBe(1);
     expect(res.stderr).toContain(`${configPath}:8:`);
@@ -109,6 +111,7 @@ describeOnce('statusbot apply', () => {
   });
 
   it('a config that clashes with the database exits 1 with the line of the entry', async () => {
+    expect((await cli(['migrate', '--db', dbPath])).code).toBe(0);
     expect((await cli(['apply', '--config', configPath, '--db', dbPath])).code).toBe(0);
     // Another file, applied to the same database, gives Acme's service id to Globex.
     const clash = `companies:\n  - name: Globex\n    custom_services:\n      - { id: 1001, name: Globex API, urlname: globex-api }\n`;
@@ -123,6 +126,7 @@ describeOnce('statusbot apply', () => {
 
 describeOnce('statusbot key create', () => {
   it('prints a new key on stdout that authenticates against a server on that database', async () => {
+    expect((await cli(['migrate', '--db', dbPath])).code).toBe(0);
     expect((await cli(['apply', '--config', configPath, '--db', dbPath])).code).toBe(0);
     const res = await cli(['key', 'create', '--company', 'Acme', '--db', dbPath]);
     expect(res.code, res.stderr).toBe(0);
@@ -152,6 +156,7 @@ describeOnce('statusbot key create', () => {
   });
 
   it('for an unknown company exits non-zero with a clear message and prints no key', async () => {
+    expect((await cli(['migrate', '--db', dbPath])).code).toBe(0);
     expect((await cli(['apply', '--config', configPath, '--db', dbPath])).code).toBe(0);
     const res = await cli(['key', 'create', '--company', 'Nope', '--db', dbPath]);
     expect(res.code).not.toBe(0);
@@ -174,6 +179,7 @@ describeOnce('statusbot key create', () => {
 
 describeOnce('statusbot outbox', () => {
   it('lists dead notifications and puts them back in line', async () => {
+    expect((await cli(['migrate', '--db', dbPath])).code).toBe(0);
     expect((await cli(['apply', '--config', configPath, '--db', dbPath])).code).toBe(0);
     const db = openDatabase({ path: dbPath });
     try {
@@ -227,6 +233,7 @@ describeOnce('statusbot outbox', () => {
 
 describeOnce('statusbot jobs run', () => {
   it('runs one job once and says what it did; an unknown job exits 2', async () => {
+    expect((await cli(['migrate', '--db', dbPath])).code).toBe(0);
     const demo = await cli(['jobs', 'run', 'demo-cycle', '--config', configPath, '--db', dbPath]);
     expect(demo.code, demo.stderr).toBe(0);
     expect(demo.stdout).toMatch(/^job demo-cycle: \d+ demo incidents? opened or resolved/m);
@@ -255,6 +262,7 @@ describeOnce('statusbot feeds', () => {
   it('lists the watched feeds with their state, and every feed with --all', async () => {
     const withFeeds = join(dir, 'feeds.yml');
     writeFileSync(withFeeds, `${CONFIG}    monitored_services: [github]\n`.replace('    monitored_services: [demo-service-minor]\n', ''));
+    expect((await cli(['migrate', '--db', dbPath])).code).toBe(0);
     const applied = await cli(['apply', '--config', withFeeds, '--db', dbPath]);
     expect(applied.code, applied.stderr).toBe(0);
     const watched = await cli(['feeds', '--db', dbPath]);
@@ -293,7 +301,10 @@ describeOnce('statusbot feeds', () => {
       // A check reads what the database holds: the config is applied by apply (or serve), not by the check.
       const before = await cli(['feeds', 'check', '--config', file, '--db', dbPath]);
       expect(before.code).toBe(1);
-      expect(before.stderr).toBe(`statusbot: there is no database at ${dbPath}; pass the one the server uses with --db (or STATUSBOT_DB)\n`);
+      expect(before.stderr).toBe(
+        `statusbot: there is no database at ${dbPath}; pass the one the server uses with --db (or STATUSBOT_DB), or make a new one with statusbot migrate --db ${dbPath}\n`,
+      );
+      expect((await cli(['migrate', '--db', dbPath])).code).toBe(0);
       const applied = await cli(['apply', '--config', file, '--db', dbPath]);
       expect(applied.code, applied.stderr).toBe(0);
       const both = await cli(['feeds', 'check', '--config', file, '--db', dbPath]);
@@ -335,7 +346,7 @@ describeOnce('help, version, and read-only commands on a missing database', () =
     expect(version).toEqual({ code: 0, signal: null, stdout: (await cli(['--version'])).stdout, stderr: '' });
     const migrated = await spawnCli(['migrate', '--db', dbPath], { cwd: dir });
     expect(migrated.code, migrated.stderr).toBe(0);
-    expect(migrated.stdout.trim()).toBe(`applied ${Object.keys(migrations).join(', ')}`);
+    expect(migrated.stdout).toBe(`created a new database at ${dbPath}\napplied ${Object.keys(migrations).join(', ')}\n`);
     const unknown = await spawnCli(['frobnicate'], { cwd: dir });
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toBe((await cli(['frobnicate'])).stderr);
@@ -346,7 +357,9 @@ describeOnce('help, version, and read-only commands on a missing database', () =
     for (const args of [['outbox', 'list'], ['feeds']]) {
       const res = await cli([...args, '--db', missing]);
       expect(res.code, args.join(' ')).toBe(1);
-      expect(res.stderr).toBe(`statusbot: there is no database at ${missing}; pass the one the server uses with --db (or STATUSBOT_DB)\n`);
+      expect(res.stderr).toBe(
+        `statusbot: there is no database at ${missing}; pass the one the server uses with --db (or STATUSBOT_DB), or make a new one with statusbot migrate --db ${missing}\n`,
+      );
     }
     expect(existsSync(missing)).toBe(false);
   });
@@ -420,11 +433,14 @@ describeOnce('statusbot serve', () => {
 
   it('without config on a fresh database prints the demo key and a curl line, answers, and exits 0 on SIGTERM', async () => {
     const s = await serve(['--db', dbPath]);
-    const curl = await waitUntil(() => /curl -s -H "Authorization: Bearer (\S+)" (\S+)/.exec(s.out.stdout), { what: 'the curl line' });
-    const key = curl[1]!;
+    // In a pipe, the demo key's line is JSON like the log's.
+    const line = await waitUntil(() => s.out.stdout.split('\n').find((l) => l.includes('"demo_api_key"')), { what: 'the demo key line' });
+    const demo = JSON.parse(line) as { msg: string; demo_api_key: string; try: string };
+    const key = demo.demo_api_key;
+    const curl = /^curl -s -H "Authorization: Bearer (\S+)" (\S+)$/.exec(demo.try)!;
+    expect(curl[1]).toBe(key);
     const url = new URL(curl[2]!);
-    expect(s.out.stdout).toContain(`  ${key}\n`);
-    expect(s.out.stdout).toMatch(/shown this once/);
+    expect(demo.msg).toMatch(/shown this once/);
     expect(s.out.stdout).toContain(`statusbot listening on http://0.0.0.0:${s.port} (every IPv4 address of this machine; database ${dbPath})`);
     expect(url.port).toBe(String(s.port));
     expect(url.pathname).toMatch(/^\/api\/v2\/boards\/[0-9a-f-]{36}$/);
@@ -455,7 +471,8 @@ describeOnce('statusbot serve', () => {
     const second = await serve(['--db', dbPath]);
     // It says how to get a key instead.
     await startedOut(second, 'the key hint', 'key create');
-    expect(second.out.stdout).toContain(`\n  statusbot key create --company Demo --db ${dbPath}\n`);
+    // In a pipe, the hint is a JSON line whose command field is the line to run.
+    expect(second.out.stdout).toContain(`"command":"statusbot key create --company Demo --db ${dbPath}"}\n`);
     expect((await counts(dbPath)).companies).toBe(1);
     expect((await second.stop()).code).toBe(0);
     expect(second.out.stdout).not.toContain('curl');

@@ -10,7 +10,7 @@ import type { ClientAddress } from '../../src/infrastructure/client-address.js';
 import type { ChatLimiter } from '../chat/chat-limits.js';
 import type { ReplayGuard } from '../chat/replay-guard.js';
 import { slowDown } from '../chat/wording.js';
-import { DISCORD_API } from './client.js';
+import { DISCORD_API, describeDiscordFailure } from './client.js';
 import { textResponse } from './render.js';
 
 /**
@@ -202,7 +202,10 @@ export function createGatewayReceiver(options: {
       void gateway.login(env.token).then(
         () => undefined,
         (error: unknown) => {
-          if (client === gateway) logger.error('discord gateway login failed; interactions arrive over HTTP only', error);
+          if (client !== gateway) return;
+          const problem = describeLoginFailure(error, env);
+          if (problem) logger.error(`discord: the gateway login failed: ${problem}; interactions arrive over HTTP only`);
+          else logger.error('discord gateway login failed; interactions arrive over HTTP only', error);
         },
       );
     },
@@ -213,4 +216,15 @@ export function createGatewayReceiver(options: {
       await gateway?.destroy();
     },
   };
+}
+
+/**
+ * Why the gateway login failed, in one line naming what to check; null for what nobody foresaw (its stack is logged).
+ * discord.js turns Discord's 401 for the token into its own TokenInvalid error, whose message names no variable.
+ */
+function describeLoginFailure(error: unknown, env: NonNullable<ChatEnv['discord']>): string | null {
+  if ((error as { code?: unknown } | null)?.code === 'TokenInvalid') {
+    return `Discord refused DISCORD_TOKEN (401 Unauthorized at ${env.apiUrl ?? DISCORD_API}); check DISCORD_TOKEN: the bot's token from the Developer Portal (Bot, Reset Token), without "Bot " before it, and DISCORD_API_URL`;
+  }
+  return describeDiscordFailure(error, env);
 }

@@ -13,11 +13,22 @@ const WAY_OUT = 'choose another path with --db (or STATUSBOT_DB)';
 
 const isSqliteFile = (path: string): boolean => !isPostgresUrl(path) && path !== ':memory:';
 
-/** Commands that read (or fix) what a running server left refuse a SQLite file that is not there, rather than create an empty one. */
+/**
+ * Every command but serve and migrate refuses a SQLite file that is not there, rather than make an empty one
+ * and work on it: a mistyped path would otherwise be a new database, silently.
+ */
 export function mustExist(dbPath: string): void {
   if (isSqliteFile(dbPath) && !existsSync(dbPath)) {
-    throw new DatabaseUnavailableError(`there is no database at ${dbPath}; pass the one the server uses with --db (or STATUSBOT_DB)`);
+    throw new DatabaseUnavailableError(
+      `there is no database at ${dbPath}; pass the one the server uses with --db (or STATUSBOT_DB), or make a new one with statusbot migrate --db ${dbPath}`,
+    );
   }
+}
+
+/** How a command may use a database path. */
+export interface DatabaseUse {
+  /** The command makes the SQLite file when it is missing (serve, migrate), and says so through this, once, before. */
+  created?: (line: string) => void;
 }
 
 const writable = (path: string): boolean => {
@@ -76,9 +87,15 @@ export function databaseProblem(error: unknown, dbPath: string): CommandError | 
   return null;
 }
 
-/** Runs `fn`, which opens the database at `dbPath`, once the path is known to be usable; its opening errors name the path. */
-export async function onDatabase<T>(dbPath: string, fn: () => Promise<T>): Promise<T> {
+/**
+ * Runs `fn`, which opens the database at `dbPath`, once the path is known to be usable; its opening errors name the path.
+ * A missing SQLite file is refused unless `use.created` allows making it.
+ */
+export async function onDatabase<T>(dbPath: string, fn: () => Promise<T>, use: DatabaseUse = {}): Promise<T> {
+  const making = isSqliteFile(dbPath) && !existsSync(dbPath);
+  if (making && !use.created) mustExist(dbPath);
   checkDatabasePath(dbPath);
+  if (making) use.created?.(`created a new database at ${dbPath}`);
   try {
     return await fn();
   } catch (error) {

@@ -49,7 +49,8 @@ export async function runDbRestore(input: CommandInput): Promise<number> {
   const target = input.dbPath;
   if (isPostgresUrl(target)) {
     throw new CommandError(
-      `db restore puts SQLite files in place; restore PostgreSQL with pg_restore, the server stopped: pg_restore --clean --if-exists --no-owner ${pgTarget(target)} ${shell(file)}`,
+      // pg_restore --clean alone leaves what a later version added, and ends in a mixed database: the schema is emptied first.
+      `db restore puts SQLite files in place; restore PostgreSQL with pg_restore into an empty schema, the server stopped: psql -v ON_ERROR_STOP=1 ${pgTarget(target)} -c 'set client_min_messages = warning; drop schema public cascade; create schema public' && pg_restore --no-owner --exit-on-error --single-transaction ${pgTarget(target)} ${shell(file)}`,
     );
   }
   if (!existsSync(file)) throw new CommandError(`there is no backup at ${file}`);

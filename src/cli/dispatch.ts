@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { ParseArgsConfig } from 'node:util';
 import { UsageError } from './cli-errors.js';
-import { isPostgresUrl } from '../db/database-url.js';
+import { DatabaseTargetError, databaseTarget, isPostgresUrl } from '../db/database-url.js';
 import type { CliIo, Command, CommandInput, OptionName } from './command.js';
 import { DEFAULT_DB, OPTIONS } from './command.js';
 import { COMMANDS } from './commands.js';
@@ -139,6 +139,20 @@ function pathIn(io: CliIo, given: string): string {
   return io.cwd === undefined || given === '' || given === ':memory:' || isPostgresUrl(given) ? given : resolvePath(io.cwd, given);
 }
 
+/** The database the command names (--db, else STATUSBOT_DB, else the default file), refused when it names none. */
+function databaseOf(command: Command, given: unknown, env: NodeJS.ProcessEnv): string {
+  const takesDb = [...command.options, ...(command.moreOptions ?? [])].includes('db');
+  // A command without --db does not read STATUSBOT_DB: whatever it holds is no concern of `agent`.
+  if (!takesDb) return DEFAULT_DB;
+  const [value, from] =
+    typeof given === 'string' ? [given, '--db'] : env.STATUSBOT_DB !== undefined ? [env.STATUSBOT_DB, 'STATUSBOT_DB'] : [DEFAULT_DB, '--db'];
+  try {
+    return databaseTarget(value, from);
+  } catch (error) {
+    throw error instanceof DatabaseTargetError ? new UsageError(error.message, commandUsage(command)) : error;
+  }
+}
+
 /** Runs the command line and returns its exit code; a command line that cannot run throws (see cli.ts for how each error is told). */
 export async function dispatch(argv: string[], io: CliIo): Promise<number> {
   const { env } = io;
@@ -188,7 +202,7 @@ export async function dispatch(argv: string[], io: CliIo): Promise<number> {
     err: (line) => void io.stderr.write(`${line}\n`),
     string: (name) => (typeof values[name] === 'string' ? values[name] : undefined),
     flag: (name) => values[name] === true,
-    dbPath: pathIn(io, (typeof values.db === 'string' ? values.db : undefined) ?? env.STATUSBOT_DB ?? DEFAULT_DB),
+    dbPath: pathIn(io, databaseOf(command, values.db, env)),
     configFile: configFile === undefined ? undefined : pathIn(io, configFile),
     path: (given) => pathIn(io, given),
     ...(io.exit ? { exit: io.exit } : {}),

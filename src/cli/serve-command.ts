@@ -1,7 +1,7 @@
 import { emptyConfig, withRegionFromEnv } from '../config/load-config.js';
 import { startServer } from '../main.js';
 import { STOP_DEADLINE_MS } from '../stop-times.js';
-import type { RunningServer } from '../main.js';
+import type { Notice, RunningServer } from '../main.js';
 import { CommandError, UsageError } from './cli-errors.js';
 import { commandLogger } from './command-logger.js';
 import type { CommandInput } from './command.js';
@@ -35,6 +35,15 @@ function listenProblem(error: unknown, host: string, port: number): CommandError
     return new CommandError(`cannot listen on ${host}: no such host; choose an address of this machine with --host (or HOST)`);
   }
   return null;
+}
+
+/**
+ * What the start tells the operator: readable lines on a terminal; elsewhere one JSON line each, in the shape
+ * of the log's, so that stdout stays JSON lines. Written here, not through the log, which would redact the demo key.
+ */
+function noticeFor(input: CommandInput): (text: string, fields: Notice) => void {
+  if (input.stdout.isTTY) return (text) => input.out(text);
+  return (_text, fields) => input.out(JSON.stringify({ level: 30, time: Date.now(), ...fields }));
 }
 
 /** `statusbot serve`, as commands.ts describes it. */
@@ -84,8 +93,13 @@ export async function runServe(input: CommandInput): Promise<number> {
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
   try {
-    const starting = onDatabase(input.dbPath, () =>
-      withConfigErrors(loaded, input.configFile, () => startServer({ dbPath: input.dbPath, port, host, config, logger, notice: input.out, env: input.env })),
+    const starting = onDatabase(
+      input.dbPath,
+      () =>
+        withConfigErrors(loaded, input.configFile, () =>
+          startServer({ dbPath: input.dbPath, port, host, config, logger, notice: noticeFor(input), env: input.env }),
+        ),
+      { created: (line) => logger.info(line, { db: input.dbPath }) },
     ).catch((error: unknown) => {
       throw listenProblem(error, host ?? '0.0.0.0', port) ?? error;
     });

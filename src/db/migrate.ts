@@ -8,14 +8,24 @@ export interface MigrationReport {
   applied: string[];
 }
 
-/** Applies every pending migration, in name order; forward-only. */
-export async function migrateToLatest(db: Db): Promise<MigrationReport> {
+export interface MigrateOptions {
+  /**
+   * The last migration to apply (the schema of a release that ended there, to
+   * upgrade from in a test), on a database not migrated past it; unset, every one.
+   */
+  upTo?: string;
+}
+
+/** Applies every pending migration (or those up to `upTo`), in name order; forward-only. */
+export async function migrateToLatest(db: Db, options: MigrateOptions = {}): Promise<MigrationReport> {
+  const { upTo } = options;
+  if (upTo !== undefined && !Object.hasOwn(migrations, upTo)) throw new Error(`there is no migration ${upTo}`);
   await assertDatabaseAnswers(db);
   const migrator = new Migrator({
     db,
     provider: { getMigrations: async () => migrations },
   });
-  const result: MigrationResultSet = await migrator.migrateToLatest();
+  const result: MigrationResultSet = upTo === undefined ? await migrator.migrateToLatest() : await migrator.migrateTo(upTo);
   if (result.error) {
     const unknown = await migrationsUnknownHere(db);
     if (unknown.length > 0) {

@@ -22,13 +22,22 @@ export interface JobDeps {
   outboxRetentionDays: number;
 }
 
+/** What a run did: a line saying so, and how many things it changed (none: the run was idle). */
+export interface JobReport {
+  summary: string;
+  changes: number;
+}
+
+/** A report of `changes` things, in a line. */
+export const report = (changes: number, summary: string): JobReport => ({ summary, changes });
+
 export interface Job {
   name: string;
   /** A node-cron expression (six fields: with seconds), in UTC. */
   schedule: string;
-  /** `at` is the slot the run is for: the scheduled time, or now when run by hand. */
-  // biome-ignore lint/suspicious/noConfusingVoidType: a job may return nothing, or a line saying what it did
-  run(deps: JobDeps, at: Date): Promise<string | void>;
+  /** `at` is the slot the run is for: the scheduled time, or now when run by hand. Nothing, or a report, says what it did. */
+  // biome-ignore lint/suspicious/noConfusingVoidType: a job may return nothing, or a report of what it did
+  run(deps: JobDeps, at: Date): Promise<JobReport | void>;
 }
 
 /** The job that cycles the demo services; off with `demo: false`. */
@@ -53,24 +62,33 @@ export const JOBS: readonly Job[] = [
     schedule: '1 */5 * * * *',
     run: async ({ ctx }) => {
       const changes = await syncDemoServices(ctx);
-      return `${plural(changes.length, 'demo incident')} opened or resolved`;
+      return report(changes.length, `${plural(changes.length, 'demo incident')} opened or resolved`);
     },
   },
   {
     // Every few seconds: a maintenance starts and ends close to its times, also after a restart.
     name: 'maintenances',
     schedule: '*/5 * * * * *',
-    run: async ({ ctx }) => `${plural(await advanceMaintenances(ctx), 'maintenance')} started or completed`,
+    run: async ({ ctx }) => {
+      const advanced = await advanceMaintenances(ctx);
+      return report(advanced, `${plural(advanced, 'maintenance')} started or completed`);
+    },
   },
   {
     name: 'digests',
     schedule: '0 * * * * *',
-    run: async ({ ctx }, at) => `${plural(await queueDueDigests(ctx, at), 'digest')} queued`,
+    run: async ({ ctx }, at) => {
+      const queued = await queueDueDigests(ctx, at);
+      return report(queued, `${plural(queued, 'digest')} queued`);
+    },
   },
   {
     name: 'user-reports',
     schedule: '30 * * * * *',
-    run: async ({ ctx }) => `${plural(await resolveQuietUserReports(ctx), 'user-report incident')} resolved`,
+    run: async ({ ctx }) => {
+      const resolved = await resolveQuietUserReports(ctx);
+      return report(resolved, `${plural(resolved, 'user-report incident')} resolved`);
+    },
   },
   {
     name: 'retention',
@@ -78,13 +96,19 @@ export const JOBS: readonly Job[] = [
     run: async ({ ctx, retentionDays }) => {
       const removed = await removeExpiredIncidents(ctx, { retentionDays });
       const leases = await pruneLeases(ctx);
-      return `removed ${plural(removed.incidents, 'incident')}, ${plural(removed.monitorIncidents, 'monitor incident')}, ${plural(removed.probeHours, 'probe hour')}, ${plural(leases, 'lease')}`;
+      return report(
+        removed.incidents + removed.monitorIncidents + removed.probeHours + leases,
+        `removed ${plural(removed.incidents, 'incident')}, ${plural(removed.monitorIncidents, 'monitor incident')}, ${plural(removed.probeHours, 'probe hour')}, ${plural(leases, 'lease')}`,
+      );
     },
   },
   {
     name: 'outbox-purge',
     schedule: '0 45 * * * *',
-    run: async ({ ctx, outboxRetentionDays }) => `removed ${plural(await purgeSentOutbox(ctx, { retentionDays: outboxRetentionDays }), 'sent notification')}`,
+    run: async ({ ctx, outboxRetentionDays }) => {
+      const removed = await purgeSentOutbox(ctx, { retentionDays: outboxRetentionDays });
+      return report(removed, `removed ${plural(removed, 'sent notification')}`);
+    },
   },
 ];
 

@@ -23,8 +23,8 @@ export interface Scheduler {
   stop(timeoutMs?: number): Promise<void>;
   /** Runs a job's slot as the timer would: only if this process takes the slot's lease. True when it ran. */
   runSlot(name: string, at: Date): Promise<boolean>;
-  /** Runs one job once, now, under a lease of its own slot; for `statusbot jobs run`. */
-  // biome-ignore lint/suspicious/noConfusingVoidType: a job may return nothing, or a line saying what it did
+  /** Runs one job once, now, under a lease of its own slot; for `statusbot jobs run`: what it did, in a line. */
+  // biome-ignore lint/suspicious/noConfusingVoidType: a job may say nothing of what it did
   runOnce(name: string): Promise<string | void>;
 }
 
@@ -46,13 +46,13 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
       const started = performance.now();
       const fields = (result: 'ok' | 'failed') => ({ job: job.name, slot: at.toISOString(), result, durationMs: Math.round(performance.now() - started) });
       try {
-        const summary = await job.run(actingFor(job), at);
+        const done = await job.run(actingFor(job), at);
         options.onRun?.(job.name, 'ok', performance.now() - started);
-        // Monitors and feeds run every few seconds: their runs are logged at debug, their findings by themselves.
-        const frequent = job.name === 'monitors' || job.name === 'feeds';
-        const line = summary ? `job ${job.name}: ${summary}` : `job ${job.name}`;
-        if (frequent) deps.logger.debug(line, fields('ok'));
-        else deps.logger.info(line, fields('ok'));
+        // A run that changed nothing is a debug line: idle jobs every few seconds would fill the log with nothing.
+        // Monitors and feeds report nothing here: their findings are logged by themselves.
+        const line = done ? `job ${job.name}: ${done.summary}` : `job ${job.name}`;
+        if (done && done.changes > 0) deps.logger.info(line, { ...fields('ok'), changes: done.changes });
+        else deps.logger.debug(line, fields('ok'));
       } catch (error) {
         options.onRun?.(job.name, 'failed', performance.now() - started);
         deps.logger.error(`job ${job.name} failed`, error, fields('failed'));
@@ -130,7 +130,7 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
         return `probed ${plural(deps.prober.stats.completed, 'monitor')}`;
       }
       if (job.name === 'feeds') return `read ${plural(await deps.feeds.pollDue(), 'feed')}`;
-      return job.run(actingFor(job), at);
+      return (await job.run(actingFor(job), at))?.summary;
     },
   };
 }

@@ -78,7 +78,7 @@ describe.skipIf(TEST_ENGINE !== 'postgres')('db backup and db restore on Postgre
     const restore = await cli(['db', 'restore', 'statusbot.dump', '--db', url]);
     expect(restore.code).toBe(1);
     expect(restore.stderr).toBe(
-      `statusbot: db restore puts SQLite files in place; restore PostgreSQL with pg_restore, the server stopped: pg_restore --clean --if-exists --no-owner --host=db.internal --port=5433 --username=statusbot --dbname=statusbot ${join(dir, 'statusbot.dump')}\n`,
+      `statusbot: db restore puts SQLite files in place; restore PostgreSQL with pg_restore into an empty schema, the server stopped: psql -v ON_ERROR_STOP=1 --host=db.internal --port=5433 --username=statusbot --dbname=statusbot -c 'set client_min_messages = warning; drop schema public cascade; create schema public' && pg_restore --no-owner --exit-on-error --single-transaction --host=db.internal --port=5433 --username=statusbot --dbname=statusbot ${join(dir, 'statusbot.dump')}\n`,
     );
   });
 });

@@ -44,7 +44,7 @@ describe("the README's example config after a first start (npm start)", () => {
     const first = startCli(['serve', '--port', '0', '--db', database.path], { cwd: dir });
     // The key follows the start line, which a first start (every migration, then the demo company) may take a while to print.
     await first.listening();
-    const key = await waitUntil(() => /^ {2}(sb_\S+)$/m.exec(first.out.stdout)?.[1], { what: 'the demo key' });
+    const key = await waitUntil(() => /"demo_api_key":"(sb_[^"]+)"/.exec(first.out.stdout)?.[1], { what: 'the demo key' });
     expect((await first.stop()).code).toBe(0);
 
     for (const [i, config] of README_CONFIGS.entries()) {
@@ -57,9 +57,12 @@ describe("the README's example config after a first start (npm start)", () => {
     const second = startCli(['serve', '--port', '0', '--host', '127.0.0.1', '--db', database.path], { cwd: dir });
     try {
       const base = (await second.listening()).url;
-      const hint = await waitUntil(() => /No API key is shown.*\n {2}(statusbot key create .*)\n/.exec(second.out.stdout), { what: 'the key hint' });
-      expect(hint[0]).toContain('already holds companies Demo, Acme');
-      expect(hint[1]).toBe(`statusbot key create --company NAME --db ${database.path.startsWith('postgres') ? '<the same postgres:// URL>' : database.path}`);
+      const line = await waitUntil(() => second.out.stdout.split('\n').find((l) => l.includes('No API key is shown')), { what: 'the key hint' });
+      const hint = JSON.parse(line) as { msg: string; command: string };
+      expect(hint.msg).toContain('already holds companies Demo, Acme');
+      expect(hint.command).toBe(
+        `statusbot key create --company NAME --db ${database.path.startsWith('postgres') ? '<the same postgres:// URL>' : database.path}`,
+      );
       expect(await getIds(base, '/api/v2/custom_monitors', key)).toEqual(['9001']);
       expect(await getIds(base, '/api/v2/custom_monitors', 'acme-key-1')).toEqual(['501', '502']);
       const incident = await fetch(`${base}/api/v2/incidents`, {
@@ -81,7 +84,7 @@ describe("the README's example config after a first start (npm start)", () => {
     try {
       await again.listening();
       await waitUntil(() => again.out.stdout.includes('key create'), { what: 'the key hint' });
-      expect(again.out.stdout).toContain('this database already holds the company Demo. A new key:\n  statusbot key create --company Demo --db ');
+      expect(again.out.stdout).toContain('this database already holds the company Demo. A new key: statusbot key create --company Demo --db ');
       expect(again.out.stdout).not.toContain('curl');
     } finally {
       await again.stop();

@@ -121,7 +121,9 @@ describe('statusbot incidents list', () => {
     const missing = join(dir, 'typo.db');
     const res = await runCli(['incidents', 'list', '--db', missing], { cwd: dir });
     expect(res.code).toBe(1);
-    expect(res.stderr).toBe(`statusbot: there is no database at ${missing}; pass the one the server uses with --db (or STATUSBOT_DB)\n`);
+    expect(res.stderr).toBe(
+      `statusbot: there is no database at ${missing}; pass the one the server uses with --db (or STATUSBOT_DB), or make a new one with statusbot migrate --db ${missing}\n`,
+    );
     expect(existsSync(missing)).toBe(false);
   });
 

@@ -130,7 +130,9 @@ describe.skipIf(TEST_ENGINE !== 'sqlite')('key commands on a database file that 
     ]) {
       const res = await runCli([...args, '--db', missing], { cwd: dir });
       expect(res.code, args.join(' ')).toBe(1);
-      expect(res.stderr).toBe(`statusbot: there is no database at ${missing}; pass the one the server uses with --db (or STATUSBOT_DB)\n`);
+      expect(res.stderr).toBe(
+        `statusbot: there is no database at ${missing}; pass the one the server uses with --db (or STATUSBOT_DB), or make a new one with statusbot migrate --db ${missing}\n`,
+      );
     }
   });
 });

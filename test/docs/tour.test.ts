@@ -42,7 +42,8 @@ beforeAll(async () => {
   database = await createTestDatabase({ migrated: false });
   server = startCli(['serve', '--port', '0', '--host', '127.0.0.1', '--db', database.path], { cwd: dir });
   base = (await server.listening()).url;
-  key = await waitUntil(() => /^ {2}(sb_\S+)$/m.exec(server.out.stdout)?.[1], { what: 'the demo key' });
+  // In a pipe, the demo key is a JSON line of its own.
+  key = await waitUntil(() => /"demo_api_key":"(sb_[^"]+)"/.exec(server.out.stdout)?.[1], { what: 'the demo key' });
 });
 afterAll(async () => {
   await server?.stop();

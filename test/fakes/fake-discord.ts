@@ -73,6 +73,8 @@ export type FakeFailure =
   | { status: 500 }
   /** The bot lacks a permission (Missing Permissions, 50013). */
   | { status: 403 }
+  /** The token is not a valid bot token (401: Unauthorized). */
+  | { status: 401 }
   /** `afterApplying`: the request takes effect, but the answer is lost (the client sees a 500). */
   | { status: 500; afterApplying: true }
   | { status: 429; retryAfterSeconds: number; global?: boolean }
@@ -309,6 +311,7 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
       return { status: 0 };
     }
     if (failure?.status === 403) return { status: json(res, 403, { message: 'Missing Permissions', code: 50013 }) };
+    if (failure?.status === 401) return { status: json(res, 401, { message: '401: Unauthorized', code: 0 }) };
     if (failure?.status === 500) {
       if ('afterApplying' in failure) apply(method, path, body, files);
       return { status: json(res, 500, { message: 'Internal Server Error', code: 0 }) };

@@ -118,6 +118,8 @@ describeOnce('the npm package', () => {
 
     const shown = await spawnCli(['--version'], { cwd: elsewhere, bin });
     expect(shown.stdout.trim(), shown.stderr).toBe(`statusbot ${version}`);
+    const made = await spawnCli(['migrate', '--db', './x.db'], { cwd: elsewhere, bin });
+    expect(made.stdout, made.stderr).toMatch(/^created a new database at \.\/x\.db\napplied 0001_init, /);
     const applied = await spawnCli(['apply', '--config', 'statusbot.yml', '--db', './x.db'], { cwd: elsewhere, bin });
     expect(applied.code, applied.stderr).toBe(0);
     expect(applied.stdout).toContain('applied statusbot.yml: 1 company added');
