@@ -82,7 +82,6 @@ describeInBrowser('every text of the public pages stands out from its background
     const found: Record<string, unknown> = {};
     for (const colorScheme of SCHEMES) {
       const context = await browser.newContext({ colorScheme, viewport: { width: 1280, height: 900 } });
-      context.setDefaultTimeout(10_000);
       try {
         const page: Page = await context.newPage();
         for (const path of paths) {

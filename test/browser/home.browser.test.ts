@@ -36,7 +36,6 @@ describeInBrowser('the home page in Chromium, as a newcomer opens it', () => {
 
   async function openHome(options: Parameters<Browser['newContext']>[0] = {}): Promise<Page> {
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, ...options });
-    context.setDefaultTimeout(10_000);
     contexts.push({ context, requests: recordRequests(context) });
     const page = await context.newPage();
     const res = await page.goto(`${t.url}/`);

@@ -28,7 +28,6 @@ describeInBrowser('update text, compression, the 404 page and the favicon in Chr
     incidentId = created.body.data.id;
     // axe is injected as an inline script, which the pages' CSP forbids.
     context = await browser.newContext({ viewport: { width: 1280, height: 900 }, bypassCSP: true });
-    context.setDefaultTimeout(10_000);
     context.on('response', (res) => answers.push({ url: res.url(), status: res.status(), encoding: res.headers()['content-encoding'] }));
   });
   afterAll(async () => {

@@ -87,7 +87,6 @@ describeInBrowser('status page usability in Chromium', () => {
 
   async function open(options: BrowserContextOptions = {}, path = '/status/acme'): Promise<Page> {
     const context = await browser.newContext({ viewport: DESKTOP, ...options });
-    context.setDefaultTimeout(10_000);
     opened.push({ context, requests: recordRequests(context) });
     const page = await context.newPage();
     const res = await page.goto(`${t.url}${path}`);

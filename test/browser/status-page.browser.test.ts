@@ -94,7 +94,6 @@ describeInBrowser('public status page in Chromium', () => {
   async function newContext(options: BrowserContextOptions = {}, origins = [new URL(t.url).origin]): Promise<BrowserContext> {
     const context = await browser.newContext({ viewport: DESKTOP, ...options });
     // Well below the test's timeout, so that a failure names the step that waited.
-    context.setDefaultTimeout(10_000);
     opened.push({ context, requests: recordRequests(context), origins });
     return context;
   }

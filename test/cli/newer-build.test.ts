@@ -44,7 +44,7 @@ describe('this build, started on a database a newer one migrated', () => {
   ])(
     '%s prints the one-line refusal the docs show, no stack, and exits 1',
     async (_name, args) => {
-      const res = await spawnCli([...args, '--db', database.path], { cwd: dir, timeoutMs: 60_000 });
+      const res = await spawnCli([...args, '--db', database.path], { cwd: dir });
       expect(res.stderr).toBe(REFUSAL);
       expect(res.code).toBe(1);
       expect(res.stdout).not.toMatch(/\n\s+at /);
