@@ -43,6 +43,24 @@ export async function migrateToLatest(db: Db, options: MigrateOptions = {}): Pro
   return { applied };
 }
 
+/** What stands between the database and this version's schema: migrations not applied yet, and applied ones this version lacks. */
+export interface MigrationState {
+  pending: string[];
+  unknown: string[];
+}
+
+/** Compares the migrations the database records with this version's (an unmigrated database has every one pending). */
+export async function migrationState(db: Db): Promise<MigrationState> {
+  const { rows } = await sql<{ name: string }>`select name from kysely_migration`.execute(db);
+  const applied = new Set(rows.map((r) => r.name));
+  return {
+    pending: Object.keys(migrations)
+      .filter((name) => !applied.has(name))
+      .sort(),
+    unknown: [...applied].filter((name) => !Object.hasOwn(migrations, name)).sort(),
+  };
+}
+
 /** Migrations the database records as applied that this version lacks: a later version migrated it (and nothing here runs backwards). */
 async function migrationsUnknownHere(db: Db): Promise<string[]> {
   try {

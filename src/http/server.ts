@@ -2,7 +2,8 @@ import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Logger } from '../infrastructure/logger.js';
-import { databaseAnswers, isDatabaseUnavailable } from '../db/database.js';
+import { isDatabaseUnavailable } from '../db/database.js';
+import { notReadyBecause } from './readiness.js';
 import type { RawHandler } from '../infrastructure/raw-handler.js';
 import { admitKey, lookUpKey } from '../domain/companies/api-keys.js';
 import type { DomainContext } from '../domain/context.js';
@@ -174,13 +175,14 @@ export function createHttpServer(options: HttpServerOptions): Server {
     }
   }
 
-  const healthz = async (_req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    if (!options.ready()) {
-      send(res, { status: 503, body: { status: 'starting' } });
-      return;
-    }
-    const answers = await databaseAnswers(ctx.db);
-    send(res, { status: answers ? 200 : 503, body: { status: answers ? 'ok' : 'database unavailable' } });
+  /** Liveness: the process has started and answers. A database outage is no reason to restart it (see /readyz). */
+  const healthz = (_req: IncomingMessage, res: ServerResponse): void => {
+    send(res, options.ready() ? { status: 200, body: { status: 'ok' } } : { status: 503, body: { status: 'starting' } });
+  };
+  /** Readiness: whether this process can serve requests now, and if not, why. */
+  const readyz = async (_req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const reason = await notReadyBecause(ctx.db, options.ready());
+    send(res, reason === null ? { status: 200, body: { status: 'ready' } } : { status: 503, body: { status: 'not ready', reason } });
   };
   /** A cron job's ping: the token is its only credential, so a wrong one costs as a wrong key does. */
   const heartbeat = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
@@ -219,6 +221,7 @@ export function createHttpServer(options: HttpServerOptions): Server {
       ([path, raw]): ServerRoute => ({ method: 'POST', path, label: path, handle: async (req, res) => raw(req, res, await readBody(req, MAX_BODY_BYTES)) }),
     ),
     { method: 'GET', path: '/healthz', label: '/healthz', handle: healthz },
+    { method: 'GET', path: '/readyz', label: '/readyz', handle: readyz },
     ...(['GET', 'POST'] as const).map((method): ServerRoute => ({ method, path: HEARTBEAT_PATH, label: HEARTBEAT_PATH, handle: heartbeat })),
   ];
   const metrics = options.metrics;

@@ -65,15 +65,17 @@ describe.skipIf(TEST_ENGINE !== 'postgres')('PostgreSQL going away and coming ba
     await database?.drop();
   });
 
-  it('answers 503 on /healthz and with the error shape while it is down, loses nothing acknowledged, and recovers', async () => {
+  it('answers 503 on /readyz (200 on /healthz: alive) and with the error shape while it is down, loses nothing acknowledged, and recovers', async () => {
     const before = await s.api('POST', '/api/v2/incidents', { body: { service_id: 1001, title: 'Before the outage' } });
     expect(before.status).toBe(201);
-    expect((await fetch(`${s.url}/healthz`)).status).toBe(200);
+    expect((await fetch(`${s.url}/readyz`)).status).toBe(200);
 
     await relay.cut();
-    const health = await fetch(`${s.url}/healthz`);
-    expect(health.status).toBe(503);
-    expect(await health.json()).toEqual({ status: 'database unavailable' });
+    const ready = await fetch(`${s.url}/readyz`);
+    expect(ready.status).toBe(503);
+    expect(await ready.json()).toEqual({ status: 'not ready', reason: 'the database cannot be reached' });
+    // Alive all the same: nothing a restart would mend.
+    expect((await fetch(`${s.url}/healthz`)).status).toBe(200);
     const write = await s.api('POST', '/api/v2/incidents', { body: { service_id: 1001, title: 'During the outage' } });
     expect(write.status).toBe(503);
     expect(write.headers.get('retry-after')).toBe('5');
@@ -83,7 +85,7 @@ describe.skipIf(TEST_ENGINE !== 'postgres')('PostgreSQL going away and coming ba
     expect((await s.api('GET', `/api/v2/services/acme-api/incidents`, { key: ACME_KEY })).status).toBe(503);
 
     await relay.restore();
-    await expect.poll(async () => (await fetch(`${s.url}/healthz`)).status).toBe(200);
+    await expect.poll(async () => (await fetch(`${s.url}/readyz`)).status).toBe(200);
     const list = await s.api('GET', '/api/v2/services/acme-api/incidents');
     expect(list.status).toBe(200);
     expect(list.body.data.map((i: any) => i.attributes.title)).toEqual(['Before the outage']);

@@ -78,7 +78,7 @@ describe.skipIf(TEST_ENGINE !== 'postgres')('PostgreSQL refusing connections (53
     expect((await fetch(`${s.url}/healthz`)).status).toBe(200);
   });
 
-  it('is answered 503 with Retry-After in the error shape: the key lookup, the API, public pages, /healthz; then recovers', async () => {
+  it('is answered 503 with Retry-After in the error shape: the key lookup, the API, public pages, /readyz; then recovers', async () => {
     s ??= await startTestServer({ dbPath: role.url, logger: log });
     const server = s;
     expect((await server.api('POST', '/api/v2/incidents', { body: { service_id: 1001, title: 'Before' } })).status).toBe(201);
@@ -101,10 +101,11 @@ describe.skipIf(TEST_ENGINE !== 'postgres')('PostgreSQL refusing connections (53
     const documents = await fetch(`${server.url}/status/acme-status/api/v2/summary.json`);
     expect(documents.status).toBe(503);
     expect(documents.headers.get('retry-after')).toBe('5');
-    expect((await fetch(`${server.url}/healthz`)).status).toBe(503);
+    expect((await fetch(`${server.url}/readyz`)).status).toBe(503);
+    expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
 
     await role.free();
-    await waitUntil(async () => (await fetch(`${server.url}/healthz`)).status === 200);
+    await waitUntil(async () => (await fetch(`${server.url}/readyz`)).status === 200);
     expect((await server.api('GET', '/api/v2/services', { key: GLOBEX_KEY })).status).toBe(200);
     const list = await server.api('GET', '/api/v2/services/acme-api/incidents');
     expect(list.body.data.map((i: any) => i.attributes.title)).toEqual(['Before']);
