@@ -12,7 +12,7 @@ import { migrateToLatest } from '../../src/db/migrate.js';
 import { manualClock } from '../../src/domain/clock.js';
 import { createDomainContext } from '../../src/domain/context.js';
 import { applySetup } from '../../src/domain/setup/apply-setup.js';
-import { documentedConfigs } from '../helpers/docs.js';
+import { DOCUMENTED_ENV, documentedConfigs } from '../helpers/docs.js';
 import { createTestDatabase } from '../helpers/test-database.js';
 import type { TestDatabase } from '../helpers/test-database.js';
 import { README_EXAMPLE_CONFIG, T0, startTestServer } from '../helpers/test-server.js';
@@ -50,7 +50,7 @@ describe("the README's example config after a first start (npm start)", () => {
     for (const [i, config] of README_CONFIGS.entries()) {
       const file = join(dir, `example-${i}.yml`);
       writeFileSync(file, config);
-      const res = await runCli(['apply', '--config', file, '--db', database.path], { cwd: dir });
+      const res = await runCli(['apply', '--config', file, '--db', database.path], { cwd: dir, env: DOCUMENTED_ENV });
       expect(res.code, `${res.stderr}\n${config}`).toBe(0);
     }
 

@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config/load-config.js';
-import { documentedConfigs } from '../helpers/docs.js';
+import { DOCUMENTED_ENV, documentedConfigs } from '../helpers/docs.js';
 
 describe("the documentation's configuration examples", () => {
   it('are configs statusbot accepts, every key of them', () => {
     const blocks = documentedConfigs();
     expect(blocks.map((b) => b.page)).toContain('docs/configuration.md');
     for (const { page, yaml } of blocks) {
-      const { config } = parseConfig(page, yaml);
+      const { config } = parseConfig(page, yaml, DOCUMENTED_ENV);
       expect(config.setup.companies.length, page).toBeGreaterThan(0);
     }
   });
