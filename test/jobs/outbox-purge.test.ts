@@ -57,17 +57,17 @@ describe('the outbox-purge job', () => {
     const s = await agedOutbox();
     const purge = JOBS.find((j) => j.name === 'outbox-purge')!;
     const summary = await purge.run(createJobDeps(s.ctx, emptyConfig(), quiet), s.clock.now());
-    expect(summary).toBe(`removed ${OLD_SENT} sent notifications`);
+    expect(summary).toEqual({ summary: `removed ${OLD_SENT} sent notifications`, changes: OLD_SENT });
     expect(await kept(s)).toEqual(STAYING);
     // Nothing is left for a second run.
-    expect(await purge.run(createJobDeps(s.ctx, emptyConfig(), quiet), s.clock.now())).toBe('removed 0 sent notifications');
+    expect(await purge.run(createJobDeps(s.ctx, emptyConfig(), quiet), s.clock.now())).toEqual({ summary: 'removed 0 sent notifications', changes: 0 });
   });
 
   it('keeps sent rows for as many days as outbox.retention_days says', async () => {
     const s = await agedOutbox();
     const { config } = parseConfig('test.yml', 'outbox: { retention_days: 9 }\n');
     const purge = JOBS.find((j) => j.name === 'outbox-purge')!;
-    expect(await purge.run(createJobDeps(s.ctx, config, quiet), s.clock.now())).toBe('removed 0 sent notifications');
+    expect(await purge.run(createJobDeps(s.ctx, config, quiet), s.clock.now())).toEqual({ summary: 'removed 0 sent notifications', changes: 0 });
     expect((await kept(s)).length).toBe(OLD_SENT + STAYING.length);
   });
 
