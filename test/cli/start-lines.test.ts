@@ -56,7 +56,7 @@ describe('serve with stdout in a pipe', () => {
     const withKey = records.filter((r) => 'demo_api_key' in r);
     expect(withKey).toHaveLength(1);
     const key = String(withKey[0]!.demo_api_key);
-    expect(key).toMatch(/^sb_\w+$/);
+    expect(key).toMatch(/^sb_[\w-]+$/);
     expect(withKey[0]!.try).toBe(`curl -s -H "Authorization: Bearer ${key}" ${url}/api/v2/boards/00000000-0000-4000-8000-000000000001`);
     // The key is in that line only: nowhere in the log.
     expect(lines.filter((l) => l.includes(key))).toHaveLength(1);

@@ -45,6 +45,8 @@ afterEach(async () => {
 
 describe('examples/statusbot.yml', () => {
   it('applies as shipped on a fresh database, and its status page and board answer', async () => {
+    // A fresh database is made by migrate (or serve): apply refuses a path that holds none.
+    expect((await runCli(['migrate', '--db', database.path], { cwd: dir })).code).toBe(0);
     const applied = await runCli(['apply', '--config', EXAMPLE, '--db', database.path], { cwd: dir });
     expect(applied.code, applied.stderr).toBe(0);
     expect(applied.stdout).toMatch(
@@ -77,6 +79,7 @@ describe('examples/statusbot.yml', () => {
     expect(turnedOn).toMatch(/^ {4}channels:$/m);
     const file = join(dir, 'statusbot.yml');
     writeFileSync(file, turnedOn);
+    expect((await runCli(['migrate', '--db', database.path], { cwd: dir })).code).toBe(0);
     const applied = await runCli(['apply', '--config', file, '--db', database.path], { cwd: dir });
     expect(applied.code, applied.stderr).toBe(0);
     expect(applied.stdout).toContain('2 chat workspaces added, 5 channel subscriptions added');
