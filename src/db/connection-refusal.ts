@@ -1,6 +1,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { sql } from 'kysely';
-import type { Db } from './database.js';
+import type { Kysely } from 'kysely';
+import type { Database } from './schema.js';
 
 /**
  * SQLSTATEs with which a running PostgreSQL server refuses a new connection
@@ -35,7 +36,7 @@ export interface WaitOptions {
  * starts with it rather than exiting. Any other failure returns at once, for
  * the start to report as it does (a wrong address or password is not waited out).
  */
-export async function waitWhileConnectionsRefused(db: Db, options: WaitOptions): Promise<void> {
+export async function waitWhileConnectionsRefused(db: Kysely<Database>, options: WaitOptions): Promise<void> {
   const max = options.maxDelayMs ?? 30_000;
   for (let wait = options.firstDelayMs ?? 1_000; ; wait = Math.min(wait * 2, max)) {
     try {
