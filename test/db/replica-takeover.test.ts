@@ -1,21 +1,17 @@
-import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/database.js';
 import { createTestDatabase, TEST_ENGINE } from '../helpers/test-database.js';
 import { ACME_KEY, acmeConfig, webhookEntry } from '../helpers/test-server.js';
 import { waitUntil } from '../helpers/wait-until.js';
-
-/** The compiled CLI: `npm test` builds it first (pretest). */
-const CLI = join(resolve(dirname(fileURLToPath(import.meta.url)), '../..'), 'dist', 'src', 'cli.js');
+import { startCli } from '../cli/run-cli.js';
 
 const cleanup: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -27,20 +23,11 @@ async function serveProcess(dbPath: string, hook: string): Promise<{ child: Chil
   const dir = mkdtempSync(join(tmpdir(), 'statusbot-takeover-'));
   cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
   writeFileSync(join(dir, 'statusbot.yml'), acmeConfig({ top: 'rate_limit: { per_minute: 1000000 }', subscribers: [webhookEntry(`${hook}/hook`)] }));
-  const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--db', dbPath, '--config', join(dir, 'statusbot.yml')], { cwd: dir });
+  const running = startCli(['serve', '--port', '0', '--host', '127.0.0.1', '--db', dbPath, '--config', join(dir, 'statusbot.yml')], { cwd: dir });
   cleanup.push(() => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    if (running.child.exitCode === null && running.child.signalCode === null) running.child.kill('SIGKILL');
   });
-  let out = '';
-  const url = await new Promise<string>((ok, fail) => {
-    child.stdout!.on('data', (b: Buffer) => {
-      out += b.toString('utf8');
-      const m = /listening on (http:\/\/\S+)/.exec(out);
-      if (m) ok(m[1]!.replace('localhost', '127.0.0.1'));
-    });
-    child.once('exit', (code) => fail(new Error(`serve exited (${code}) before listening: ${out}`)));
-  });
-  return { child, url };
+  return { child: running.child, url: (await running.listening()).url };
 }
 
 describe.skipIf(TEST_ENGINE !== 'postgres')('a replica killed with SIGKILL', () => {
