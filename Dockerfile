@@ -28,11 +28,13 @@ COPY tsconfig.json tsconfig.build.json ./
 COPY src src
 COPY migrations migrations
 COPY adapters adapters
+# The build records REVISION, the commit, for `statusbot --version` (the image has no .git).
+ARG REVISION=unknown
 # tsconfig.build.json also names bench/, which the image leaves out.
 # Of better-sqlite3 the server loads its .node file and lib/: SQLite's sources
 # and the compiler's intermediate files are build leftovers. Source maps go too,
 # but for swagger-ui-dist's: /api/docs serves them.
-RUN npm run build \
+RUN STATUSBOT_BUILD_COMMIT="${REVISION}" npm run build \
  && npm prune --omit=dev --ignore-scripts \
  && cd node_modules/better-sqlite3 \
  && find build -mindepth 1 -maxdepth 1 ! -name Release -exec rm -rf {} + \

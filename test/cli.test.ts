@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -338,7 +339,13 @@ describeOnce('help, version, and read-only commands on a missing database', () =
     expect(help.stdout).toMatch(/^statusbot — incident and status service\n\nUsage:/);
     const version = await cli(['--version']);
     expect(version.code).toBe(0);
-    expect(version.stdout).toBe(`statusbot ${JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version}\n`);
+    // The version of package.json and the commit the program was built from, in full.
+    const head = execFileSync('git', ['-C', ROOT, 'rev-parse', 'HEAD'], { encoding: 'utf8' }).trim();
+    expect(version.stdout).toMatch(
+      new RegExp(
+        `^statusbot ${JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version.replaceAll('.', '\\.')} \\(commit ${head}(, with changes not committed)?\\)\n$`,
+      ),
+    );
   });
 
   it('the built program, run as a shell runs it, says the same and exits with the same codes', async () => {

@@ -1,26 +1,13 @@
-import { existsSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join, resolve as resolvePath } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { resolve as resolvePath } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { ParseArgsConfig } from 'node:util';
+import { buildInfo, versionLine } from './build-info.js';
 import { UsageError } from './cli-errors.js';
 import { DatabaseTargetError, databaseTarget, isPostgresUrl } from '../db/database-url.js';
 import type { CliIo, Command, CommandInput, OptionName } from './command.js';
 import { DEFAULT_DB, OPTIONS } from './command.js';
 import { COMMANDS } from './commands.js';
 import { commandHelp, commandUsage, generalUsage, groupUsage } from './usage.js';
-
-/** The version of the installed package: in the first package.json above this file (in src/, or in dist/src/ once built). */
-function packageVersion(): string {
-  const require = createRequire(import.meta.url);
-  for (let dir = dirname(fileURLToPath(import.meta.url)); ; dir = dirname(dir)) {
-    if (existsSync(join(dir, 'package.json'))) return (require(join(dir, 'package.json')) as { version: string }).version;
-    if (dirname(dir) === dir) throw new Error(`no package.json above ${fileURLToPath(import.meta.url)}`);
-  }
-}
-
-const VERSION = packageVersion();
 
 type Specs = NonNullable<ParseArgsConfig['options']>;
 
@@ -160,7 +147,7 @@ export async function dispatch(argv: string[], io: CliIo): Promise<number> {
   const loose = parseArgs({ args: argv, allowPositionals: true, strict: false, options: ALL_OPTIONS, tokens: true });
   const words = loose.positionals;
   if (loose.values.version === true) {
-    io.stdout.write(`statusbot ${VERSION}\n`);
+    io.stdout.write(`${versionLine(buildInfo())}\n`);
     return 0;
   }
   if (words[0] === 'help') {

@@ -93,6 +93,11 @@ describe('the container image', () => {
     expect(added.sort()).toEqual(['NODE_ENV', 'STATUSBOT_DB']);
   });
 
+  it('says its version and the commit it was built from', async () => {
+    const shown = await attempt('podman', ['run', '--rm', '--read-only', IMAGE, '--version']);
+    expect(shown.out.trim()).toBe(`statusbot ${process.env.STATUSBOT_TEST_VERSION} (commit ${process.env.STATUSBOT_TEST_REVISION})`);
+  });
+
   it('adds at most 80 MB to its base', async () => {
     const added = (await inspect('image', IMAGE)).Size - (await inspect('image', BASE)).Size;
     console.log(`the image adds ${(added / 1e6).toFixed(1)} MB to ${BASE}`);
