@@ -1,4 +1,4 @@
-import { loadConfig } from '../config/load-config.js';
+import { loadConfig, withEnvironment } from '../config/load-config.js';
 import { plural } from '../domain/plural.js';
 import { describeChanges, describeSuppressed } from '../domain/setup/apply-changes.js';
 import { applySetup } from '../domain/setup/apply-setup.js';
@@ -15,7 +15,7 @@ export async function runApply(input: CommandInput): Promise<number> {
   const file = input.configFile;
   if (!file) throw new UsageError('apply needs --config FILE (or STATUSBOT_CONFIG)');
   const loaded = loadConfig(file, input.env);
-  const { setup, publicUrl } = loaded.config;
+  const { setup, publicUrl } = withEnvironment(loaded.config, input.env);
   // Pages without a url of their own are addressed as a server of this environment (PORT) serves them.
   const url = publicUrl ?? `http://localhost:${portOf(input.env.PORT)}`;
   const progress = terminalProgress({ stream: input.stderr, env: input.env });

@@ -1,4 +1,4 @@
-import { emptyConfig, withRegionFromEnv } from '../config/load-config.js';
+import { emptyConfig, withEnvironment } from '../config/load-config.js';
 import { JOB_NAMES } from '../jobs/job-names.js';
 import { runJobOnce } from '../main.js';
 import { UsageError } from './cli-errors.js';
@@ -15,7 +15,7 @@ export async function runJobsRun(input: CommandInput): Promise<number> {
   const logger = commandLogger(input);
   const summary = await onDatabase(input.dbPath, () =>
     withConfigErrors(loaded, input.configFile, () =>
-      runJobOnce({ dbPath: input.dbPath, config: withRegionFromEnv(loaded?.config ?? emptyConfig(), input.env), name, logger }),
+      runJobOnce({ dbPath: input.dbPath, config: withEnvironment(loaded?.config ?? emptyConfig(), input.env), name, logger }),
     ),
   );
   input.out(`job ${name}: ${summary ?? 'done'}`);

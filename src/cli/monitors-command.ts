@@ -1,4 +1,4 @@
-import { loadConfig } from '../config/load-config.js';
+import { emptyConfig, loadConfig, withEnvironment } from '../config/load-config.js';
 import type { Monitor } from '../domain/monitors/monitor.js';
 import { listMonitors } from '../domain/monitors/monitor-service.js';
 import type { CommandInput } from './command.js';
@@ -12,7 +12,8 @@ const monitorLine = (m: Monitor) => [m.id, m.probeType, m.status, m.name.replace
 export async function runMonitorsList(input: CommandInput): Promise<number> {
   mustExist(input.dbPath);
   const file = input.configFile;
-  const publicUrl = (file ? loadConfig(file, input.env).config.publicUrl : null) ?? `http://localhost:${portOf(input.env.PORT)}`;
+  const publicUrl =
+    withEnvironment(file ? loadConfig(file, input.env).config : emptyConfig(), input.env).publicUrl ?? `http://localhost:${portOf(input.env.PORT)}`;
   return withContext(
     input.dbPath,
     async (ctx) => {

@@ -1,4 +1,4 @@
-import { emptyConfig, withRegionFromEnv } from '../config/load-config.js';
+import { emptyConfig, withEnvironment } from '../config/load-config.js';
 import { startServer } from '../main.js';
 import { STOP_DEADLINE_MS } from '../stop-times.js';
 import type { Notice, RunningServer } from '../main.js';
@@ -51,7 +51,7 @@ export async function runServe(input: CommandInput): Promise<number> {
   const loaded = configOf(input.configFile, input.env);
   const port = portOf(input.string('port') ?? input.env.PORT);
   const host = input.string('host') || input.env.HOST || undefined;
-  const config = withRegionFromEnv(loaded?.config ?? emptyConfig(), input.env);
+  const config = withEnvironment(loaded?.config ?? emptyConfig(), input.env);
   const logger = commandLogger(input);
   let server: RunningServer | null = null;
   let stopSignal: NodeJS.Signals | null = null;

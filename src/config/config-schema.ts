@@ -18,7 +18,7 @@ const URLNAME = /^[a-z0-9](?:[a-z0-9-]{0,98}[a-z0-9])?$/;
 
 const name = z.string().trim().min(1).max(200);
 const urlname = z.string().regex(URLNAME, { error: 'must be lowercase letters, digits and dashes, like acme-api' });
-const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
+export const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
 const id = z.int().min(1).max(Number.MAX_SAFE_INTEGER);
 /** Those of the catalog are out of a company's reach (see domain/services/service-ids.ts). */
 const customServiceId = z.int().refine(isCustomServiceId, { error: CUSTOM_SERVICE_ID_RULE });

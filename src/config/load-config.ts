@@ -5,7 +5,7 @@ import { DomainError } from '../domain/errors.js';
 import type { FieldIssue } from '../domain/errors.js';
 import type { Setup } from '../domain/setup/setup.js';
 import { parseInput } from '../domain/validation.js';
-import { configFileSchema } from './config-schema.js';
+import { configFileSchema, httpUrl } from './config-schema.js';
 import { ConfigError } from './config-error.js';
 import { substituteEnv } from './env-substitution.js';
 import { regionName } from '../domain/companies/agent-keys.js';
@@ -200,11 +200,26 @@ export function loadConfig(file: string, env: NodeJS.ProcessEnv): LoadedConfig {
   return parseConfig(file, text, env);
 }
 
-/** STATUSBOT_REGION names this process's probing region over the config's `region` (one config, servers in several places). */
-export function withRegionFromEnv(config: Config, env: NodeJS.ProcessEnv): Config {
-  const raw = env.STATUSBOT_REGION;
-  if (raw === undefined || raw.trim() === '') return config;
-  const checked = regionName.safeParse(raw);
-  if (!checked.success) throw new ConfigError(`STATUSBOT_REGION ${checked.error.issues[0]?.message ?? 'is not a region name'}: "${raw}"`);
-  return { ...config, region: checked.data };
+/**
+ * What the environment says of this process over what the config file says of every process that reads it
+ * (one config, servers in several places): STATUSBOT_REGION names its probing region, STATUSBOT_PUBLIC_URL the
+ * address people reach it at (a container's or a Helm release's, kept out of the file).
+ */
+export function withEnvironment(config: Config, env: NodeJS.ProcessEnv): Config {
+  const given = (name: string) => {
+    const raw = env[name];
+    return raw === undefined || raw.trim() === '' ? null : raw;
+  };
+  const region = given('STATUSBOT_REGION');
+  const publicUrl = given('STATUSBOT_PUBLIC_URL');
+  const checkedRegion = region === null ? null : regionName.safeParse(region);
+  if (checkedRegion && !checkedRegion.success)
+    throw new ConfigError(`STATUSBOT_REGION ${checkedRegion.error.issues[0]?.message ?? 'is not a region name'}: "${region}"`);
+  const checkedUrl = publicUrl === null ? null : httpUrl.safeParse(publicUrl.trim());
+  if (checkedUrl && !checkedUrl.success) throw new ConfigError(`STATUSBOT_PUBLIC_URL must be an http(s) URL: "${publicUrl}"`);
+  return {
+    ...config,
+    region: checkedRegion?.data ?? config.region,
+    publicUrl: checkedUrl?.data.replace(/\/+$/, '') ?? config.publicUrl,
+  };
 }

@@ -1,11 +1,11 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createTestDatabase, TEST_ENGINE } from '../helpers/test-database.js';
 import type { TestDatabase } from '../helpers/test-database.js';
 import { waitUntil } from '../helpers/wait-until.js';
-import { startCli } from './run-cli.js';
+import { runCli, startCli } from './run-cli.js';
 import type { Running } from './run-cli.js';
 
 let dir: string;
@@ -67,4 +67,42 @@ describe('serve with stdout in a pipe', () => {
     }
     expect(records.filter((r) => String(r.msg).startsWith('applied migrations 0001_init, '))).toHaveLength(1);
   }, 120_000);
+});
+
+describe('STATUSBOT_PUBLIC_URL', () => {
+  it("names the address people reach the server at, over the config's public_url", async () => {
+    if (TEST_ENGINE === 'postgres') database = await createTestDatabase({ migrated: false });
+    const dbPath = database?.path ?? join(dir, 'data', 'statusbot.db');
+    writeFileSync(join(dir, 'statusbot.yml'), 'public_url: "http://from-the-file.example.test"\n');
+    const s = startCli(['serve', '--port', '0', '--host', '127.0.0.1', '--db', dbPath, '--config', 'statusbot.yml'], {
+      cwd: dir,
+      env: { STATUSBOT_PUBLIC_URL: 'https://status.example.test/' },
+    });
+    running.push(s);
+    const { url } = await s.listening();
+    await waitUntil(() => s.out.stdout.includes('"home"'), { what: 'the line of addresses' });
+    const where = jsonLines(s.out.stdout)
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .find((r) => 'home' in r);
+    expect(where).toMatchObject({ home: 'https://status.example.test/', api_docs: 'https://status.example.test/api/docs' });
+    // The links the server gives are on that address too.
+    const key = String(
+      jsonLines(s.out.stdout)
+        .map((l) => JSON.parse(l) as Record<string, unknown>)
+        .find((r) => 'demo_api_key' in r)?.demo_api_key,
+    );
+    const service = await fetch(`${url}/api/v2/services/demo-service`, { headers: { authorization: `Bearer ${key}` } });
+    expect(service.status).toBe(200);
+    expect(((await service.json()) as { data: { attributes: { tracker_url: string } } }).data.attributes.tracker_url).toBe(
+      'https://status.example.test/services/demo-service',
+    );
+  });
+
+  it('is refused, naming it, when it is not an http(s) URL', async () => {
+    const dbPath = join(dir, 'data', 'statusbot.db');
+    const res = await runCli(['serve', '--port', '0', '--db', dbPath], { cwd: dir, env: { STATUSBOT_PUBLIC_URL: 'status.example.test' } });
+    expect(res).toMatchObject({ code: 1, stderr: 'statusbot: STATUSBOT_PUBLIC_URL must be an http(s) URL: "status.example.test"\n' });
+    // Before anything is made.
+    expect(existsSync(dbPath)).toBe(false);
+  });
 });
