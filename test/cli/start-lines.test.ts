@@ -80,7 +80,7 @@ describe('STATUSBOT_PUBLIC_URL', () => {
     });
     running.push(s);
     const { url } = await s.listening();
-    await waitUntil(() => s.out.stdout.includes('"home"'), { what: 'the line of addresses' });
+    await waitUntil(() => s.out.stdout.includes('"demo_api_key"'), { what: 'the demo key line' });
     const where = jsonLines(s.out.stdout)
       .map((l) => JSON.parse(l) as Record<string, unknown>)
       .find((r) => 'home' in r);

@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { tmpdir } from 'node:os';
@@ -117,7 +117,11 @@ describeOnce('the npm package', () => {
     const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
 
     const shown = await spawnCli(['--version'], { cwd: elsewhere, bin });
-    expect(shown.stdout.trim(), shown.stderr).toBe(`statusbot ${version}`);
+    // The commit the package was packed from, recorded when npm pack built it.
+    const head = execFileSync('git', ['-C', ROOT, 'rev-parse', 'HEAD'], { encoding: 'utf8' }).trim();
+    expect(shown.stdout.trim(), shown.stderr).toMatch(
+      new RegExp(`^statusbot ${version.replaceAll('.', '\\.')} \\(commit ${head}(, with changes not committed)?\\)$`),
+    );
     const made = await spawnCli(['migrate', '--db', './x.db'], { cwd: elsewhere, bin });
     expect(made.stdout, made.stderr).toMatch(/^created a new database at \.\/x\.db\napplied 0001_init, /);
     const applied = await spawnCli(['apply', '--config', 'statusbot.yml', '--db', './x.db'], { cwd: elsewhere, bin });
