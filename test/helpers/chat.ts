@@ -68,6 +68,20 @@ export interface Submitted {
   fieldErrors: Record<string, string> | null;
 }
 
+/**
+ * A call the platform's API answered for a channel's messages: a new message, a reply under one (Slack's
+ * thread, Discord's message reference), an edit of one; any other call by the platform's own name.
+ */
+export interface Sent {
+  step: 'message' | 'reply' | 'edit' | (string & {});
+  /** The message replied to or edited; null for a new message. */
+  of: string | null;
+  /** When the fake received it (ms since the epoch). */
+  at: number;
+  /** The request's body, in the platform's shape. */
+  body: any;
+}
+
 /** A message statusbot posted in a channel, with the replies under it (Slack's thread, Discord's replies). */
 export interface Shown {
   id: string;
@@ -96,6 +110,8 @@ export interface ChatHarness {
   clickReport(service: string, where?: Where): Promise<Answer>;
   /** The top-level messages of a channel, in posting order. */
   shown(channel: string): Shown[];
+  /** What the platform's API received and answered for a channel's messages (by id), in order. */
+  sent(channelId: string): Sent[];
   /** As if someone deleted the message in the platform. */
   deleteMessage(channel: string, id: string): void;
   /** A channel's top-level messages, by its platform id (a room's). */
@@ -135,10 +151,19 @@ export interface HarnessOptions {
   gateway?: boolean;
   /** Where the server logs (quiet but for errors by default). */
   logger?: TestServerOptions['logger'];
+  /** The services of Acme's board Vendors, a YAML list (`[{ urlname: acme-cloud }]` by default). */
+  boardServices?: string;
 }
 
 /** The chat config of a platform's harness: Acme linked with its channels and listed admins; Globex unlinked. */
-export function chatConfig(platform: Platform, workspace: string, channels: string, admins: string, incidentChannels = false): string {
+export function chatConfig(
+  platform: Platform,
+  workspace: string,
+  channels: string,
+  admins: string,
+  incidentChannels = false,
+  boardServices = '[{ urlname: acme-cloud }]',
+): string {
   return `
 public_url: http://status.test
 rate_limit: { per_minute: 100000 }
@@ -156,7 +181,7 @@ companies:
       - id: ${ACME_BOARD}
         name: Vendors
         urlname: vendors
-        services: [{ urlname: acme-cloud }]
+        services: ${boardServices}
     ${platform}: { ${platform === 'slack' ? 'team_id' : 'guild_id'}: "${workspace}"${admins} }
 ${incidentChannels ? '    chat: { incident_channels: true }\n' : ''}${channels}
   - name: Globex

@@ -3,7 +3,7 @@ import { FAKE_APPLICATION_ID, FAKE_DISCORD_TOKEN, startFakeDiscord } from '../fa
 import { startFakeGateway } from '../fakes/fake-discord-gateway.js';
 import type { FakeDiscord } from '../fakes/fake-discord.js';
 import { channelsBlock, chatConfig, settleOutbox } from './chat.js';
-import type { Answer, Ask, ChatHarness, FormShown, HarnessOptions, Shown, Where } from './chat.js';
+import type { Answer, Ask, ChatHarness, FormShown, HarnessOptions, Sent, Shown, Where } from './chat.js';
 import { startTestServer } from './test-server.js';
 import type { TestServer, TestServerOptions } from './test-server.js';
 
@@ -112,15 +112,37 @@ function discordAnswer(body: any): Answer {
   return { text, ephemeral: data.flags === 64, buttons: buttonsOf(data.components), form: null, raw: body };
 }
 
+/** The Discord harness, with its fake for what a table checks in Discord's own shapes. */
+export interface DiscordHarness extends ChatHarness {
+  platform: 'discord';
+  fake: FakeDiscord;
+}
+
+/** The REST calls of a channel as steps: a reply is a message with a reference, an edit is a PATCH of a message. */
+function discordSent(fake: FakeDiscord, channelId: string): Sent[] {
+  const messages = `/channels/${channelId}/messages`;
+  return fake
+    .ok()
+    .filter((c) => c.path.startsWith(`/channels/${channelId}/`))
+    .map((c) => {
+      if (c.method === 'POST' && c.path === messages) {
+        const reference = c.body.message_reference?.message_id ?? null;
+        return { step: reference ? 'reply' : 'message', of: reference, at: c.at, body: c.body };
+      }
+      if (c.method === 'PATCH' && c.path.startsWith(`${messages}/`)) return { step: 'edit', of: c.path.slice(messages.length + 1), at: c.at, body: c.body };
+      return { step: `${c.method} ${c.path}`, of: null, at: c.at, body: c.body };
+    });
+}
+
 /** The harness of the table-driven chat tests on Discord: the real interaction handler over signed HTTP, against the fake REST API. */
-export async function startDiscordHarness(options: HarnessOptions = {}): Promise<ChatHarness> {
+export async function startDiscordHarness(options: HarnessOptions = {}): Promise<DiscordHarness> {
   const fake = await startFakeDiscord();
   // Reactions arrive over the gateway only.
   const gateway = options.gateway ? await startFakeGateway(FAKE_APPLICATION_ID) : null;
   if (gateway) fake.gatewayUrl = gateway.url;
   const channelId = (name: string) => discordId('channel', name);
   const s = await startDiscordServer(fake, {
-    config: chatConfig('discord', GUILD, channelsBlock('discord', channelId, options.channels), '', options.incidentChannels),
+    config: chatConfig('discord', GUILD, channelsBlock('discord', channelId, options.channels), '', options.incidentChannels, options.boardServices),
     ...(options.delivery ? { delivery: options.delivery } : {}),
     ...(gateway ? { env: { DISCORD_GATEWAY: 'on' } } : {}),
     ...(options.logger ? { logger: options.logger } : {}),
@@ -156,6 +178,7 @@ export async function startDiscordHarness(options: HarnessOptions = {}): Promise
   return {
     platform: 'discord',
     s,
+    fake,
     bold: (t) => `**${t}**`,
     code: (t) => `\`${t}\``,
     channelId,
@@ -185,6 +208,7 @@ export async function startDiscordHarness(options: HarnessOptions = {}): Promise
     },
     shown: (channel) => shownIn(channelId(channel)),
     shownIn,
+    sent: (id) => discordSent(fake, id),
     memberId: (member = 'admin') => DISCORD_USERS[member],
     rooms: () => fake.channels.map((c) => ({ id: c.id, name: c.name, members: [...c.members] })),
     say: (id, text, member = 'admin') => fake.say(id, DISCORD_USERS[member], text),

@@ -5,7 +5,7 @@ import type { FakeSlack, SlackCall } from '../fakes/fake-slack.js';
 import { ACME_KEY, GLOBEX_KEY, startTestServer } from './test-server.js';
 import type { TestServer, TestServerOptions } from './test-server.js';
 import { channelsBlock, chatConfig, settleOutbox } from './chat.js';
-import type { Answer, Ask, ChatHarness, DigestSettings, FormShown, HarnessOptions, Shown, Where } from './chat.js';
+import type { Answer, Ask, ChatHarness, DigestSettings, FormShown, HarnessOptions, Sent, Shown, Where } from './chat.js';
 
 export const SIGNING_SECRET = '8f742231b10e8888abcd99yyyzzz85a5';
 export { ACME_KEY, GLOBEX_KEY };
@@ -303,13 +303,33 @@ async function slackAnswer(fake: FakeSlack, responseId: string, triggerId: strin
   return { text: body.text, ephemeral: body.response_type === 'ephemeral', buttons: buttonsOf(body.blocks), form: null, raw: body };
 }
 
+/** The Slack harness, with its fake for what a table checks in Slack's own shapes. */
+export interface SlackHarness extends ChatHarness {
+  platform: 'slack';
+  fake: FakeSlack;
+}
+
+/** The Web API calls of a channel's messages as steps: a reply is a message in a thread, an edit is chat.update. */
+function slackSent(fake: FakeSlack, channelId: string): Sent[] {
+  return fake.calls
+    .filter((c) => c.ok && c.body.channel === channelId && c.method.startsWith('chat.'))
+    .map((c) => {
+      if (c.method === 'chat.postMessage') {
+        const thread = typeof c.body.thread_ts === 'string' ? c.body.thread_ts : null;
+        return { step: thread ? 'reply' : 'message', of: thread, at: c.at, body: c.body };
+      }
+      if (c.method === 'chat.update') return { step: 'edit', of: String(c.body.ts), at: c.at, body: c.body };
+      return { step: c.method, of: c.body.ts ?? null, at: c.at, body: c.body };
+    });
+}
+
 /** The harness of the table-driven chat tests on Slack: the real Bolt app against the fake Web API. */
-export async function startSlackHarness(options: HarnessOptions = {}): Promise<ChatHarness> {
+export async function startSlackHarness(options: HarnessOptions = {}): Promise<SlackHarness> {
   const fake = await startFakeSlack();
   fake.users.set(SLACK_MEMBERS['channel-manager'], {});
   const channels = channelsBlock('slack', slackChannel, options.channels);
   const s = await startSlackServer(fake, {
-    config: chatConfig('slack', ACME_TEAM, channels, `, admins: [${SLACK_MEMBERS['channel-manager']}]`, options.incidentChannels),
+    config: chatConfig('slack', ACME_TEAM, channels, `, admins: [${SLACK_MEMBERS['channel-manager']}]`, options.incidentChannels, options.boardServices),
     ...(options.delivery ? { delivery: options.delivery } : {}),
     ...(options.logger ? { logger: options.logger } : {}),
   });
@@ -342,6 +362,7 @@ export async function startSlackHarness(options: HarnessOptions = {}): Promise<C
   return {
     platform: 'slack',
     s,
+    fake,
     bold: (t) => `*${t}*`,
     code: (t) => `\`${t}\``,
     channelId: slackChannel,
@@ -385,6 +406,7 @@ export async function startSlackHarness(options: HarnessOptions = {}): Promise<C
     },
     shown: (channel) => shownIn(slackChannel(channel)),
     shownIn,
+    sent: (channelId) => slackSent(fake, channelId),
     memberId: (member = 'admin') => SLACK_MEMBERS[member],
     rooms: () => fake.channels.map((c) => ({ id: c.id, name: c.name, members: c.members.filter((m) => m !== 'UBOT') })),
     say: (channelId, text, member = 'admin') => fake.say(channelId, SLACK_MEMBERS[member], text),
