@@ -1,3 +1,4 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import type { FormValues } from '../../adapters/chat/reply.js';
 import { ACME_BOARD, ACME_KEY, GLOBEX_KEY } from './test-server.js';
 import type { TestServer, TestServerOptions } from './test-server.js';
@@ -80,6 +81,7 @@ export interface Sent {
   at: number;
   /** The request's body, in the platform's shape. */
   body: any;
+  headers: IncomingHttpHeaders;
 }
 
 /** A message statusbot posted in a channel, with the replies under it (Slack's thread, Discord's replies). */

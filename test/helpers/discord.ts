@@ -127,10 +127,11 @@ function discordSent(fake: FakeDiscord, channelId: string): Sent[] {
     .map((c) => {
       if (c.method === 'POST' && c.path === messages) {
         const reference = c.body.message_reference?.message_id ?? null;
-        return { step: reference ? 'reply' : 'message', of: reference, at: c.at, body: c.body };
+        return { step: reference ? 'reply' : 'message', of: reference, at: c.at, body: c.body, headers: c.headers };
       }
-      if (c.method === 'PATCH' && c.path.startsWith(`${messages}/`)) return { step: 'edit', of: c.path.slice(messages.length + 1), at: c.at, body: c.body };
-      return { step: `${c.method} ${c.path}`, of: null, at: c.at, body: c.body };
+      if (c.method === 'PATCH' && c.path.startsWith(`${messages}/`))
+        return { step: 'edit', of: c.path.slice(messages.length + 1), at: c.at, body: c.body, headers: c.headers };
+      return { step: `${c.method} ${c.path}`, of: null, at: c.at, body: c.body, headers: c.headers };
     });
 }
 

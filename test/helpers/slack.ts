@@ -316,10 +316,10 @@ function slackSent(fake: FakeSlack, channelId: string): Sent[] {
     .map((c) => {
       if (c.method === 'chat.postMessage') {
         const thread = typeof c.body.thread_ts === 'string' ? c.body.thread_ts : null;
-        return { step: thread ? 'reply' : 'message', of: thread, at: c.at, body: c.body };
+        return { step: thread ? 'reply' : 'message', of: thread, at: c.at, body: c.body, headers: c.headers };
       }
-      if (c.method === 'chat.update') return { step: 'edit', of: String(c.body.ts), at: c.at, body: c.body };
-      return { step: c.method, of: c.body.ts ?? null, at: c.at, body: c.body };
+      if (c.method === 'chat.update') return { step: 'edit', of: String(c.body.ts), at: c.at, body: c.body, headers: c.headers };
+      return { step: c.method, of: c.body.ts ?? null, at: c.at, body: c.body, headers: c.headers };
     });
 }
 
