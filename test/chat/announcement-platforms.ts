@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import type { ChatHarness, HarnessOptions, Sent } from '../helpers/chat.js';
+import type { ChatHarness, HarnessOptions, PlatformFailure, Sent } from '../helpers/chat.js';
 import { startDiscordHarness } from '../helpers/discord.js';
 import { startSlackHarness } from '../helpers/slack.js';
 
@@ -23,6 +23,9 @@ export interface AnnouncementDriver {
 const SLACK_STATE = { minor: 'Minor', major: 'Major', resolved: 'Resolved', deleted: 'Deleted' } as const;
 const DISCORD_MARK = { minor: '🟠', major: '🔴', resolved: '✅', deleted: '🗑️' } as const;
 const DISCORD_STATUS = { 'Minor issues': '🟠', 'Major outage': '🔴', Operational: '🟢' } as const;
+
+/** Failures to inject: how many, which, and whether only replies get them. */
+type Failures = readonly (readonly [number, PlatformFailure, 'replies'?])[];
 
 /** An update written in Markdown, and how each platform shows it. */
 export const MARKDOWN_CASES = [
@@ -78,6 +81,20 @@ export const ANNOUNCEMENT_PLATFORMS = [
     expectResolved(stored: any) {
       expect(JSON.stringify(stored.blocks)).toContain(':white_check_mark: Resolved');
     },
+    /** An outage of the Web API: 500s, 429s, then 500s of thread replies; and how many of each it answered. */
+    storm: [
+      [4, { status: 500 }],
+      [3, { status: 429, retryAfterSeconds: 1 }],
+      [2, { status: 500 }, 'replies'],
+    ] as Failures,
+    stormed: { 500: 6, 429: 3 },
+    /** What a new start meets: a few 500s and a 429. */
+    blip: [
+      [3, { status: 500 }],
+      [1, { status: 429, retryAfterSeconds: 1 }],
+    ] as Failures,
+    /** How much sooner than its Retry-After the next call to a rate-limited channel may be seen, in ms. */
+    early: 50,
   },
   {
     platform: 'discord',
@@ -118,5 +135,18 @@ export const ANNOUNCEMENT_PLATFORMS = [
     expectResolved(stored: any) {
       expect(stored.embeds[0].fields.find((f: any) => f.name === 'Stage').value).toBe('Resolved');
     },
+    /** An outage of the REST API: 500s, 429s (a global one too), 500s; and how many of each it answered. */
+    storm: [
+      [4, { status: 500 }],
+      [2, { status: 429, retryAfterSeconds: 0.3 }],
+      [1, { status: 429, retryAfterSeconds: 0.2, global: true }],
+      [3, { status: 500 }],
+    ] as Failures,
+    stormed: { 500: 7, 429: 3 },
+    blip: [
+      [3, { status: 500 }],
+      [1, { status: 429, retryAfterSeconds: 0.2 }],
+    ] as Failures,
+    early: 10,
   },
 ] as const;

@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import type { ManualClock } from '../../src/domain/clock.js';
 import type { FormValues } from '../../adapters/chat/reply.js';
 import { ACME_BOARD, ACME_KEY, GLOBEX_KEY } from './test-server.js';
 import type { TestServer, TestServerOptions } from './test-server.js';
@@ -84,6 +85,19 @@ export interface Sent {
   headers: IncomingHttpHeaders;
 }
 
+/** A call that reached the platform's API, whatever it was answered: its step (as in Sent) and channel. */
+export interface PlatformCall {
+  step: Sent['step'];
+  channel: string | null;
+  status: number;
+  /** The Retry-After of a 429, in seconds. */
+  retryAfterSeconds: number | null;
+  at: number;
+}
+
+/** A failure the fake platform answers instead (Discord's 429 may be its global one). */
+export type PlatformFailure = { status: 500 } | { status: 429; retryAfterSeconds: number; global?: boolean };
+
 /** A message statusbot posted in a channel, with the replies under it (Slack's thread, Discord's replies). */
 export interface Shown {
   id: string;
@@ -114,6 +128,15 @@ export interface ChatHarness {
   shown(channel: string): Shown[];
   /** What the platform's API received and answered for a channel's messages (by id), in order. */
   sent(channelId: string): Sent[];
+  /** Every call that reached the platform's API, in order, however it was answered. */
+  calls(): PlatformCall[];
+  /** The platform's API answers the next `count` calls (those `pick` takes) with a failure. */
+  failNext(count: number, failure: PlatformFailure, pick?: (call: Pick<PlatformCall, 'step' | 'channel'>) => boolean): void;
+  /**
+   * Stops the server and starts another on the same database (the harness must be started with a `dbPath`),
+   * against the same fake; `meanwhile` runs while no server runs.
+   */
+  restart(options?: { delivery?: TestServerOptions['delivery']; meanwhile?: () => Promise<void> }): Promise<void>;
   /** As if someone deleted the message in the platform. */
   deleteMessage(channel: string, id: string): void;
   /** A channel's top-level messages, by its platform id (a room's). */
@@ -155,6 +178,9 @@ export interface HarnessOptions {
   logger?: TestServerOptions['logger'];
   /** The services of Acme's board Vendors, a YAML list (`[{ urlname: acme-cloud }]` by default). */
   boardServices?: string;
+  /** A database that outlives the server (for `restart`), and a clock that runs on across restarts. */
+  dbPath?: string;
+  clock?: ManualClock;
 }
 
 /** The chat config of a platform's harness: Acme linked with its channels and listed admins; Globex unlinked. */
