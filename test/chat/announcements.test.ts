@@ -1,14 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queueDueDigests } from '../../src/domain/boards/board-digest.js';
 import type { ChatHarness } from '../helpers/chat.js';
-import { PLATFORMS } from '../helpers/platforms.js';
 import { FAST_DELIVERY } from '../helpers/test-server.js';
+import { ANNOUNCEMENT_PLATFORMS, MARKDOWN_CASES } from './announcement-platforms.js';
+import type { AnnouncementDriver } from './announcement-platforms.js';
 
 /** The one delivery state machine, the same scenario on every platform, through the outbox worker and the fakes. */
-describe.each(PLATFORMS)('$platform', ({ platform, start }) => {
+describe.each(ANNOUNCEMENT_PLATFORMS)('$platform', (row) => {
+  const { platform } = row;
+  let d: AnnouncementDriver;
   let h: ChatHarness;
   beforeAll(async () => {
-    h = await start({
+    d = await row.start({
       delivery: FAST_DELIVERY,
       channels: [
         { channel: 'incidents', incidents: true },
@@ -18,6 +21,7 @@ describe.each(PLATFORMS)('$platform', ({ platform, start }) => {
         { channel: 'reports', services: ['other-cloud'] },
       ],
     });
+    h = d.h;
   });
   afterAll(async () => {
     await h?.stop();
@@ -33,7 +37,6 @@ describe.each(PLATFORMS)('$platform', ({ platform, start }) => {
     expect(res.status, res.text).toBe(200);
   };
   const messageOf = (channel: string, id: number) => h.shown(channel).filter((m) => m.text.includes(`#${id} `) || m.text.includes(`#${id}:`));
-
   it('shows an incident in one message, edited in place, with every update (the opening one too) as a reply, in order', async () => {
     const id = await open('Checkout down', 'Some users cannot pay');
     await h.settle();
@@ -60,6 +63,36 @@ describe.each(PLATFORMS)('$platform', ({ platform, start }) => {
 
     const remembered = await h.s.ctx.db.selectFrom('chat_messages').selectAll().where('subject', '=', `incident:${id}`).execute();
     expect(remembered).toEqual([expect.objectContaining({ platform, channel_id: h.channelId('incidents'), message_id: message!.id })]);
+
+    // What the platform's API received: the message, then per change an edit of it and per update a reply under it.
+    const incidents = h.channelId('incidents');
+    const sent = h.sent(incidents);
+    const m = message!.id;
+    expect(sent.map((c) => [c.step, c.of])).toEqual([
+      ['message', null],
+      ['reply', m],
+      ['edit', m],
+      ['reply', m],
+      ['edit', m],
+      ['edit', m],
+      ['reply', m],
+    ]);
+    const opened = { state: 'minor', id, title: 'Checkout down', service: 'Acme API' } as const;
+    expect(row.headlineOf(sent[0]!.body)).toBe(row.headline(opened));
+    row.expectPosted(sent[0]!, opened, 'Some users cannot pay');
+    expect(row.buttons(sent[0]!.body)).toEqual([
+      ['Post update', row.postUpdate(id)],
+      ['Resolve', row.resolve(id)],
+    ]);
+    expect(message!.headline).toBe(row.headline({ ...opened, state: 'resolved', title: 'Checkout down (EU)' }));
+    const stored = d.stored(incidents, m);
+    row.expectResolved(stored);
+    expect(row.buttons(stored)).toEqual([['Post update', row.postUpdate(id)]]);
+    expect(d.replies(incidents, m)).toEqual([
+      row.reply('Investigating', opened, 'Some users cannot pay'),
+      row.reply('Identified', opened, 'Found it'),
+      row.reply('Resolved', { id, title: 'Checkout down (EU)' }, 'All good'),
+    ]);
   });
 
   it('records the same confirmed steps on every platform: the message, then the reply', async () => {
@@ -88,6 +121,13 @@ describe.each(PLATFORMS)('$platform', ({ platform, start }) => {
     const [mb] = messageOf('incidents', b);
     expect(ma!.replies.map((r) => /a\d/.exec(r)?.[0])).toEqual(['a0', 'a1']);
     expect(mb!.replies.map((r) => /b\d/.exec(r)?.[0])).toEqual(['b0', 'b1']);
+    expect([ma!.headline, mb!.headline]).toEqual([
+      row.headline({ state: 'minor', id: a, title: 'Interleaved A', service: 'Acme API' }),
+      row.headline({ state: 'minor', id: b, title: 'Interleaved B', service: 'Acme API' }),
+    ]);
+    // The replies went out in the order of the changes, each under its own incident's message.
+    const replies = h.sent(h.channelId('incidents')).filter((c) => c.step === 'reply' && (c.of === ma!.id || c.of === mb!.id));
+    expect(replies.map((c) => c.of)).toEqual([ma!.id, mb!.id, ma!.id, mb!.id]);
   });
 
   it('posts a new message when the old one was deleted in the platform, and replies and edits go to that one', async () => {
@@ -104,6 +144,8 @@ describe.each(PLATFORMS)('$platform', ({ platform, start }) => {
     expect(second!.edits).toBe(1);
     expect(second!.replies).toHaveLength(1);
     expect(second!.replies[0]).toContain('Reindexing');
+    expect(second!.headline).toBe(row.headline({ state: 'major', id, title: 'Search slow', service: 'Acme API' }));
+    expect(d.replies(h.channelId('incidents'), second!.id)).toEqual([row.reply('Monitoring', { id, title: 'Search slow' }, 'Reindexing')]);
   });
 
   it('marks a deleted incident where it was shown, drops its buttons, and tells no channel that never showed it', async () => {
@@ -117,10 +159,13 @@ describe.each(PLATFORMS)('$platform', ({ platform, start }) => {
     expect(message!.buttons).toEqual([]);
     expect(message!.replies).toHaveLength(1);
     expect(h.shown('late')).toEqual([]);
+    expect(message!.headline).toBe(row.headline({ state: 'deleted', id, title: 'Mistake', service: 'Acme API' }));
+    expect(row.controls(d.stored(h.channelId('incidents'), message!.id))).toEqual([]);
   });
 
   it('a status change of a followed service is one new message, and not an edit', async () => {
     const before = h.shown('status').length;
+    const sentBefore = h.sent(h.channelId('status')).length;
     const id = await open('Status mover', 'Slow', 1002);
     await patch(id, { description: 'done', resolution_stage: 'resolved' });
     await h.settle();
@@ -130,6 +175,25 @@ describe.each(PLATFORMS)('$platform', ({ platform, start }) => {
     expect(posted[0]!.text).toContain('Status mover');
     expect(posted[1]!.text).toContain('Operational');
     expect(posted.map((m) => m.edits)).toEqual([0, 0]);
+    expect(posted.map((m) => m.headline)).toEqual([row.statusHeadline('Acme Web', 'Minor issues'), row.statusHeadline('Acme Web', 'Operational')]);
+    expect(
+      h
+        .sent(h.channelId('status'))
+        .slice(sentBefore)
+        .map((c) => c.step),
+    ).toEqual(['message', 'message']);
+  });
+
+  it.each(MARKDOWN_CASES)('an update written in Markdown reaches the platform in its own markup: $written', async (c) => {
+    const title = `Queue backlog ${MARKDOWN_CASES.indexOf(c) + 1}`;
+    const id = await open(title);
+    await h.settle();
+    await patch(id, { description: c.written, resolution_stage: 'monitoring' });
+    await h.settle();
+    const [message] = messageOf('incidents', id);
+    const reply = d.replies(h.channelId('incidents'), message!.id).at(-1);
+    expect(reply).toEqual(row.reply('Monitoring', { id, title }, row.markdown(c)));
+    if (row.foreign) expect(String(reply)).not.toContain(row.foreign);
   });
 
   it('posts a digest with edit_in_place once and then edits it; without, posts each time; turned on later, it edits the latest', async () => {
@@ -142,6 +206,7 @@ describe.each(PLATFORMS)('$platform', ({ platform, start }) => {
     expect(inPlace[0]!.edits).toBe(1);
     expect(inPlace[0]!.text).toContain('Vendors');
     expect(inPlace[0]!.text).toContain('Acme Cloud');
+    expect(inPlace[0]!.headline).toBe(row.digestHeadline);
     const posted = h.shown('digests');
     expect(posted.map((m) => m.edits)).toEqual([0, 0]);
 

@@ -108,7 +108,8 @@ export interface FakeDiscord {
   channel(channelId: string): DiscordMessageRecord[];
   /** Calls answered with 2xx, optionally only those whose `METHOD path` matches. */
   ok(match?: RegExp): DiscordCall[];
-  failNext(count: number, failure: FakeFailure, when?: (call: { method: string; path: string }) => boolean): void;
+  /** The next `count` calls (that match `when`; `body` is the parsed JSON or payload_json) get this failure. */
+  failNext(count: number, failure: FakeFailure, when?: (call: { method: string; path: string; body: any }) => boolean): void;
   heal(): void;
   /** Requests the client gave up on (closed) while they went unanswered. */
   abandoned: number;
@@ -136,7 +137,7 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
   const calls: DiscordCall[] = [];
   const messages = new Map<string, DiscordMessageRecord>();
   const channels: DiscordChannelRecord[] = [];
-  const failures: { failure: FakeFailure; when?: (call: { method: string; path: string }) => boolean }[] = [];
+  const failures: { failure: FakeFailure; when?: (call: { method: string; path: string; body: any }) => boolean }[] = [];
   const interactions = new Map<string, SentInteraction>();
 
   function json(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): number {
@@ -284,7 +285,7 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
     const route = VERSIONED.exec((req.url ?? '/').split('?')[0]!);
     if (!route) return { status: json(res, 404, { message: '404: Not Found', code: 0 }) };
     const path = route[1]!;
-    const i = failures.findIndex((f) => !f.when || f.when({ method, path }));
+    const i = failures.findIndex((f) => !f.when || f.when({ method, path, body }));
     const failure = i === -1 ? undefined : failures.splice(i, 1)[0]!.failure;
     if (failure?.status === 429) {
       const retryAfter = String(failure.retryAfterSeconds);

@@ -21,6 +21,8 @@ export interface SlackCall {
   /** The Web API's `ok`, or the platform error the fake answered. */
   ok: boolean;
   error?: string;
+  /** The Retry-After of a 429, in seconds. */
+  retryAfterSeconds?: number;
   at: number;
 }
 
@@ -316,8 +318,18 @@ export async function startFakeSlack(options: { token?: string; appToken?: strin
         return;
       }
       const body = parseBody(Buffer.concat(chunks).toString('utf8'), req.headers['content-type']);
-      const record = (method: string, status: number, ok: boolean, error?: string) =>
-        calls.push({ method, path, body, headers: req.headers, status, ok, ...(error ? { error } : {}), at: Date.now() });
+      const record = (method: string, status: number, ok: boolean, error?: string, retryAfterSeconds?: number) =>
+        calls.push({
+          method,
+          path,
+          body,
+          headers: req.headers,
+          status,
+          ok,
+          ...(error ? { error } : {}),
+          ...(retryAfterSeconds === undefined ? {} : { retryAfterSeconds }),
+          at: Date.now(),
+        });
 
       if (path.startsWith('/respond/')) {
         record('response_url', 200, true);
@@ -340,7 +352,13 @@ export async function startFakeSlack(options: { token?: string; appToken?: strin
           res.end(JSON.stringify({ ok: false, error: failure.error }));
           return;
         }
-        record(method, failure.status, false, failure.status === 429 ? 'ratelimited' : 'internal_error');
+        record(
+          method,
+          failure.status,
+          false,
+          failure.status === 429 ? 'ratelimited' : 'internal_error',
+          failure.status === 429 ? failure.retryAfterSeconds : undefined,
+        );
         const headers: Record<string, string> = { 'content-type': 'application/json' };
         if (failure.status === 429) headers['retry-after'] = String(failure.retryAfterSeconds);
         res.writeHead(failure.status, headers);

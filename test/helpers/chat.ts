@@ -1,3 +1,5 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import type { ManualClock } from '../../src/domain/clock.js';
 import type { FormValues } from '../../adapters/chat/reply.js';
 import { ACME_BOARD, ACME_KEY, GLOBEX_KEY } from './test-server.js';
 import type { TestServer, TestServerOptions } from './test-server.js';
@@ -68,6 +70,34 @@ export interface Submitted {
   fieldErrors: Record<string, string> | null;
 }
 
+/**
+ * A call the platform's API answered for a channel's messages: a new message, a reply under one (Slack's
+ * thread, Discord's message reference), an edit of one; any other call by the platform's own name.
+ */
+export interface Sent {
+  step: 'message' | 'reply' | 'edit' | (string & {});
+  /** The message replied to or edited; null for a new message. */
+  of: string | null;
+  /** When the fake received it (ms since the epoch). */
+  at: number;
+  /** The request's body, in the platform's shape. */
+  body: any;
+  headers: IncomingHttpHeaders;
+}
+
+/** A call that reached the platform's API, whatever it was answered: its step (as in Sent) and channel. */
+export interface PlatformCall {
+  step: Sent['step'];
+  channel: string | null;
+  status: number;
+  /** The Retry-After of a 429, in seconds. */
+  retryAfterSeconds: number | null;
+  at: number;
+}
+
+/** A failure the fake platform answers instead (Discord's 429 may be its global one). */
+export type PlatformFailure = { status: 500 } | { status: 429; retryAfterSeconds: number; global?: boolean };
+
 /** A message statusbot posted in a channel, with the replies under it (Slack's thread, Discord's replies). */
 export interface Shown {
   id: string;
@@ -96,6 +126,17 @@ export interface ChatHarness {
   clickReport(service: string, where?: Where): Promise<Answer>;
   /** The top-level messages of a channel, in posting order. */
   shown(channel: string): Shown[];
+  /** What the platform's API received and answered for a channel's messages (by id), in order. */
+  sent(channelId: string): Sent[];
+  /** Every call that reached the platform's API, in order, however it was answered. */
+  calls(): PlatformCall[];
+  /** The platform's API answers the next `count` calls (those `pick` takes) with a failure. */
+  failNext(count: number, failure: PlatformFailure, pick?: (call: Pick<PlatformCall, 'step' | 'channel'>) => boolean): void;
+  /**
+   * Stops the server and starts another on the same database (the harness must be started with a `dbPath`),
+   * against the same fake; `meanwhile` runs while no server runs.
+   */
+  restart(options?: { delivery?: TestServerOptions['delivery']; meanwhile?: () => Promise<void> }): Promise<void>;
   /** As if someone deleted the message in the platform. */
   deleteMessage(channel: string, id: string): void;
   /** A channel's top-level messages, by its platform id (a room's). */
@@ -135,10 +176,22 @@ export interface HarnessOptions {
   gateway?: boolean;
   /** Where the server logs (quiet but for errors by default). */
   logger?: TestServerOptions['logger'];
+  /** The services of Acme's board Vendors, a YAML list (`[{ urlname: acme-cloud }]` by default). */
+  boardServices?: string;
+  /** A database that outlives the server (for `restart`), and a clock that runs on across restarts. */
+  dbPath?: string;
+  clock?: ManualClock;
 }
 
 /** The chat config of a platform's harness: Acme linked with its channels and listed admins; Globex unlinked. */
-export function chatConfig(platform: Platform, workspace: string, channels: string, admins: string, incidentChannels = false): string {
+export function chatConfig(
+  platform: Platform,
+  workspace: string,
+  channels: string,
+  admins: string,
+  incidentChannels = false,
+  boardServices = '[{ urlname: acme-cloud }]',
+): string {
   return `
 public_url: http://status.test
 rate_limit: { per_minute: 100000 }
@@ -156,7 +209,7 @@ companies:
       - id: ${ACME_BOARD}
         name: Vendors
         urlname: vendors
-        services: [{ urlname: acme-cloud }]
+        services: ${boardServices}
     ${platform}: { ${platform === 'slack' ? 'team_id' : 'guild_id'}: "${workspace}"${admins} }
 ${incidentChannels ? '    chat: { incident_channels: true }\n' : ''}${channels}
   - name: Globex

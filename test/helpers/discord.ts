@@ -3,7 +3,7 @@ import { FAKE_APPLICATION_ID, FAKE_DISCORD_TOKEN, startFakeDiscord } from '../fa
 import { startFakeGateway } from '../fakes/fake-discord-gateway.js';
 import type { FakeDiscord } from '../fakes/fake-discord.js';
 import { channelsBlock, chatConfig, settleOutbox } from './chat.js';
-import type { Answer, Ask, ChatHarness, FormShown, HarnessOptions, Shown, Where } from './chat.js';
+import type { Answer, Ask, ChatHarness, FormShown, HarnessOptions, PlatformCall, Sent, Shown, Where } from './chat.js';
 import { startTestServer } from './test-server.js';
 import type { TestServer, TestServerOptions } from './test-server.js';
 
@@ -23,7 +23,14 @@ export const discordConfig = (channels = '') => chatConfig('discord', GUILD, cha
 /** A server with Discord on (Acme in guild 111, with these channels, unless another config is given). */
 export async function startDiscordServer(
   fake: FakeDiscord,
-  options: { delivery?: TestServerOptions['delivery']; dbPath?: string; config?: string; env?: NodeJS.ProcessEnv; logger?: TestServerOptions['logger'] } = {},
+  options: {
+    delivery?: TestServerOptions['delivery'];
+    dbPath?: string;
+    clock?: TestServerOptions['clock'];
+    config?: string;
+    env?: NodeJS.ProcessEnv;
+    logger?: TestServerOptions['logger'];
+  } = {},
 ): Promise<TestServer> {
   return startTestServer({
     config: options.config ?? discordConfig(),
@@ -31,6 +38,7 @@ export async function startDiscordServer(
     ...(options.logger ? { logger: options.logger } : {}),
     ...(options.delivery ? { delivery: options.delivery } : {}),
     ...(options.dbPath ? { dbPath: options.dbPath } : {}),
+    ...(options.clock ? { clock: options.clock } : {}),
   });
 }
 
@@ -112,19 +120,52 @@ function discordAnswer(body: any): Answer {
   return { text, ephemeral: data.flags === 64, buttons: buttonsOf(data.components), form: null, raw: body };
 }
 
+/** The Discord harness, with its fake for what a table checks in Discord's own shapes. */
+export interface DiscordHarness extends ChatHarness {
+  platform: 'discord';
+  fake: FakeDiscord;
+}
+
+/** A REST call as a step: a reply is a message with a reference, an edit is a PATCH of a message; the message it concerns. */
+function discordStep(call: { method: string; path: string; body: any }): Pick<Sent, 'step' | 'of'> {
+  const message = /^\/channels\/\d+\/messages(?:\/(\d+))?$/.exec(call.path);
+  if (message && call.method === 'POST' && !message[1]) {
+    const reference = call.body?.message_reference?.message_id ?? null;
+    return { step: reference ? 'reply' : 'message', of: reference };
+  }
+  if (message?.[1] && call.method === 'PATCH') return { step: 'edit', of: message[1] };
+  return { step: `${call.method} ${call.path}`, of: null };
+}
+
+function discordSent(fake: FakeDiscord, channelId: string): Sent[] {
+  return fake
+    .ok()
+    .filter((c) => c.path.startsWith(`/channels/${channelId}/`))
+    .map((c) => ({ ...discordStep(c), at: c.at, body: c.body, headers: c.headers }));
+}
+
+const discordCall = (c: { method: string; path: string; body: any }): Pick<PlatformCall, 'step' | 'channel'> => ({
+  step: discordStep(c).step,
+  channel: /^\/channels\/(\d+)\//.exec(c.path)?.[1] ?? null,
+});
+
 /** The harness of the table-driven chat tests on Discord: the real interaction handler over signed HTTP, against the fake REST API. */
-export async function startDiscordHarness(options: HarnessOptions = {}): Promise<ChatHarness> {
+export async function startDiscordHarness(options: HarnessOptions = {}): Promise<DiscordHarness> {
   const fake = await startFakeDiscord();
   // Reactions arrive over the gateway only.
   const gateway = options.gateway ? await startFakeGateway(FAKE_APPLICATION_ID) : null;
   if (gateway) fake.gatewayUrl = gateway.url;
   const channelId = (name: string) => discordId('channel', name);
-  const s = await startDiscordServer(fake, {
-    config: chatConfig('discord', GUILD, channelsBlock('discord', channelId, options.channels), '', options.incidentChannels),
-    ...(options.delivery ? { delivery: options.delivery } : {}),
-    ...(gateway ? { env: { DISCORD_GATEWAY: 'on' } } : {}),
-    ...(options.logger ? { logger: options.logger } : {}),
-  });
+  const startServer = (delivery = options.delivery) =>
+    startDiscordServer(fake, {
+      config: chatConfig('discord', GUILD, channelsBlock('discord', channelId, options.channels), '', options.incidentChannels, options.boardServices),
+      ...(delivery ? { delivery } : {}),
+      ...(gateway ? { env: { DISCORD_GATEWAY: 'on' } } : {}),
+      ...(options.logger ? { logger: options.logger } : {}),
+      ...(options.dbPath ? { dbPath: options.dbPath } : {}),
+      ...(options.clock ? { clock: options.clock } : {}),
+    });
+  let s = await startServer();
   if (gateway) await gateway.ready;
   const shownIn = (id: string): Shown[] => {
     const all = fake.channel(id);
@@ -155,7 +196,10 @@ export async function startDiscordHarness(options: HarnessOptions = {}): Promise
   };
   return {
     platform: 'discord',
-    s,
+    get s() {
+      return s;
+    },
+    fake,
     bold: (t) => `**${t}**`,
     code: (t) => `\`${t}\``,
     channelId,
@@ -185,6 +229,16 @@ export async function startDiscordHarness(options: HarnessOptions = {}): Promise
     },
     shown: (channel) => shownIn(channelId(channel)),
     shownIn,
+    sent: (id) => discordSent(fake, id),
+    calls: () => fake.calls.map((c) => ({ ...discordCall(c), status: c.status, retryAfterSeconds: c.retryAfterSeconds ?? null, at: c.at })),
+    failNext: (count, failure, pick) => fake.failNext(count, failure, pick ? (c) => pick(discordCall(c)) : undefined),
+    async restart(o = {}) {
+      if (!options.dbPath) throw new Error('restart needs the harness started with a dbPath');
+      if (gateway) throw new Error('restart does not reconnect the gateway');
+      await s.stop();
+      await o.meanwhile?.();
+      s = await startServer(o.delivery ?? options.delivery);
+    },
     memberId: (member = 'admin') => DISCORD_USERS[member],
     rooms: () => fake.channels.map((c) => ({ id: c.id, name: c.name, members: [...c.members] })),
     say: (id, text, member = 'admin') => fake.say(id, DISCORD_USERS[member], text),

@@ -5,7 +5,7 @@ import type { FakeSlack, SlackCall } from '../fakes/fake-slack.js';
 import { ACME_KEY, GLOBEX_KEY, startTestServer } from './test-server.js';
 import type { TestServer, TestServerOptions } from './test-server.js';
 import { channelsBlock, chatConfig, settleOutbox } from './chat.js';
-import type { Answer, Ask, ChatHarness, DigestSettings, FormShown, HarnessOptions, Shown, Where } from './chat.js';
+import type { Answer, Ask, ChatHarness, DigestSettings, FormShown, HarnessOptions, PlatformCall, Sent, Shown, Where } from './chat.js';
 
 export const SIGNING_SECRET = '8f742231b10e8888abcd99yyyzzz85a5';
 export { ACME_KEY, GLOBEX_KEY };
@@ -303,16 +303,47 @@ async function slackAnswer(fake: FakeSlack, responseId: string, triggerId: strin
   return { text: body.text, ephemeral: body.response_type === 'ephemeral', buttons: buttonsOf(body.blocks), form: null, raw: body };
 }
 
+/** The Slack harness, with its fake for what a table checks in Slack's own shapes. */
+export interface SlackHarness extends ChatHarness {
+  platform: 'slack';
+  fake: FakeSlack;
+}
+
+/** A Web API call as a step: a reply is a message in a thread, an edit is chat.update; the message it concerns. */
+function slackStep(call: { method: string; body: Record<string, any> }): Pick<Sent, 'step' | 'of'> {
+  if (call.method === 'chat.postMessage') {
+    const thread = typeof call.body.thread_ts === 'string' ? call.body.thread_ts : null;
+    return { step: thread ? 'reply' : 'message', of: thread };
+  }
+  if (call.method === 'chat.update') return { step: 'edit', of: String(call.body.ts) };
+  return { step: call.method, of: call.body.ts ?? null };
+}
+
+function slackSent(fake: FakeSlack, channelId: string): Sent[] {
+  return fake.calls
+    .filter((c) => c.ok && c.body.channel === channelId && c.method.startsWith('chat.'))
+    .map((c) => ({ ...slackStep(c), at: c.at, body: c.body, headers: c.headers }));
+}
+
+const slackCall = (c: { method: string; body: Record<string, any> }): Pick<PlatformCall, 'step' | 'channel'> => ({
+  step: slackStep(c).step,
+  channel: typeof c.body.channel === 'string' ? c.body.channel : null,
+});
+
 /** The harness of the table-driven chat tests on Slack: the real Bolt app against the fake Web API. */
-export async function startSlackHarness(options: HarnessOptions = {}): Promise<ChatHarness> {
+export async function startSlackHarness(options: HarnessOptions = {}): Promise<SlackHarness> {
   const fake = await startFakeSlack();
   fake.users.set(SLACK_MEMBERS['channel-manager'], {});
   const channels = channelsBlock('slack', slackChannel, options.channels);
-  const s = await startSlackServer(fake, {
-    config: chatConfig('slack', ACME_TEAM, channels, `, admins: [${SLACK_MEMBERS['channel-manager']}]`, options.incidentChannels),
-    ...(options.delivery ? { delivery: options.delivery } : {}),
-    ...(options.logger ? { logger: options.logger } : {}),
-  });
+  const startServer = (delivery = options.delivery) =>
+    startSlackServer(fake, {
+      config: chatConfig('slack', ACME_TEAM, channels, `, admins: [${SLACK_MEMBERS['channel-manager']}]`, options.incidentChannels, options.boardServices),
+      ...(delivery ? { delivery } : {}),
+      ...(options.logger ? { logger: options.logger } : {}),
+      ...(options.dbPath ? { dbPath: options.dbPath } : {}),
+      ...(options.clock ? { clock: options.clock } : {}),
+    });
+  let s = await startServer();
   const teamOf = (w: Where) => slackWorkspace(w.workspace ?? 'acme');
   const ask = async (a: Ask, where: Where = {}): Promise<Answer> => {
     const fields = {
@@ -341,7 +372,10 @@ export async function startSlackHarness(options: HarnessOptions = {}): Promise<C
   };
   return {
     platform: 'slack',
-    s,
+    get s() {
+      return s;
+    },
+    fake,
     bold: (t) => `*${t}*`,
     code: (t) => `\`${t}\``,
     channelId: slackChannel,
@@ -385,6 +419,19 @@ export async function startSlackHarness(options: HarnessOptions = {}): Promise<C
     },
     shown: (channel) => shownIn(slackChannel(channel)),
     shownIn,
+    sent: (channelId) => slackSent(fake, channelId),
+    calls: () => fake.calls.map((c) => ({ ...slackCall(c), status: c.status, retryAfterSeconds: c.retryAfterSeconds ?? null, at: c.at })),
+    failNext(count, failure, pick) {
+      // Slack has no global rate limit.
+      const slack = failure.status === 429 ? { status: 429 as const, retryAfterSeconds: failure.retryAfterSeconds } : failure;
+      fake.failNext(count, slack, pick ? (c) => pick(slackCall(c)) : undefined);
+    },
+    async restart(o = {}) {
+      if (!options.dbPath) throw new Error('restart needs the harness started with a dbPath');
+      await s.stop();
+      await o.meanwhile?.();
+      s = await startServer(o.delivery ?? options.delivery);
+    },
     memberId: (member = 'admin') => SLACK_MEMBERS[member],
     rooms: () => fake.channels.map((c) => ({ id: c.id, name: c.name, members: c.members.filter((m) => m !== 'UBOT') })),
     say: (channelId, text, member = 'admin') => fake.say(channelId, SLACK_MEMBERS[member], text),
