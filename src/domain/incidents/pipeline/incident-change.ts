@@ -1,0 +1,51 @@
+import type { Selectable } from 'kysely';
+import type { IncidentsTable } from '../../../db/schema.js';
+import type { Incident, IncidentEvent } from '../incident.js';
+import type { StoredUpdate } from '../incident-repository.js';
+
+/** Who made a change; it decides nothing of its consequences but how chat labels the incident. */
+export type ChangeSource = 'api' | 'chat' | 'vendor' | 'users' | 'demo' | 'alerts';
+
+/** An incident as stored, and its timeline when the source read it (null: read back where needed). */
+export interface StoredIncident {
+  row: Selectable<IncidentsTable>;
+  updates: StoredUpdate[] | null;
+}
+
+/** What a source makes an incident: every stored field but its id and service. */
+export type IncidentDraft = Omit<Selectable<IncidentsTable>, 'id' | 'service_id'>;
+
+export interface ProposedChange {
+  /** As stored; null for a new incident. */
+  before: StoredIncident | null;
+  /** Null to delete it. */
+  after: IncidentDraft | null;
+  /** Updates this change posts, oldest first; with `rewriteTimeline`, the whole timeline. */
+  posted: StoredUpdate[];
+  rewriteTimeline?: boolean;
+  /** Stored but told to nobody: a vendor's edit of an incident that is over, a description that counts reports anew. */
+  quiet?: boolean;
+  /**
+   * What was so before anyone could see it change: a feed's incidents at its
+   * first read, the outages the demo writes ahead. Stored, told to nobody,
+   * and left out of the audit trail, which says who changed what.
+   */
+  seeded?: boolean;
+}
+
+/** A change as made: the incident as it now reads. */
+export interface MadeChange {
+  event: IncidentEvent;
+  incident: Incident;
+}
+
+/** A change as stored, with what its consequences are told from. */
+export interface StoredChange extends MadeChange {
+  /** Told to nobody (see ProposedChange.quiet and seeded). */
+  quiet: boolean;
+  /** The updates it posted, oldest first. */
+  posted: StoredUpdate[];
+  before: Selectable<IncidentsTable> | null;
+  /** Null once deleted. */
+  after: Selectable<IncidentsTable> | null;
+}
