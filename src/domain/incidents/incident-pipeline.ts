@@ -1,21 +1,23 @@
 import type { CompiledQuery, Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
-import { auditWrite } from '../audit/audit-trail.js';
+import { auditWrite, recordAudit } from '../audit/audit-trail.js';
 import { incidentChatRoles } from '../chat/incident-chat-roles.js';
 import type { IncidentChatRoles } from '../chat/incident-chat-roles.js';
 import { openRoomWhenMajor } from '../chat/incident-room.js';
 import type { DomainContext } from '../context.js';
+import { enqueueAll } from '../notifications/enqueue.js';
 import type { ServiceStatus } from '../services/service.js';
 import { statusOf } from '../services/service-status.js';
 import { pagesShowChange } from '../status-pages/status-pages.js';
-import { incidentAuditEntry } from './pipeline/change-audit.js';
-import { incidentMessages } from './pipeline/change-messages.js';
+import { incidentAuditEntry, monitorAuditEntry } from './pipeline/change-audit.js';
+import { incidentMessages, monitorMessages } from './pipeline/change-messages.js';
 import type { MessageOptions } from './pipeline/change-messages.js';
 import { becameMajor, singleChange, statusMoveOf, storable } from './pipeline/change-rules.js';
+import { monitorRecipients } from './pipeline/change-scope.js';
 import type { ChangeScope } from './pipeline/change-scope.js';
 import { writeConsequences } from './pipeline/consequence-writes.js';
-import type { MadeChange, ProposedChange, StoredChange } from './pipeline/incident-change.js';
-import { storeChange } from './pipeline/incident-store.js';
+import type { MadeChange, MonitorIncidentChange, ProposedChange, StoredChange, StoredMonitorIncident } from './pipeline/incident-change.js';
+import { storeChange, storeMonitorChange } from './pipeline/incident-store.js';
 import { updateWrites } from './pipeline/update-writes.js';
 import type { StatusMove } from './pipeline/update-writes.js';
 
@@ -25,14 +27,18 @@ export type {
   ChangeSource,
   IncidentDraft,
   MadeChange,
+  MonitorIncidentChange,
   ProposedChange,
   StoredIncident,
+  StoredMonitorIncident,
+  WatchedMonitor,
 } from './pipeline/incident-change.js';
 
 /*
  * Every change of an incident goes through this pipeline, whoever makes it:
  * a company through the API or chat, a vendor's feed, users' reports, the
- * demo, alerts. The source decides what the incident becomes; the pipeline stores it and makes every consequence of it, the
+ * demo, alerts, a custom monitor's regions. The source decides what the
+ * incident becomes; the pipeline stores it and makes every consequence of it, the
  * same for all. Its parts, in pipeline/, in the order a change meets them:
  * the scope (change-scope.ts: the service locked, with everything the change
  * is told from) and the rules (change-rules.ts), the store
@@ -41,7 +47,7 @@ export type {
  * the outbox rows for each destination the change concerns
  * (change-messages.ts: webhook and email subscribers of those pages, the
  * company's paging and chat destinations, the channels following the
- * company's incidents or the service, a status-change message
+ * company's incidents, the service or the monitor, a status-change message
  * where the service's status moved), written together
  * (consequence-writes.ts), and the audit row (change-audit.ts).
  */
@@ -105,4 +111,24 @@ async function chatRolesOf(trx: Kysely<Database>, scope: ChangeScope, made: read
   if (scope.company === null) return new Map();
   const changed = made.filter((c) => !c.quiet && c.before !== null && c.after !== null).map((c) => c.incident.id);
   return incidentChatRoles(trx, scope.company.id, changed);
+}
+
+/**
+ * Makes a custom monitor's change of its incidents, which its regions'
+ * quorum decided, with every consequence, in the caller's transaction:
+ * returns the monitor incidents it opened or resolved.
+ */
+export async function applyMonitorIncidentChange(
+  ctx: DomainContext,
+  trx: Kysely<Database>,
+  change: MonitorIncidentChange,
+  options: { source: 'monitors'; now: number },
+): Promise<StoredMonitorIncident[]> {
+  const { now } = options;
+  const incidents = await storeMonitorChange(trx, change, now);
+  const recipients = await monitorRecipients(trx, change.monitor);
+  const destinations = incidents.length > 0 ? await recipients.destinations() : [];
+  await enqueueAll(trx, monitorMessages(ctx, change, recipients.channels, destinations, incidents, now));
+  await recordAudit(ctx, trx, monitorAuditEntry(change));
+  return incidents;
 }

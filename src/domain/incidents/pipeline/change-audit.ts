@@ -3,7 +3,7 @@ import type { IncidentsTable } from '../../../db/schema.js';
 import { changesBetween, created, removed } from '../../audit/audit-trail.js';
 import type { AuditEntry } from '../../audit/audit-trail.js';
 import type { ChangeScope } from './change-scope.js';
-import type { StoredChange } from './incident-change.js';
+import type { MonitorIncidentChange, StoredChange } from './incident-change.js';
 
 /* The audit row of each change: who changed what (the actor is the context's). */
 
@@ -50,3 +50,12 @@ export function incidentAuditEntry(scope: ChangeScope, change: StoredChange): Au
     },
   };
 }
+
+/** The audit row of a monitor going down or recovering: of the monitor, whose incidents follow its status. */
+export const monitorAuditEntry = (change: MonitorIncidentChange): AuditEntry => ({
+  companyId: change.monitor.companyId,
+  action: change.event === 'down' ? 'custom_monitor.down' : 'custom_monitor.recover',
+  targetType: 'custom_monitor',
+  targetId: change.monitor.id,
+  changes: { status: change.status, ...(change.reason === undefined ? {} : { reason: { to: change.reason } }) },
+});

@@ -1,15 +1,19 @@
+import type { ChannelRef } from '../../chat/chat.js';
+import { channelStream } from '../../chat/chat.js';
 import { roomSummaryRow } from '../../chat/incident-chat-roles.js';
 import type { IncidentChatRoles } from '../../chat/incident-chat-roles.js';
 import type { DomainContext } from '../../context.js';
+import type { MonitorAnnouncement } from '../../notifications/announcement.js';
 import { incidentAnnouncementRows, statusChangeRows } from '../../notifications/channel-outbox.js';
 import { queuable } from '../../notifications/enqueue.js';
 import type { OutboxRow } from '../../notifications/enqueue.js';
-import { destinationRows } from '../../notifications/notify-destination.js';
+import { destinationRows, monitorDestinationRows } from '../../notifications/notify-destination.js';
+import type { DestinationRow } from '../../notifications/notify-destination.js';
 import { incidentNotificationRows } from '../../notifications/outbox.js';
 import type { ServiceStatus } from '../../services/service.js';
 import type { ChangeScope } from './change-scope.js';
 import { defaultCause, isOwn, labelOf } from './change-rules.js';
-import type { ChangeSource, StoredChange } from './incident-change.js';
+import type { ChangeSource, MonitorIncidentChange, StoredChange, StoredMonitorIncident } from './incident-change.js';
 import type { StatusMove } from './update-writes.js';
 
 /*
@@ -90,4 +94,55 @@ function statusMessages(ctx: DomainContext, scope: ChangeScope, made: readonly S
     now: options.now,
   });
   return rows.map((row) => ({ row, guarded: true }));
+}
+
+/**
+ * The messages of a monitor's change: the channels following the monitor
+ * hear of it; the company's paging and chat destinations (PagerDuty,
+ * Opsgenie, Teams, Telegram) of each incident it opened or resolved, as of
+ * its own incidents.
+ */
+export function monitorMessages(
+  ctx: DomainContext,
+  change: MonitorIncidentChange,
+  channels: readonly ChannelRef[],
+  destinations: readonly DestinationRow[],
+  incidents: readonly StoredMonitorIncident[],
+  now: number,
+): OutboxRow[] {
+  const { monitor } = change;
+  const rows: OutboxRow[] = [];
+  for (const channel of channels) {
+    if (!queuable(ctx, channelStream(channel))) continue;
+    const announcement: MonitorAnnouncement = {
+      kind: 'monitor',
+      channel,
+      monitor: { id: monitor.id, name: monitor.name, url: monitor.url },
+      change: change.event,
+      description: change.note,
+      region: change.region,
+      at: new Date(now).toISOString(),
+    };
+    rows.push({
+      companyId: monitor.companyId,
+      subscriberId: null,
+      stream: channelStream(channel),
+      event: `monitor.${change.event}`,
+      payload: announcement,
+      now,
+    });
+  }
+  for (const incident of incidents) {
+    const told = monitorDestinationRows(destinations, {
+      companyId: monitor.companyId,
+      event: change.event,
+      monitor: { id: monitor.id, name: monitor.name, url: monitor.url || null },
+      incident: { id: Number(incident.id), description: incident.description, createdAt: Number(incident.created_at) },
+      url: monitor.url || ctx.publicUrl,
+      note: change.note,
+      now,
+    });
+    rows.push(...told);
+  }
+  return rows;
 }

@@ -4,16 +4,19 @@ import { dialectOf, jsonRows, serviceLockingRead, lockService, rowsOf } from '..
 import type { JsonRows } from '../../../db/dialect.js';
 import { prepared } from '../../../db/prepared.js';
 import type { Database, IncidentsTable, ServicesTable } from '../../../db/schema.js';
+import type { ChannelRef } from '../../chat/chat.js';
 import type { Company } from '../../companies/company.js';
 import { parseNotifyOn } from '../../companies/company.js';
 import { recipientColumns, recipientsOf } from '../../notifications/change-recipients.js';
 import type { ChangeRecipients, RecipientColumns } from '../../notifications/change-recipients.js';
+import { destinationsOfCompanyQuery } from '../../notifications/notify-destination.js';
+import type { DestinationRow } from '../../notifications/notify-destination.js';
 import { statusFactColumns } from '../../services/service-status.js';
 import type { StatusFacts } from '../../services/service-status.js';
 import { linkedPagesQuery } from '../../status-pages/status-pages.js';
 import type { LinkedPage } from '../../status-pages/status-pages.js';
 import type { IncidentRow, StoredUpdate } from '../incident-repository.js';
-import type { StoredIncident } from './incident-change.js';
+import type { StoredIncident, WatchedMonitor } from './incident-change.js';
 
 /*
  * The scope of a change: the service whose incidents change, locked, with
@@ -225,3 +228,26 @@ export const incidentRowOf = (row: Selectable<IncidentsTable>, { service, page }
   service_status_page_url: service.status_page_url,
   service_page_url: page?.url ?? null,
 });
+
+/** Everyone a change of a monitor's incidents may be told to. */
+export interface MonitorRecipients {
+  /** The channels following the monitor. */
+  channels: ChannelRef[];
+  /** The company's paging and chat destinations; read only where there is an incident to tell them of. */
+  destinations: () => Promise<DestinationRow[]>;
+}
+
+/** The recipients of a change of a monitor's incidents. */
+export async function monitorRecipients(trx: Kysely<Database>, monitor: WatchedMonitor): Promise<MonitorRecipients> {
+  const rows = await trx
+    .selectFrom('channel_subscriptions')
+    .select(['platform', 'workspace_id', 'channel_id'])
+    .where('kind', '=', 'monitor')
+    .where('monitor_id', '=', monitor.id)
+    .orderBy('id')
+    .execute();
+  return {
+    channels: rows.map((r) => ({ platform: r.platform, workspaceId: r.workspace_id, channelId: r.channel_id })),
+    destinations: () => destinationsOfCompanyQuery(trx, monitor.companyId).orderBy('notify_destinations.id').execute(),
+  };
+}

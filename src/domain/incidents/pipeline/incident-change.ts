@@ -1,10 +1,11 @@
 import type { Selectable } from 'kysely';
 import type { IncidentsTable } from '../../../db/schema.js';
+import type { MonitorEvent } from '../../notifications/notify-destination.js';
 import type { Incident, IncidentEvent } from '../incident.js';
 import type { StoredUpdate } from '../incident-repository.js';
 
 /** Who made a change; it decides nothing of its consequences but how chat labels the incident. */
-export type ChangeSource = 'api' | 'chat' | 'vendor' | 'users' | 'demo' | 'alerts';
+export type ChangeSource = 'api' | 'chat' | 'vendor' | 'users' | 'demo' | 'alerts' | 'monitors';
 
 /** An incident as stored, and its timeline when the source read it (null: read back where needed). */
 export interface StoredIncident {
@@ -48,4 +49,36 @@ export interface StoredChange extends MadeChange {
   before: Selectable<IncidentsTable> | null;
   /** Null once deleted. */
   after: Selectable<IncidentsTable> | null;
+}
+
+/** A custom monitor, as its incidents name it. */
+export interface WatchedMonitor {
+  id: number;
+  companyId: number;
+  name: string;
+  url: string;
+}
+
+/**
+ * A custom monitor going down (which opens its monitor incident) or
+ * recovering (which resolves every open one), as its regions' quorum decided.
+ */
+export interface MonitorIncidentChange {
+  monitor: WatchedMonitor;
+  event: MonitorEvent;
+  /** Down: the failure, the new incident's description ("Down in eu: HTTP 500"); recovered: "Up again in eu". */
+  note: string;
+  /** The region or regions that saw it, as announcements name them. */
+  region: string;
+  /** The monitor's status before and after, for the audit trail. */
+  status: { from: 'ok' | 'down'; to: 'ok' | 'down' };
+  /** Why it is down, for the audit trail; absent when it recovered. */
+  reason?: string;
+}
+
+/** A monitor incident as the change left it. */
+export interface StoredMonitorIncident {
+  id: number;
+  description: string;
+  created_at: number;
 }

@@ -7,9 +7,9 @@ import type { StoredUpdate } from '../incident-repository.js';
 import { incidentRowOf } from './change-scope.js';
 import type { ChangeScope } from './change-scope.js';
 import { eventOf } from './change-rules.js';
-import type { IncidentDraft, ProposedChange, StoredChange } from './incident-change.js';
+import type { IncidentDraft, MonitorIncidentChange, ProposedChange, StoredChange, StoredMonitorIncident } from './incident-change.js';
 
-/* The writes of incidents and their timelines (update-writes.ts). */
+/* The writes of incidents, their timelines (update-writes.ts) and monitor incidents. */
 
 type DraftParams = keyof IncidentDraft | 'service';
 const draftValues = (p: Record<DraftParams, never>) => ({
@@ -124,4 +124,27 @@ async function timelineOf(trx: Kysely<Database>, id: number, change: ProposedCha
   if (!change.after) return change.before!.updates ?? [];
   if (change.rewriteTimeline || !change.before) return change.posted;
   return [...(change.before.updates ?? (await updatesOfIncident(trx, id))), ...change.posted];
+}
+
+/**
+ * Stores a monitor's change: opens its incident when it went down, resolves
+ * every open one when it recovered; returns the incidents it opened or resolved.
+ */
+export async function storeMonitorChange(trx: Kysely<Database>, change: MonitorIncidentChange, now: number): Promise<StoredMonitorIncident[]> {
+  const monitorId = change.monitor.id;
+  if (change.event === 'down') {
+    const opened = await trx
+      .insertInto('monitor_incidents')
+      .values({ monitor_id: monitorId, description: change.note, resolved: 0, created_at: now, updated_at: now, resolved_at: null })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    return [{ id: opened.id, description: change.note, created_at: now }];
+  }
+  return trx
+    .updateTable('monitor_incidents')
+    .set({ resolved: 1, resolved_at: now, updated_at: now })
+    .where('monitor_id', '=', monitorId)
+    .where('resolved', '=', 0)
+    .returning(['id', 'description', 'created_at'])
+    .execute();
 }
