@@ -9,15 +9,15 @@ import { enqueueAll } from '../notifications/enqueue.js';
 import type { ServiceStatus } from '../services/service.js';
 import { statusOf } from '../services/service-status.js';
 import { pagesShowChange } from '../status-pages/status-pages.js';
-import { incidentAuditEntry, monitorAuditEntry } from './pipeline/change-audit.js';
+import { incidentAuditEntry, monitorAuditEntry, removalAuditEntry } from './pipeline/change-audit.js';
 import { incidentMessages, monitorMessages } from './pipeline/change-messages.js';
 import type { MessageOptions } from './pipeline/change-messages.js';
 import { becameMajor, singleChange, statusMoveOf, storable } from './pipeline/change-rules.js';
 import { monitorRecipients } from './pipeline/change-scope.js';
 import type { ChangeScope } from './pipeline/change-scope.js';
 import { writeConsequences } from './pipeline/consequence-writes.js';
-import type { MadeChange, MonitorIncidentChange, ProposedChange, StoredChange, StoredMonitorIncident } from './pipeline/incident-change.js';
-import { storeChange, storeMonitorChange } from './pipeline/incident-store.js';
+import type { IncidentRemoval, MadeChange, MonitorIncidentChange, ProposedChange, StoredChange, StoredMonitorIncident } from './pipeline/incident-change.js';
+import { deleteRemoved, storeChange, storeMonitorChange } from './pipeline/incident-store.js';
 import { updateWrites } from './pipeline/update-writes.js';
 import type { StatusMove } from './pipeline/update-writes.js';
 
@@ -26,6 +26,7 @@ export type { ChangeScope } from './pipeline/change-scope.js';
 export type {
   ChangeSource,
   IncidentDraft,
+  IncidentRemoval,
   MadeChange,
   MonitorIncidentChange,
   ProposedChange,
@@ -37,8 +38,9 @@ export type {
 /*
  * Every change of an incident goes through this pipeline, whoever makes it:
  * a company through the API or chat, a vendor's feed, users' reports, the
- * demo, alerts, a custom monitor's regions. The source decides what the
- * incident becomes; the pipeline stores it and makes every consequence of it, the
+ * demo, alerts, a custom monitor's regions; and every removal (retention,
+ * a company or service going away). The source decides what the incident
+ * becomes; the pipeline stores it and makes every consequence of it, the
  * same for all. Its parts, in pipeline/, in the order a change meets them:
  * the scope (change-scope.ts: the service locked, with everything the change
  * is told from) and the rules (change-rules.ts), the store
@@ -131,4 +133,14 @@ export async function applyMonitorIncidentChange(
   await enqueueAll(trx, monitorMessages(ctx, change, recipients.channels, destinations, incidents, now));
   await recordAudit(ctx, trx, monitorAuditEntry(change));
   return incidents;
+}
+
+/**
+ * Removes incidents for good, in the caller's transaction, with what removal
+ * needs: their rows and timelines, and the audit row of what retention removed.
+ */
+export async function removeIncidents(ctx: DomainContext, trx: Kysely<Database>, removal: IncidentRemoval): Promise<void> {
+  await deleteRemoved(trx, removal);
+  const audit = removalAuditEntry(removal);
+  if (audit) await recordAudit(ctx, trx, audit);
 }

@@ -3,7 +3,7 @@ import type { IncidentsTable } from '../../../db/schema.js';
 import { changesBetween, created, removed } from '../../audit/audit-trail.js';
 import type { AuditEntry } from '../../audit/audit-trail.js';
 import type { ChangeScope } from './change-scope.js';
-import type { MonitorIncidentChange, StoredChange } from './incident-change.js';
+import type { IncidentRemoval, MonitorIncidentChange, StoredChange } from './incident-change.js';
 
 /* The audit row of each change: who changed what (the actor is the context's). */
 
@@ -59,3 +59,21 @@ export const monitorAuditEntry = (change: MonitorIncidentChange): AuditEntry => 
   targetId: change.monitor.id,
   changes: { status: change.status, ...(change.reason === undefined ? {} : { reason: { to: change.reason } }) },
 });
+
+/**
+ * The audit row of a removal: retention's names the ids it removed; an
+ * owner's removal has none of its own (the company's or services' removal
+ * row says it, incidents and all).
+ */
+export function removalAuditEntry(removal: IncidentRemoval): AuditEntry | null {
+  if (removal.cause !== 'expired' || removal.ids.length === 0) return null;
+  const { ids } = removal;
+  const target = removal.kind === 'incidents' ? 'incident' : 'monitor_incident';
+  return {
+    companyId: null,
+    action: `${target}.expire`,
+    targetType: target,
+    targetId: ids.length === 1 ? ids[0]! : `${ids[0]}…${ids.at(-1)}`,
+    changes: { ids: { from: [...ids] } },
+  };
+}

@@ -82,3 +82,12 @@ export interface StoredMonitorIncident {
   description: string;
   created_at: number;
 }
+
+/** Incidents that go for good, and why: the pipeline removes them with what removal needs. */
+export type IncidentRemoval =
+  /** Retention: resolved incidents, or monitor incidents, older than `retention_days`. */
+  | { cause: 'expired'; kind: 'incidents' | 'monitor_incidents'; ids: readonly number[] }
+  /** A company going away: every incident of its services and of its monitors goes first. */
+  | { cause: 'owner_removed'; company: number }
+  /** Services going away: every incident of theirs goes first. */
+  | { cause: 'owner_removed'; services: readonly number[] };

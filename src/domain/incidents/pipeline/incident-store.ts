@@ -1,4 +1,5 @@
 import type { CompiledQuery, Kysely, Selectable } from 'kysely';
+import { paddedIds } from '../../../db/dialect.js';
 import { prepared } from '../../../db/prepared.js';
 import type { Database, IncidentsTable } from '../../../db/schema.js';
 import type { DomainContext } from '../../context.js';
@@ -7,9 +8,12 @@ import type { StoredUpdate } from '../incident-repository.js';
 import { incidentRowOf } from './change-scope.js';
 import type { ChangeScope } from './change-scope.js';
 import { eventOf } from './change-rules.js';
-import type { IncidentDraft, MonitorIncidentChange, ProposedChange, StoredChange, StoredMonitorIncident } from './incident-change.js';
+import type { IncidentDraft, IncidentRemoval, MonitorIncidentChange, ProposedChange, StoredChange, StoredMonitorIncident } from './incident-change.js';
 
-/* The writes of incidents, their timelines (update-writes.ts) and monitor incidents. */
+/*
+ * The one writer of the incident tables: incidents, their timelines
+ * (update-writes.ts) and monitor incidents.
+ */
 
 type DraftParams = keyof IncidentDraft | 'service';
 const draftValues = (p: Record<DraftParams, never>) => ({
@@ -146,5 +150,32 @@ export async function storeMonitorChange(trx: Kysely<Database>, change: MonitorI
     .where('monitor_id', '=', monitorId)
     .where('resolved', '=', 0)
     .returning(['id', 'description', 'created_at'])
+    .execute();
+}
+
+/** Deletes the incidents a removal names, their timelines with them (by foreign key). */
+export async function deleteRemoved(trx: Kysely<Database>, removal: IncidentRemoval): Promise<void> {
+  if (removal.cause === 'expired') {
+    const ids = paddedIds([...removal.ids]);
+    if (removal.kind === 'incidents') await trx.deleteFrom('incidents').where('id', 'in', ids).execute();
+    else await trx.deleteFrom('monitor_incidents').where('id', 'in', ids).execute();
+    return;
+  }
+  if ('services' in removal) {
+    if (removal.services.length > 0)
+      await trx
+        .deleteFrom('incidents')
+        .where('service_id', 'in', [...removal.services])
+        .execute();
+    return;
+  }
+  const { company } = removal;
+  await trx
+    .deleteFrom('incidents')
+    .where('service_id', 'in', (eb) => eb.selectFrom('services').select('services.id').where('services.company_id', '=', company))
+    .execute();
+  await trx
+    .deleteFrom('monitor_incidents')
+    .where('monitor_id', 'in', (eb) => eb.selectFrom('custom_monitors').select('custom_monitors.id').where('custom_monitors.company_id', '=', company))
     .execute();
 }
