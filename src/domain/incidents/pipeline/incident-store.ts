@@ -12,7 +12,8 @@ import type { IncidentDraft, IncidentRemoval, MonitorIncidentChange, ProposedCha
 
 /*
  * The one writer of the incident tables: incidents, their timelines
- * (update-writes.ts) and monitor incidents.
+ * (update-writes.ts) and monitor incidents. Nothing else in the product
+ * inserts, changes or deletes their rows (test/domain/incident-writer.unit.test.ts).
  */
 
 type DraftParams = keyof IncidentDraft | 'service';
