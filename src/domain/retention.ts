@@ -1,7 +1,6 @@
-import { paddedIds } from '../db/dialect.js';
 import type { DomainContext } from './context.js';
+import { removeIncidents } from './incidents/incident-pipeline.js';
 import { removeExpiredProbeHours } from './monitors/probe-hours.js';
-import { recordAudit } from './audit/audit-trail.js';
 
 export interface RetentionReport {
   incidents: number;
@@ -34,16 +33,8 @@ async function removeInBatches(ctx: DomainContext, table: 'incidents' | 'monitor
       await ctx.db.selectFrom(table).select('id').where('created_at', '<', cutoff).where('resolved', '=', 1).orderBy('id').limit(batchSize).execute()
     ).map((r) => r.id);
     if (ids.length === 0) return removed;
-    await ctx.write(async (trx) => {
-      await trx.deleteFrom(table).where('id', 'in', paddedIds(ids)).execute();
-      await recordAudit(ctx, trx, {
-        companyId: null,
-        action: `${table === 'incidents' ? 'incident' : 'monitor_incident'}.expire`,
-        targetType: table === 'incidents' ? 'incident' : 'monitor_incident',
-        targetId: ids.length === 1 ? ids[0]! : `${ids[0]}…${ids.at(-1)}`,
-        changes: { ids: { from: ids } },
-      });
-    });
+    // The incident pipeline removes them, with the audit row of what expired.
+    await ctx.write((trx) => removeIncidents(ctx, trx, { cause: 'expired', kind: table, ids }));
     removed += ids.length;
     await new Promise((resolve) => setImmediate(resolve));
   }

@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { recordAudit } from '../audit/audit-trail.js';
 import type { DomainContext } from '../context.js';
+import { removeIncidents } from '../incidents/incident-pipeline.js';
 
 export const DEMO_COMPANY = 'Demo';
 export const DEMO_BOARD_ID = '00000000-0000-4000-8000-000000000001';
@@ -50,7 +51,9 @@ export async function demoCompanyIn(db: Kysely<Database>): Promise<{ id: number;
 export async function removeDemo(ctx: DomainContext, trx: Kysely<Database>, declared: ReadonlySet<string>): Promise<void> {
   const company = await demoCompanyIn(trx);
   if (company && !declared.has(company.name)) {
-    // Everything of the company goes with it (foreign keys cascade); its audit rows stay, as the trail of what it did.
+    // Its incidents go through the incident pipeline's removal; everything else of the company goes with it (foreign
+    // keys cascade); its audit rows stay, as the trail of what it did.
+    await removeIncidents(ctx, trx, { cause: 'owner_removed', company: company.id });
     await trx.deleteFrom('companies').where('id', '=', company.id).execute();
     await recordAudit(ctx, trx, {
       companyId: null,
@@ -62,14 +65,9 @@ export async function removeDemo(ctx: DomainContext, trx: Kysely<Database>, decl
   }
   const services = await trx.selectFrom('services').select(['id', 'urlname']).where('demo', 'is not', null).orderBy('id').execute();
   if (services.length > 0) {
-    await trx
-      .deleteFrom('services')
-      .where(
-        'id',
-        'in',
-        services.map((s) => s.id),
-      )
-      .execute();
+    const ids = services.map((s) => s.id);
+    await removeIncidents(ctx, trx, { cause: 'owner_removed', services: ids });
+    await trx.deleteFrom('services').where('id', 'in', ids).execute();
     await recordAudit(ctx, trx, {
       companyId: null,
       action: 'service.remove',

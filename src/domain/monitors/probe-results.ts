@@ -1,14 +1,9 @@
 import type { Kysely } from 'kysely';
 import { dialectOf, paddedIds } from '../../db/dialect.js';
 import type { Database } from '../../db/schema.js';
-import type { ChannelRef } from '../chat/chat.js';
-import { channelStream } from '../chat/chat.js';
 import type { DomainContext } from '../context.js';
-import type { MonitorAnnouncement } from '../notifications/announcement.js';
-import { enqueue, enqueueAll, queuable } from '../notifications/enqueue.js';
-import { destinationsOfCompanyQuery, monitorDestinationRows } from '../notifications/notify-destination.js';
-import type { MonitorEvent } from '../notifications/notify-destination.js';
-import { recordAudit } from '../audit/audit-trail.js';
+import { applyMonitorIncidentChange } from '../incidents/incident-pipeline.js';
+import type { MonitorIncidentChange } from '../incidents/incident-pipeline.js';
 import type { QuorumReach } from './quorum-reach.js';
 import { noteQuorumReach } from './quorum-reach.js';
 
@@ -98,10 +93,31 @@ export async function recordProbeIn(
   region: string,
   options: RegionProbeOptions = {},
 ): Promise<RecordedProbe> {
-  const failuresToDown = options.failuresToDown ?? FAILURES_TO_DOWN;
   const now = ctx.clock.now().getTime();
   const at = Math.min(options.at ?? now, now);
-  const current = await trx
+  const settings = await monitorSettings(trx, monitor.id);
+  if (!settings) return { state: monitor, change: null };
+  // A result older than the one kept (an agent's buffer sent late) counts no more.
+  if (!(await keepRegionResult(trx, monitor.id, region, settings.probe_type, outcome, options.latencyMs ?? null, at))) return { state: monitor, change: null };
+  const verdict = await verdictOf(trx, monitor.id, settings, at, options.failuresToDown ?? FAILURES_TO_DOWN);
+  const wanted = wantedStatus(settings.status, verdict);
+  const moved = wanted !== null && (await moveStatus(trx, monitor.id, { from: settings.status, to: wanted }, verdict.mostFailures, now));
+  if (moved) {
+    // The monitor's incidents follow its status: the incident pipeline opens or resolves them and tells whom it concerns.
+    await applyMonitorIncidentChange(ctx, trx, incidentChange(monitor, wanted, verdict, region), { source: 'monitors', now });
+  } else {
+    // The most failures any region counts: a success anywhere skips writing only once no region sees failures.
+    await trx.updateTable('custom_monitors').set({ consecutive_failures: verdict.mostFailures }).where('id', '=', monitor.id).execute();
+  }
+  return {
+    state: { ...monitor, status: moved ? wanted : settings.status, consecutiveFailures: verdict.mostFailures },
+    change: !moved ? null : wanted === 'down' ? 'down' : 'recovered',
+    reach: { company: settings.company, live: verdict.live, quorum: verdict.quorum },
+  };
+}
+
+const monitorSettings = (trx: Kysely<Database>, id: number) =>
+  trx
     .selectFrom('custom_monitors')
     .innerJoin('companies', 'companies.id', 'custom_monitors.company_id')
     .select([
@@ -111,100 +127,101 @@ export async function recordProbeIn(
       'companies.region_quorum',
       'companies.name as company',
     ])
-    .where('custom_monitors.id', '=', monitor.id)
+    .where('custom_monitors.id', '=', id)
     .executeTakeFirst();
-  if (!current) return { state: monitor, change: null };
+
+type MonitorSettings = NonNullable<Awaited<ReturnType<typeof monitorSettings>>>;
+
+/** Keeps a region's result as its latest; false when a later one is kept already. */
+async function keepRegionResult(
+  trx: Kysely<Database>,
+  monitorId: number,
+  region: string,
+  probeType: MonitorSettings['probe_type'],
+  outcome: ProbeOutcome,
+  latencyMs: number | null,
+  at: number,
+): Promise<boolean> {
   const before = await trx
     .selectFrom('monitor_regions')
     .select(['consecutive_failures', 'checked_at'])
-    .where('monitor_id', '=', monitor.id)
+    .where('monitor_id', '=', monitorId)
     .where('region', '=', region)
     .executeTakeFirst();
-  // A result older than the one kept (an agent's buffer sent late) counts no more.
-  if (before && before.checked_at > at) return { state: monitor, change: null };
+  if (before && before.checked_at > at) return false;
   // A heartbeat has one judge, the servers, whatever region each calls itself: its latest word stands alone.
-  if (current.probe_type === 'heartbeat') await trx.deleteFrom('monitor_regions').where('monitor_id', '=', monitor.id).where('region', '!=', region).execute();
+  if (probeType === 'heartbeat') await trx.deleteFrom('monitor_regions').where('monitor_id', '=', monitorId).where('region', '!=', region).execute();
   const failures = outcome.ok ? 0 : (before?.consecutive_failures ?? 0) + 1;
-  const row = { consecutive_failures: failures, reason: outcome.ok ? null : outcome.reason, latency_ms: options.latencyMs ?? null, checked_at: at };
+  const row = { consecutive_failures: failures, reason: outcome.ok ? null : outcome.reason, latency_ms: latencyMs, checked_at: at };
   await trx
     .insertInto('monitor_regions')
-    .values({ monitor_id: monitor.id, region, ...row })
+    .values({ monitor_id: monitorId, region, ...row })
     .onConflict((oc) => oc.columns(['monitor_id', 'region']).doUpdateSet(row))
     .execute();
-  // Heartbeats are pushed to the servers, which alone judge them.
-  const quorum = current.probe_type === 'heartbeat' ? 1 : current.region_quorum;
+  return true;
+}
+
+/** What a monitor's regions say, by the quorum rule. */
+interface Verdict {
+  /** The regions that see it down, with why. */
+  seeingDown: { region: string; reason: string }[];
+  /** The most failures in a row any region counts. */
+  mostFailures: number;
+  /** The regions that reported within two intervals. */
+  live: number;
+  quorum: number;
+}
+
+/** The verdict of the regions that reported within two intervals of the probe's own time: results held through an outage are judged as they were seen. */
+async function verdictOf(trx: Kysely<Database>, monitorId: number, settings: MonitorSettings, at: number, failuresToDown: number): Promise<Verdict> {
   const fresh = await trx
     .selectFrom('monitor_regions')
     .select(['region', 'consecutive_failures', 'reason'])
-    .where('monitor_id', '=', monitor.id)
-    // As of the probe's own time: an agent's results held through an outage are judged as they were seen.
-    .where('checked_at', '>=', at - 2 * current.interval_seconds * 1000)
+    .where('monitor_id', '=', monitorId)
+    .where('checked_at', '>=', at - 2 * settings.interval_seconds * 1000)
     .orderBy('region')
     .execute();
-  const seeingDown = fresh.filter((r) => r.consecutive_failures >= failuresToDown).map((r) => ({ region: r.region, reason: r.reason ?? 'down' }));
-  const mostFailures = Math.max(0, ...fresh.map((r) => r.consecutive_failures));
-  let status = current.status;
-  let change: MonitorChange = null;
-  const wanted = status === 'ok' && seeingDown.length >= quorum ? 'down' : status === 'down' && seeingDown.length < quorum ? 'ok' : null;
-  // The status moves only where it still is what was read: of regions reporting at once (on PostgreSQL, side by side), one makes the change.
-  const moved =
-    wanted !== null &&
-    Number(
-      (
-        await trx
-          .updateTable('custom_monitors')
-          .set({ status: wanted, consecutive_failures: mostFailures, updated_at: now })
-          .where('id', '=', monitor.id)
-          .where('status', '=', status)
-          .executeTakeFirst()
-      ).numUpdatedRows,
-    ) === 1;
-  if (moved && wanted === 'down') {
-    status = 'down';
-    change = 'down';
-    const description = downDescription(seeingDown);
-    const opened = await trx
-      .insertInto('monitor_incidents')
-      .values({ monitor_id: monitor.id, description, resolved: 0, created_at: now, updated_at: now, resolved_at: null })
-      .returning('id')
-      .executeTakeFirstOrThrow();
-    await announce(ctx, trx, monitor, { change, description, region: seeingDown.map((d) => d.region).join(', '), now });
-    await page(trx, monitor, { event: 'down', incidents: [{ id: opened.id, description, created_at: now }], note: description, now, publicUrl: ctx.publicUrl });
-  } else if (moved && wanted === 'ok') {
-    status = 'ok';
-    change = 'recovered';
-    const resolved = await trx
-      .updateTable('monitor_incidents')
-      .set({ resolved: 1, resolved_at: now, updated_at: now })
-      .where('monitor_id', '=', monitor.id)
-      .where('resolved', '=', 0)
-      .returning(['id', 'description', 'created_at'])
-      .execute();
-    const note = `Up again in ${region}`;
-    await announce(ctx, trx, monitor, { change, description: note, region, now });
-    await page(trx, monitor, { event: 'recovered', incidents: resolved, note, now, publicUrl: ctx.publicUrl });
-  }
-  if (change) {
-    await recordAudit(ctx, trx, {
-      companyId: monitor.companyId,
-      action: change === 'down' ? 'custom_monitor.down' : 'custom_monitor.recover',
-      targetType: 'custom_monitor',
-      targetId: monitor.id,
-      changes: {
-        status: { from: current.status, to: status },
-        ...(change === 'down'
-          ? { reason: { to: seeingDown.length === 1 ? seeingDown[0]!.reason : seeingDown.map((d) => `${d.region}: ${d.reason}`).join('; ') } }
-          : {}),
-      },
-    });
-  } else {
-    // The most failures any region counts: a success anywhere skips writing only once no region sees failures.
-    await trx.updateTable('custom_monitors').set({ consecutive_failures: mostFailures }).where('id', '=', monitor.id).execute();
-  }
   return {
-    state: { ...monitor, status, consecutiveFailures: mostFailures },
-    change,
-    reach: { company: current.company, live: fresh.length, quorum: Number(quorum) },
+    seeingDown: fresh.filter((r) => r.consecutive_failures >= failuresToDown).map((r) => ({ region: r.region, reason: r.reason ?? 'down' })),
+    mostFailures: Math.max(0, ...fresh.map((r) => r.consecutive_failures)),
+    live: fresh.length,
+    // Heartbeats are pushed to the servers, which alone judge them.
+    quorum: settings.probe_type === 'heartbeat' ? 1 : Number(settings.region_quorum),
+  };
+}
+
+/** The status the verdict asks for, where it is not the monitor's. */
+const wantedStatus = (status: 'ok' | 'down', v: Verdict): 'ok' | 'down' | null =>
+  status === 'ok' && v.seeingDown.length >= v.quorum ? 'down' : status === 'down' && v.seeingDown.length < v.quorum ? 'ok' : null;
+
+/** Moves the status only where it still is what was read: of regions reporting at once (on PostgreSQL, side by side), one makes the change. */
+async function moveStatus(
+  trx: Kysely<Database>,
+  id: number,
+  move: { from: 'ok' | 'down'; to: 'ok' | 'down' },
+  mostFailures: number,
+  now: number,
+): Promise<boolean> {
+  const result = await trx
+    .updateTable('custom_monitors')
+    .set({ status: move.to, consecutive_failures: mostFailures, updated_at: now })
+    .where('id', '=', id)
+    .where('status', '=', move.from)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/** What the monitor's move makes of its incidents: a new one naming each region that sees it down and why, or the open ones resolved. */
+function incidentChange(monitor: MonitorState, to: 'ok' | 'down', verdict: Verdict, region: string): MonitorIncidentChange {
+  const { seeingDown } = verdict;
+  if (to === 'ok') return { monitor, event: 'recovered', note: `Up again in ${region}`, region, status: { from: 'down', to: 'ok' } };
+  return {
+    monitor,
+    event: 'down',
+    note: downDescription(seeingDown),
+    region: seeingDown.map((d) => d.region).join(', '),
+    status: { from: 'ok', to: 'down' },
+    reason: seeingDown.length === 1 ? seeingDown[0]!.reason : seeingDown.map((d) => `${d.region}: ${d.reason}`).join('; '),
   };
 }
 
@@ -257,67 +274,3 @@ export async function recordRegionLatencies(
 /** "Down in eu: HTTP 500" for one region; "Down in eu: HTTP 500; us: connection refused" for several. */
 export const downDescription = (seeingDown: readonly { region: string; reason: string }[]): string =>
   `Down in ${seeingDown.map((d) => `${d.region}: ${d.reason}`).join('; ')}`;
-
-/** The company's paging and chat destinations (PagerDuty, Opsgenie, Teams, Telegram) hear of the monitor's incident, as of its own incidents. */
-async function page(
-  trx: Kysely<Database>,
-  monitor: MonitorState,
-  args: {
-    event: MonitorEvent;
-    incidents: readonly { id: number; description: string; created_at: number }[];
-    note: string;
-    now: number;
-    publicUrl: string;
-  },
-): Promise<void> {
-  if (args.incidents.length === 0) return;
-  const destinations = await destinationsOfCompanyQuery(trx, monitor.companyId).orderBy('notify_destinations.id').execute();
-  for (const incident of args.incidents) {
-    const rows = monitorDestinationRows(destinations, {
-      companyId: monitor.companyId,
-      event: args.event,
-      monitor: { id: monitor.id, name: monitor.name, url: monitor.url || null },
-      incident: { id: Number(incident.id), description: incident.description, createdAt: Number(incident.created_at) },
-      url: monitor.url || args.publicUrl,
-      note: args.note,
-      now: args.now,
-    });
-    await enqueueAll(trx, rows);
-  }
-}
-
-async function announce(
-  ctx: DomainContext,
-  trx: Kysely<Database>,
-  monitor: MonitorState,
-  event: { change: 'down' | 'recovered'; description: string; region: string; now: number },
-): Promise<void> {
-  const channels = await trx
-    .selectFrom('channel_subscriptions')
-    .select(['platform', 'workspace_id', 'channel_id'])
-    .where('kind', '=', 'monitor')
-    .where('monitor_id', '=', monitor.id)
-    .orderBy('id')
-    .execute();
-  for (const row of channels) {
-    const channel: ChannelRef = { platform: row.platform, workspaceId: row.workspace_id, channelId: row.channel_id };
-    if (!queuable(ctx, channelStream(channel))) continue;
-    const announcement: MonitorAnnouncement = {
-      kind: 'monitor',
-      channel,
-      monitor: { id: monitor.id, name: monitor.name, url: monitor.url },
-      change: event.change,
-      description: event.description,
-      region: event.region,
-      at: new Date(event.now).toISOString(),
-    };
-    await enqueue(trx, {
-      companyId: monitor.companyId,
-      subscriberId: null,
-      stream: channelStream(channel),
-      event: `monitor.${event.change}`,
-      payload: announcement,
-      now: event.now,
-    });
-  }
-}
