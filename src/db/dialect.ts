@@ -68,9 +68,6 @@ export function changeMarker(db: Kysely<Database>, tables?: readonly (keyof Data
   return tables?.every((t) => KEY_TABLES.includes(t)) ? keysMarkerOf(db) : markerOf(db);
 }
 
-/** A value that changes whenever API keys or companies may have changed (changeMarker of those tables). */
-export const keysMarker = (db: Kysely<Database>): string => keysMarkerOf(db);
-
 export { serviceLockingRead, lockService, lockIncident } from './locks.js';
 export type { ServiceLockingRead } from './locks.js';
 
