@@ -32,7 +32,8 @@ const serviceById = serviceLockingRead<'id', { id: number }>((db, p) => db.selec
  * queues those on the same service; where they run one at a time, that
  * already gives the same. Read what depends on the lock in later
  * statements: a statement that waited for it sees the database as it was
- * before it waited. In a transaction of the writer, take it first (see lockTurn).
+ * before it waited. In a transaction of the writer, take it first (see
+ * lockTurn in the transactions.ts of engines that lock).
  */
 export async function lockService(trx: Kysely<Database>, serviceId: number): Promise<void> {
   if (engineOf(trx).locks.needed) await serviceById(trx, { id: serviceId });

@@ -23,6 +23,7 @@ export function makeFolders(folder: string): void {
   if (parent !== folder) makeFolders(parent);
   mkdirSync(folder);
 }
+
 /** A backup or restore that cannot be done as asked: one line with the cause and the way out. */
 export class SqliteFileError extends Error {
   constructor(message: string) {
