@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from './database.js';
-import { engineOf } from './database.js';
+import { engineOf } from './engines.js';
 import type { Database } from './schema.js';
 
 /** Every table, parents before the tables that refer to them. */
@@ -121,8 +121,8 @@ export async function copyDatabase(from: Db, to: Db, progress: (line: string) =>
     for (const table of TABLES_IN_ORDER) {
       const total = await count(from, table);
       let done = 0;
-      // Batches in a stable order: SQLite's rowid, else the first column (the id or the leading key).
-      const order = engineOf(from) === 'sqlite' ? sql`rowid` : sql`1`;
+      // Batches in a stable order.
+      const order = engineOf(from).queries.stableOrder;
       for (let offset = 0; offset < total; offset += BATCH) {
         const rows = (await from.selectFrom(table).selectAll().orderBy(order).limit(BATCH).offset(offset).execute()) as Record<string, unknown>[];
         if (rows.length === 0) break;
@@ -144,11 +144,7 @@ export async function copyDatabase(from: Db, to: Db, progress: (line: string) =>
       }
       if (total === 0) progress(`${table}: empty`);
     }
-    if (engineOf(to) === 'postgres') {
-      for (const table of WITH_ID) {
-        await sql`select setval(pg_get_serial_sequence(${table}, 'id'), coalesce(max(id), 0) + 1, false) from ${sql.table(table)}`.execute(trx);
-      }
-    }
+    for (const table of WITH_ID) await engineOf(to).queries.afterGivenIds(trx, table);
     // Compared before the commit: a copy that differs (the source changed meanwhile) leaves the target empty.
     for (const table of TABLES_IN_ORDER) tables.push({ table, source: await count(from, table), target: await count(trx as Db, table) });
     const differing = tables.filter((t) => t.source !== t.target);

@@ -1,46 +1,25 @@
-import type { Kysely, SelectQueryBuilder } from 'kysely';
-import { engineOf } from './database.js';
-import { prepared } from './prepared.js';
-import type { PreparedQuery } from './prepared.js';
+import type { Kysely } from 'kysely';
+import type { EngineLocks, ServiceLockingRead, ServiceRows } from './engine.js';
+import { engineOf } from './engines.js';
 import type { Database } from './schema.js';
-import { changeNoteColumns, LockBusy, lockTurn, noteChange } from './writer.js';
-import type { ChangeNote } from './writer.js';
 
-/** A read that takes a service's lock for a change: its row, or undefined when there is none to lock. */
-export type ServiceLockingRead<P extends string, R> = (trx: Kysely<Database>, args: Record<P, unknown>) => Promise<R | undefined>;
+export type { ServiceLockingRead };
 
 /**
  * A read of (at most) one row of `services`, with what it selects along, that
  * makes the transaction the only one changing this service until it ends (see
- * lockService). On PostgreSQL it is prepared in the four ways a
- * writer's transaction may ask for it (see lockTurn): with or without the
- * change note, waiting for the row or skipping it (then LockBusy is thrown).
- * `for no key update`: it queues the changes of one service, not the writes
- * that merely refer to it. What the row's own statement reads of other rows
- * may predate the lock, if it had to wait.
+ * lockService), each engine its way (locks.ts of its folder in dialects/).
  */
-export function serviceLockingRead<P extends string, R extends object>(
-  rows: (db: Kysely<Database>, p: Record<P, never>) => SelectQueryBuilder<Database, 'services', R> | SelectQueryBuilder<Database, 'services' | 'incidents', R>,
-): ServiceLockingRead<P, R> {
-  type Row = R & Partial<ChangeNote>;
-  const lock = (note: boolean, skip: boolean): PreparedQuery<P, Row> =>
-    prepared((db, p) => {
-      let query = rows(db, p) as SelectQueryBuilder<Database, 'services', Row>;
-      if (note) query = query.select(changeNoteColumns) as typeof query;
-      query = query.forNoKeyUpdate('services');
-      return skip ? query.skipLocked() : query;
-    });
-  const plain = prepared<P, Row>((db, p) => rows(db, p) as SelectQueryBuilder<Database, 'services', Row>);
-  const locks = { wait: lock(false, false), noteWait: lock(true, false), skip: lock(false, true), noteSkip: lock(true, true) };
-  return async (trx, args) => {
-    if (engineOf(trx) !== 'postgres') return (await plain(trx, args))[0];
-    const turn = lockTurn(trx);
-    const query = turn.note ? (turn.skip ? locks.noteSkip : locks.noteWait) : turn.skip ? locks.skip : locks.wait;
-    const [row] = await query(trx, args);
-    if (row?.xid !== undefined && row.listeners !== undefined) noteChange(trx, { xid: row.xid, listeners: row.listeners });
-    // Skipped, or not there: a later transaction, where the lock may be waited for, tells which.
-    if (!row && turn.skip) throw new LockBusy();
-    return row;
+export function serviceLockingRead<P extends string, R extends object>(rows: ServiceRows<P, R>): ServiceLockingRead<P, R> {
+  const byEngine = new Map<EngineLocks, ServiceLockingRead<P, R>>();
+  return (trx, args) => {
+    const locks = engineOf(trx).locks;
+    let read = byEngine.get(locks);
+    if (!read) {
+      read = locks.serviceLockingRead(rows);
+      byEngine.set(locks, read);
+    }
+    return read(trx, args);
   };
 }
 
@@ -49,14 +28,15 @@ const serviceById = serviceLockingRead<'id', { id: number }>((db, p) => db.selec
 /**
  * Makes the transaction the only one changing this service until it ends, so
  * that what it reads of the service (its status before the change) still holds
- * when it commits. PostgreSQL runs write transactions side by side: a row lock
- * queues those on the same service. SQLite runs one write transaction at a
- * time, which already gives the same. Read what depends on the lock in later
+ * when it commits. Where write transactions run side by side, a row lock
+ * queues those on the same service; where they run one at a time, that
+ * already gives the same. Read what depends on the lock in later
  * statements: a statement that waited for it sees the database as it was
- * before it waited. In a transaction of the writer, take it first (see lockTurn).
+ * before it waited. In a transaction of the writer, take it first (see
+ * lockTurn in the transactions.ts of engines that lock).
  */
 export async function lockService(trx: Kysely<Database>, serviceId: number): Promise<void> {
-  if (engineOf(trx) === 'postgres') await serviceById(trx, { id: serviceId });
+  if (engineOf(trx).locks.needed) await serviceById(trx, { id: serviceId });
 }
 
 const serviceOfIncident = serviceLockingRead<'incident', { id: number }>(
@@ -77,5 +57,5 @@ const serviceOfIncident = serviceLockingRead<'incident', { id: number }>(
  * the room opens would never be invited).
  */
 export async function lockIncident(trx: Kysely<Database>, incidentId: number): Promise<void> {
-  if (engineOf(trx) === 'postgres') await serviceOfIncident(trx, { incident: incidentId });
+  if (engineOf(trx).locks.needed) await serviceOfIncident(trx, { incident: incidentId });
 }

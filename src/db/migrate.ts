@@ -1,8 +1,9 @@
 import { Migrator, sql } from 'kysely';
 import type { MigrationResultSet } from 'kysely';
 import { migrations } from '../../migrations/index.js';
-import { assertDatabaseAnswers, DatabaseUnavailableError, noteChangesOnPostgres, noteChangesOnSqlite, engineOf } from './database.js';
+import { assertDatabaseAnswers, DatabaseUnavailableError } from './database.js';
 import type { Db } from './database.js';
+import { engineOf } from './engines.js';
 
 export interface MigrationReport {
   applied: string[];
@@ -38,8 +39,8 @@ export async function migrateToLatest(db: Db, options: MigrateOptions = {}): Pro
     throw new Error(`migration ${failed} failed: ${String(result.error)}`, { cause: result.error });
   }
   const applied = (result.results ?? []).map((r) => r.migrationName);
-  if (engineOf(db) === 'postgres') await noteChangesOnPostgres(db);
-  else await noteChangesOnSqlite(db);
+  // Applied at every start, for every table the migrations made.
+  await engineOf(db).noteChanges(db);
   return { applied };
 }
 

@@ -1,7 +1,7 @@
 import type { CompiledQuery } from 'kysely';
 import type { Compilable, Kysely } from 'kysely';
-import { engineOf } from './database.js';
 import type { Database } from './schema.js';
+import { knowStatement } from './write-effects.js';
 
 const MARK = '\u0000statusbot-param:';
 
@@ -18,17 +18,19 @@ export interface PreparedQuery<P extends string, R> {
  * placeholders; each must be used as a plain value (not inside an `in` list).
  */
 export function prepared<P extends string, R>(build: (db: Kysely<Database>, params: Record<P, never>) => Compilable<R>): PreparedQuery<P, R> {
-  // Compiled once per engine: SQLite and PostgreSQL write parameters differently (`?`, `$1`).
-  const byEngine = new Map<string, { compiled: CompiledQuery<R>; slots: (P | null)[] }>();
+  // Compiled once per database: engines write parameters differently (`?`, `$1`). Its adapter is the same object for
+  // every handle of one database (its transactions, its connections).
+  const byDatabase = new WeakMap<object, { compiled: CompiledQuery<R>; slots: (P | null)[] }>();
   const placeholders = new Proxy({}, { get: (_target, key) => `${MARK}${String(key)}` }) as Record<P, never>;
   const bind = (db: Kysely<Database>, args: Record<P, unknown>): CompiledQuery<R> => {
-    const engine = engineOf(db);
-    let entry = byEngine.get(engine);
+    const adapter = db.getExecutor().adapter;
+    let entry = byDatabase.get(adapter);
     if (!entry) {
       const compiled = build(db, placeholders).compile();
+      knowStatement(compiled);
       const slots = compiled.parameters.map((v) => (typeof v === 'string' && v.startsWith(MARK) ? (v.slice(MARK.length) as P) : null));
       entry = { compiled, slots };
-      byEngine.set(engine, entry);
+      byDatabase.set(adapter, entry);
     }
     const { compiled, slots } = entry;
     const fixed = compiled.parameters;

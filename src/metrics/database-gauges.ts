@@ -10,7 +10,6 @@ import { EMAIL_STREAM_PREFIX } from '../domain/notifications/email-notifications
 import { NOTIFY_KINDS } from '../domain/notifications/notify-destination.js';
 import { watched } from '../domain/vendors/vendor-feeds.js';
 import { listAgents } from '../domain/companies/agent-keys.js';
-import type { AgentInfo } from '../domain/companies/agent-keys.js';
 import { SERVER_REGIONS, regionReach } from '../domain/companies/region-reach.js';
 
 export interface DatabaseGaugesOptions {
@@ -44,17 +43,12 @@ function kindOf(eb: ExpressionBuilder<Database, 'outbox'>) {
   return kind.else(sql.lit<string>(OTHER_KIND)).end();
 }
 
-/**
- * Gauges read from the database at scrape time, so that every replica
- * reports what the database holds, not what it happens to have seen. A
- * failed read leaves the gauge empty for that scrape rather than failing the
- * whole scrape (the process metrics are still worth having).
- */
-export function registerDatabaseGauges(options: DatabaseGaugesOptions): void {
-  const { registry, db, now, logger } = options;
+type GaugeMaker = <L extends string>(name: string, help: string, labelNames: readonly L[], read: (g: Gauge<L>) => Promise<void>) => Gauge<L>;
 
-  function gauge<L extends string>(name: string, help: string, labelNames: readonly L[], read: (g: Gauge<L>) => Promise<void>): Gauge<L> {
-    return new Gauge<L>({
+/** Gauges of `registry` set at each scrape by `read`; a failed read leaves the gauge empty for that scrape, with a warning. */
+function gaugesOf(registry: Registry, logger: Logger): GaugeMaker {
+  return <L extends string>(name: string, help: string, labelNames: readonly L[], read: (g: Gauge<L>) => Promise<void>): Gauge<L> =>
+    new Gauge<L>({
       name,
       help,
       labelNames,
@@ -68,31 +62,37 @@ export function registerDatabaseGauges(options: DatabaseGaugesOptions): void {
         }
       },
     });
-  }
+}
 
-  // Both outbox gauges come from one query per scrape: the first collect starts it, the second shares it.
-  let outboxRead: Promise<Map<string, { pending: number; oldest: number }>> | null = null;
-  const outbox = () =>
-    (outboxRead ??= readOutbox().finally(() => {
-      outboxRead = null;
+/** A read that several gauges of one scrape show: the first collect starts it, the others share it. */
+function sharedRead<T>(read: () => Promise<T>): () => Promise<T> {
+  let pending: Promise<T> | null = null;
+  return () =>
+    (pending ??= read().finally(() => {
+      pending = null;
     }));
-  async function readOutbox() {
-    const rows = await db
-      .selectFrom((eb) =>
-        eb
-          .selectFrom('outbox')
-          .select((o) => [kindOf(o).as('kind'), 'created_at'])
-          .where('state', '=', 'pending')
-          .as('p'),
-      )
-      .select((eb) => ['p.kind', eb.fn.countAll<number>().as('pending'), eb.fn.min('p.created_at').as('oldest')])
-      .groupBy('p.kind')
-      .execute();
-    const byKind = new Map<string, { pending: number; oldest: number }>(KINDS.map((kind) => [kind, { pending: 0, oldest: Number.NaN }]));
-    for (const r of rows) byKind.set(r.kind, { pending: Number(r.pending), oldest: Number(r.oldest) });
-    return byKind;
-  }
+}
 
+async function readOutbox(db: Db): Promise<Map<string, { pending: number; oldest: number }>> {
+  const rows = await db
+    .selectFrom((eb) =>
+      eb
+        .selectFrom('outbox')
+        .select((o) => [kindOf(o).as('kind'), 'created_at'])
+        .where('state', '=', 'pending')
+        .as('p'),
+    )
+    .select((eb) => ['p.kind', eb.fn.countAll<number>().as('pending'), eb.fn.min('p.created_at').as('oldest')])
+    .groupBy('p.kind')
+    .execute();
+  const byKind = new Map<string, { pending: number; oldest: number }>(KINDS.map((kind) => [kind, { pending: 0, oldest: Number.NaN }]));
+  for (const r of rows) byKind.set(r.kind, { pending: Number(r.pending), oldest: Number(r.oldest) });
+  return byKind;
+}
+
+function registerOutboxGauges(gauge: GaugeMaker, db: Db, now: () => Date): void {
+  // Both outbox gauges come from one query per scrape.
+  const outbox = sharedRead(() => readOutbox(db));
   gauge('statusbot_outbox_pending', 'Outbox rows waiting for delivery, by destination kind.', ['kind'], async (g) => {
     for (const [kind, { pending }] of await outbox()) g.set({ kind }, pending);
   });
@@ -105,42 +105,11 @@ export function registerDatabaseGauges(options: DatabaseGaugesOptions): void {
       for (const [kind, { pending, oldest }] of await outbox()) g.set({ kind }, pending > 0 ? Math.max(0, (at - oldest) / 1000) : 0);
     },
   );
+}
 
-  gauge('statusbot_monitors_down', 'Custom monitors whose status is down.', [], async (g) => {
-    const row = await db
-      .selectFrom('custom_monitors')
-      .select((eb) => eb.fn.countAll<number>().as('down'))
-      .where('status', '=', 'down')
-      .executeTakeFirstOrThrow();
-    g.set(Number(row.down));
-  });
-
-  gauge(
-    'statusbot_feed_staleness_seconds',
-    'Seconds since each watched vendor feed was last read successfully; +Inf when it never was.',
-    ['feed'],
-    async (g) => {
-      const at = now().getTime();
-      const rows = await db
-        .selectFrom('vendor_feeds')
-        .innerJoin('services', 'services.id', 'vendor_feeds.service_id')
-        .select(['services.urlname', 'vendor_feeds.last_checked_at'])
-        .where('services.feed_kind', 'is not', null)
-        .where('services.feed_url', 'is not', null)
-        .where(watched)
-        .execute();
-      for (const r of rows) {
-        g.set({ feed: r.urlname }, r.last_checked_at === null ? Number.POSITIVE_INFINITY : Math.max(0, (at - Number(r.last_checked_at)) / 1000));
-      }
-    },
-  );
-
+function registerAgentGauges(gauge: GaugeMaker, db: Db, now: () => Date): void {
   // The agents, read once per scrape for the three gauges that show them.
-  let agentsRead: Promise<AgentInfo[]> | null = null;
-  const listed = () =>
-    (agentsRead ??= listAgents({ db, clock: { now } }).finally(() => {
-      agentsRead = null;
-    }));
+  const listed = sharedRead(() => listAgents({ db, clock: { now } }));
   // By region, as a quorum counts them: a region's latest report, and stale only when every agent of that region is.
   async function agents() {
     const at = now().getTime();
@@ -179,4 +148,47 @@ export function registerDatabaseGauges(options: DatabaseGaugesOptions): void {
       }
     },
   );
+}
+
+/**
+ * Gauges read from the database at scrape time, so that every replica
+ * reports what the database holds, not what it happens to have seen. A
+ * failed read leaves the gauge empty for that scrape rather than failing the
+ * whole scrape (the process metrics are still worth having).
+ */
+export function registerDatabaseGauges(options: DatabaseGaugesOptions): void {
+  const { registry, db, now, logger } = options;
+  const gauge = gaugesOf(registry, logger);
+  registerOutboxGauges(gauge, db, now);
+
+  gauge('statusbot_monitors_down', 'Custom monitors whose status is down.', [], async (g) => {
+    const row = await db
+      .selectFrom('custom_monitors')
+      .select((eb) => eb.fn.countAll<number>().as('down'))
+      .where('status', '=', 'down')
+      .executeTakeFirstOrThrow();
+    g.set(Number(row.down));
+  });
+
+  gauge(
+    'statusbot_feed_staleness_seconds',
+    'Seconds since each watched vendor feed was last read successfully; +Inf when it never was.',
+    ['feed'],
+    async (g) => {
+      const at = now().getTime();
+      const rows = await db
+        .selectFrom('vendor_feeds')
+        .innerJoin('services', 'services.id', 'vendor_feeds.service_id')
+        .select(['services.urlname', 'vendor_feeds.last_checked_at'])
+        .where('services.feed_kind', 'is not', null)
+        .where('services.feed_url', 'is not', null)
+        .where(watched)
+        .execute();
+      for (const r of rows) {
+        g.set({ feed: r.urlname }, r.last_checked_at === null ? Number.POSITIVE_INFINITY : Math.max(0, (at - Number(r.last_checked_at)) / 1000));
+      }
+    },
+  );
+
+  registerAgentGauges(gauge, db, now);
 }

@@ -1,5 +1,4 @@
 import type { Kysely } from 'kysely';
-import { changesNothingCached } from '../../db/dialect.js';
 import type { Database } from '../../db/schema.js';
 import type { Company } from '../companies/company.js';
 import type { DomainContext } from '../context.js';
@@ -90,10 +89,7 @@ async function openGroup(ctx: DomainContext, trx: Kysely<Database>, company: Com
   // The lock first: it queues the changes of the service's incidents, whose groups are read after it.
   const scope = await lockScope(trx, target.serviceId!, company, now, null);
   if (!scope) throw invalidInput(['service_id'], 'service_id must be the id of a custom service of your company');
-  if (await findAlertGroup(trx, company.id, target.source, target.key)) {
-    changesNothingCached(trx);
-    return MOVED;
-  }
+  if (await findAlertGroup(trx, company.id, target.source, target.key)) return MOVED;
   return change(ctx, trx, scope, null, 'open', target, now);
 }
 
@@ -108,16 +104,10 @@ async function changeGroup(
   const now = ctx.clock.now().getTime();
   const found = await lockIncidentScope(trx, seen.incidentId, now);
   const current = found ? await findAlertGroup(trx, company.id, target.source, target.key) : undefined;
-  if (!found || !sameGroup(current, seen) || found.scope.service.company_id !== company.id) {
-    changesNothingCached(trx);
-    return MOVED;
-  }
+  if (!found || !sameGroup(current, seen) || found.scope.service.company_id !== company.id) return MOVED;
   const { scope, stored } = found;
   const move = moveFor({ resolved: stored.row.resolved === 1, firing: current!.firing }, target.signal, target.afterResolved);
-  if (move === 'none') {
-    changesNothingCached(trx);
-    return stored.row.id;
-  }
+  if (move === 'none') return stored.row.id;
   if (move === 'open') {
     // A new incident for the key, on the service the trigger names (its lock is held already when it is this one).
     const fresh = await lockScope(trx, target.serviceId!, company, now, null);

@@ -1,4 +1,3 @@
-import { changesNothingCached } from '../../db/dialect.js';
 import type { DomainContext } from '../context.js';
 import type { ChatPlatform } from './chat.js';
 
@@ -19,8 +18,6 @@ export interface SeenRequest {
  */
 export async function takeSignedRequest(ctx: DomainContext, seen: SeenRequest, forgetBefore: number | null = null): Promise<boolean> {
   const inserted = await ctx.write(async (trx) => {
-    // No read shows these rows: no replica needs to hear of them before the request goes on.
-    changesNothingCached(trx);
     if (forgetBefore !== null) {
       await trx.deleteFrom('seen_chat_requests').where('platform', '=', seen.platform).where('expires_at', '<', forgetBefore).execute();
     }

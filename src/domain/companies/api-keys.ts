@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Kysely, Selectable } from 'kysely';
-import { keysMarker } from '../../db/dialect.js';
+import { changeMarker } from '../../db/dialect.js';
 import { prepared } from '../../db/prepared.js';
 import type { CompaniesTable, Database } from '../../db/schema.js';
 import type { DomainContext } from '../context.js';
@@ -85,7 +85,7 @@ export function admitKey(found: { agentRegion: string | null }, kind: KeyKind): 
 export async function lookUpKey(ctx: DomainContext, key: string): Promise<{ company: Company; keyId: number; agentRegion: string | null }> {
   if (key.length === 0 || key.length > 512) throw unauthorized();
   // Taken before reading, so that a revocation committed meanwhile makes the entry stale at once.
-  const epoch = keysMarker(ctx.db);
+  const epoch = changeMarker(ctx.db, ['api_keys', 'companies']);
   const processState = ctx.processState.apiKeys.get(key);
   if (processState && processState.epoch === epoch) {
     noteUse(ctx, processState.keyId);

@@ -1,5 +1,4 @@
 import type { Kysely } from 'kysely';
-import { changesNothingCached } from '../../db/dialect.js';
 import type { Database } from '../../db/schema.js';
 import type { Company } from '../companies/company.js';
 import type { DomainContext } from '../context.js';
@@ -91,10 +90,7 @@ export async function updateIncident(ctx: DomainContext, company: Company, id: n
       resolvedAt: stored.row.resolved_at,
     };
     const transition = applyUpdate(current, input, now);
-    if (transition.event === null) {
-      changesNothingCached(trx);
-      return toIncident(ctx, incidentRowOf(stored.row, scope), stored.updates, now);
-    }
+    if (transition.event === null) return toIncident(ctx, incidentRowOf(stored.row, scope), stored.updates, now);
     const after: IncidentDraft = {
       ...stored.row,
       title: transition.next.title,

@@ -1,4 +1,3 @@
-import { changesNothingCached } from '../../db/dialect.js';
 import type { DomainContext } from '../context.js';
 
 /**
@@ -9,8 +8,6 @@ import type { DomainContext } from '../context.js';
 export async function takeLease(ctx: DomainContext, slot: string, holder: string, ttlMs: number): Promise<boolean> {
   const now = ctx.clock.now().getTime();
   const taken = await ctx.write((trx) => {
-    // Leases are no reader's data: replicas need not hear of them.
-    changesNothingCached(trx);
     return trx
       .insertInto('job_leases')
       .values({ slot, holder, expires_at: now + ttlMs })
@@ -30,7 +27,6 @@ export async function takeLease(ctx: DomainContext, slot: string, holder: string
 export async function pruneLeases(ctx: DomainContext): Promise<number> {
   const before = ctx.clock.now().getTime() - 86_400_000;
   const result = await ctx.write((trx) => {
-    changesNothingCached(trx);
     return trx.deleteFrom('job_leases').where('expires_at', '<', before).executeTakeFirst();
   });
   return Number(result.numDeletedRows);

@@ -1,6 +1,8 @@
+import { sql } from 'kysely';
 import type { CompiledQuery, Kysely, RawBuilder } from 'kysely';
-import type { Database, OutboxRow } from '../schema.js';
-import { prepared } from '../prepared.js';
+import type { EngineQueries } from '../../engine.js';
+import { prepared } from '../../prepared.js';
+import type { Database, OutboxRow } from '../../schema.js';
 
 /*
  * SQLite: one process writes at a time (the writer holds the file), so a
@@ -20,7 +22,7 @@ const insertOutboxRow = prepared<'company' | 'subscriber' | 'stream' | 'event' |
   }),
 );
 
-export const sqliteDialect = {
+export const sqliteQueries: EngineQueries = {
   json: { object: 'json_object', list: 'json_group_array' },
 
   // In process, a statement costs no round trip: the writes run one by one, in order.
@@ -45,9 +47,10 @@ export const sqliteDialect = {
 
   // In process, reading an id back from its insert costs no round trip.
   reservedId: (_table: 'incidents'): RawBuilder<number> | null => null,
-  lockingReadsMayPredateLock: false as boolean,
-  sharedByProcesses: false as boolean,
+  lockingReadsMayPredateLock: false,
+  sharedByProcesses: false,
   forClaim: <Q>(query: Q): Q => query,
   // The autoincrement sees given ids by itself.
   afterGivenIds: async () => undefined,
+  stableOrder: sql`rowid`,
 };

@@ -1,8 +1,10 @@
 import { CompiledQuery, sql } from 'kysely';
 import type { Expression, Kysely, RawBuilder, SelectQueryBuilder, SqlBool } from 'kysely';
 
-import { prepared } from '../prepared.js';
-import type { Database, OutboxRow } from '../schema.js';
+import type { EngineQueries } from '../../engine.js';
+import { prepared } from '../../prepared.js';
+import type { Database, OutboxRow } from '../../schema.js';
+import { knowStatement } from '../../write-effects.js';
 
 /*
  * PostgreSQL: several processes (replicas) and several transactions of each
@@ -87,7 +89,7 @@ function combine(parts: readonly CompiledQuery[], read: boolean): string {
   return text;
 }
 
-export const postgresDialect = {
+export const postgresQueries: EngineQueries = {
   json: { object: 'json_build_object', list: 'json_agg' },
 
   // Foreign keys are checked once all parts have run. Parameters must appear in the texts only as kysely writes them ($1, …).
@@ -97,15 +99,13 @@ export const postgresDialect = {
       return [];
     }
     const parts = read ? [read, ...writes] : writes;
-    const text = combine(parts, read !== undefined);
-    return (
-      await db.executeQuery<R>(
-        CompiledQuery.raw(
-          text,
-          parts.flatMap((w) => w.parameters),
-        ) as CompiledQuery<R>,
-      )
-    ).rows;
+    const combined = CompiledQuery.raw(
+      combine(parts, read !== undefined),
+      parts.flatMap((w) => w.parameters),
+    ) as CompiledQuery<R>;
+    // Its text is known to what runs it (the writer tells what it writes).
+    knowStatement(combined);
+    return (await db.executeQuery<R>(combined)).rows;
   },
 
   outboxWrites(db: Kysely<Database>, rows: readonly { row: OutboxRow; guarded: boolean }[], guard?: Expression<SqlBool>): CompiledQuery[] {
@@ -119,12 +119,14 @@ export const postgresDialect = {
   },
 
   reservedId: (table: 'incidents'): RawBuilder<number> | null => sql<number>`nextval(pg_get_serial_sequence(${table}, 'id'))`,
-  lockingReadsMayPredateLock: true as boolean,
-  sharedByProcesses: true as boolean,
+  lockingReadsMayPredateLock: true,
+  sharedByProcesses: true,
   // biome-ignore lint/suspicious/noExplicitAny: any select may be claimed
   forClaim: <Q extends SelectQueryBuilder<Database, any, object>>(query: Q, table: string): Q => query.forUpdate(table as never).skipLocked() as Q,
   // The identity sequence does not see given ids: it is moved on past them.
-  async afterGivenIds(trx: Kysely<Database>, table: 'services' | 'custom_monitors'): Promise<void> {
+  async afterGivenIds(trx: Kysely<Database>, table: string): Promise<void> {
     await sql`select setval(pg_get_serial_sequence(${table}, 'id'), coalesce(max(id), 0) + 1, false) from ${sql.table(table)}`.execute(trx);
   },
+  // The first column: the id, or the leading key.
+  stableOrder: sql`1`,
 };
