@@ -2,7 +2,7 @@ import { emptyConfig } from '../config/load-config.js';
 import { DomainError } from '../domain/errors.js';
 import { listFeeds } from '../domain/vendors/vendor-feeds.js';
 import type { FeedCheck } from '../jobs/feed-poller.js';
-import { checkFeeds } from '../main.js';
+import { checkFeeds } from './job-runs.js';
 import { CommandError } from './cli-errors.js';
 import { commandLogger } from './command-logger.js';
 import type { CommandInput } from './command.js';

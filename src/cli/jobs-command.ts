@@ -1,6 +1,6 @@
 import { emptyConfig, withEnvironment } from '../config/load-config.js';
 import { JOB_NAMES } from '../jobs/job-names.js';
-import { runJobOnce } from '../main.js';
+import { runJobOnce } from './job-runs.js';
 import { UsageError } from './cli-errors.js';
 import { commandLogger } from './command-logger.js';
 import type { CommandInput } from './command.js';

@@ -1,4 +1,4 @@
-import { isDatabaseUnavailable } from '../db/database.js';
+import { isDatabaseUnavailable } from '../infrastructure/database-unavailable.js';
 import { DomainError } from '../domain/errors.js';
 import type { FieldIssue } from '../domain/errors.js';
 

@@ -1,26 +1,11 @@
 import type { ComponentChildren } from 'preact';
 import type { Incident, IncidentSummary } from '../../../domain/incidents/incident.js';
 import type { PublicPage } from '../../../domain/status-pages/page-directory.js';
-import type { PageStatus } from '../../../domain/status-pages/page-status.js';
-import { BAR_DAYS } from '../../../domain/status-pages/page-view.js';
-import type { PageGroupView, PageView } from '../../../domain/status-pages/page-view.js';
-import type { ShownStatus } from '../../../domain/services/shown-status.js';
+import type { PageView } from '../../../domain/status-pages/page-view.js';
 import { Layout } from './layout.js';
+import { Banner, NoIncidents, ServicesSection, SubscribeForm, VendorsSection } from './status-page-sections.js';
 import { TextBlock } from './update-text.js';
-import {
-  Affected,
-  BANNER_WORDS,
-  DayBars,
-  IncidentCard,
-  IncidentHeading,
-  IncidentLine,
-  NoData,
-  percent,
-  Status,
-  STATUS_WORDS,
-  Timeline,
-  When,
-} from './page-parts.js';
+import { IncidentCard, IncidentHeading, IncidentLine, Timeline, When } from './page-parts.js';
 
 /** The feeds of a page, for the head and the footer links. */
 const feedsOf = (base: string, name: string) => [
@@ -51,73 +36,10 @@ export function StatusPage(props: { view: PageView; base: string; monitors?: Com
           ))}
         </section>
       ) : null}
-      {view.maintenance.length > 0 ? (
-        <section aria-labelledby="maintenance">
-          <h2 id="maintenance">Maintenance</h2>
-          <ul class="plain">
-            {view.maintenance.map((m) => (
-              <li class="card">
-                <div class="row">
-                  <strong>{m.title === null ? m.serviceName : m.id === null ? m.title : <a href={`/maintenances/${m.id}`}>{m.title}</a>}</strong>
-                  <span class="muted">{m.active ? 'In progress' : 'Scheduled'}</span>
-                </div>
-                <p class="muted">
-                  <When at={m.startsAt} /> – <When at={m.endsAt} />
-                  {m.title === null ? null : ` · ${m.serviceName}`}
-                </p>
-                {m.description ? <TextBlock text={m.description} /> : null}
-              </li>
-            ))}
-          </ul>
-        </section>
-      ) : null}
-      <section aria-labelledby="services">
-        <h2 id="services">Services</h2>
-        {view.services.length === 0 ? <p class="muted">This page shows no services yet.</p> : null}
-        <ul class="plain">
-          {shownInOrder(view).map((item) =>
-            'group' in item ? (
-              <li class="group">
-                <h3>{item.group.name}</h3>
-                <ul class="plain">
-                  {item.services.map((s) => (
-                    <ServiceCard service={s} Heading="h4" />
-                  ))}
-                </ul>
-              </li>
-            ) : (
-              <ServiceCard service={item} Heading="h3" />
-            ),
-          )}
-        </ul>
-      </section>
+      <MaintenanceSection view={view} />
+      <ServicesSection view={view} />
       {props.monitors}
-      {view.vendors.length > 0 ? (
-        <section aria-labelledby="vendors">
-          <h2 id="vendors">Services we depend on</h2>
-          <ul class="plain">
-            {view.vendors.map((v) => (
-              <li class="card">
-                <div class="row">
-                  <a href={v.trackerUrl}>{v.name}</a>
-                  <Status status={v.status} />
-                </div>
-                {v.status === 'unknown' ? (
-                  <p class="muted">
-                    <NoData reason={v.reason} since={v.since} />
-                  </p>
-                ) : null}
-                {v.open.map((i) => (
-                  <>
-                    <p class="muted">{i.title}</p>
-                    <Affected components={i.components} />
-                  </>
-                ))}
-              </li>
-            ))}
-          </ul>
-        </section>
-      ) : null}
+      <VendorsSection view={view} />
       <NoIncidents view={view} />
       {view.recent.length > 0 ? (
         <section aria-labelledby="recent">
@@ -149,115 +71,28 @@ export function StatusPage(props: { view: PageView; base: string; monitors?: Com
   );
 }
 
-const MARK_CLASS: Record<PageStatus, ShownStatus> = {
-  ok: 'ok',
-  minor: 'minor',
-  partial: 'major',
-  major: 'major',
-  maintenance: 'maintenance',
-  unknown: 'unknown',
-  empty: 'unknown',
-};
-
-type PageService = PageView['services'][number];
-
-/** The page's services in order, those of a group gathered under it (in the group's order) where its first service stands. */
-type ShownItem = PageService | { group: PageGroupView; services: PageService[] };
-
-function shownInOrder(view: PageView): ShownItem[] {
-  const groupOf = new Map(view.groups.flatMap((g) => g.serviceIds.map((id) => [id, g] as const)));
-  const placed = new Set<PageGroupView>();
-  return view.services.flatMap((s): ShownItem[] => {
-    const group = groupOf.get(s.id);
-    if (!group) return [s];
-    if (placed.has(group)) return [];
-    placed.add(group);
-    return [{ group, services: group.serviceIds.map((id) => view.services.find((member) => member.id === id)!) }];
-  });
-}
-
-function ServiceCard(props: { service: PageService; Heading: 'h3' | 'h4' }) {
-  const { service: s, Heading } = props;
-  return (
-    <li class="card">
-      <div class="row">
-        <Heading>{s.name}</Heading>
-        <Status status={s.status} />
-      </div>
-      <DayBars days={s.days} label={`${s.name}, the last ${s.days.length} days`} />
-      <p class="muted">{s.uptime === null ? 'No data yet' : `${percent(s.uptime)} uptime over the days shown`}</p>
-    </li>
-  );
-}
-
-/**
- * The page's own status, said once on a filled band with the way to subscribe
- * beside it (the form is at the page's end); below, what makes it so (monitors
- * down, monitors not probed yet) and, not counted in it, its vendors in trouble.
- */
-function Banner(props: { view: PageView }) {
-  const { health, vendors } = props.view;
-  const troubled = vendors.filter((v) => v.status !== 'ok');
-  return (
-    <div class="banner-block">
-      <div class={`banner ${health.status}`}>
-        <p role="status">
-          <span class={`status ${MARK_CLASS[health.status]}`}>{BANNER_WORDS[health.status]}</span>
-        </p>
-        <a href="#subscribe">Subscribe</a>
-      </div>
-      {health.down.length > 0 ? <p class="banner-note">Down: {health.down.join(', ')}</p> : null}
-      {health.unprobed.length > 0 ? <p class="banner-note muted">No data yet (not probed): {health.unprobed.join(', ')}</p> : null}
-      {troubled.length > 0 ? (
-        <p class="banner-note">
-          Third-party:{' '}
-          {troubled.map((v, i) => (
-            <>
-              {i > 0 ? '; ' : null}
-              <a href={v.trackerUrl}>{v.name}</a> — {STATUS_WORDS[v.status]}
-            </>
-          ))}
-        </p>
-      ) : null}
-    </div>
-  );
-}
-
-/** Said when no incident is open and none was resolved in the last 7 days: whether the bars show any. */
-function NoIncidents(props: { view: PageView }) {
+/** Maintenance in progress or scheduled, each with its window and what it is about. */
+function MaintenanceSection(props: { view: PageView }) {
   const { view } = props;
-  if (view.open.length > 0 || view.recent.length > 0 || view.services.length === 0) return null;
-  const any = view.services.some((s) => s.days.some((d) => d.incidents.length > 0));
+  if (view.maintenance.length === 0) return null;
   return (
-    <section aria-labelledby="incidents">
-      <h2 id="incidents">Incidents</h2>
-      <p class="muted">{any ? 'No incidents in the last 7 days.' : `No incidents in the last ${BAR_DAYS} days.`}</p>
-    </section>
-  );
-}
-
-function SubscribeForm(props: { base: string; services: readonly { name: string; urlname: string }[] }) {
-  return (
-    <section aria-labelledby="subscribe">
-      <h2 id="subscribe">Get updates by email</h2>
-      <form class="subscribe" method="post" action={`${props.base}/subscribe`}>
-        <label>
-          Email address
-          <input type="email" name="email" required autocomplete="email" maxlength={254} />
-        </label>
-        {props.services.length > 1 ? (
-          <fieldset>
-            <legend>Only these services (none ticked: all)</legend>
-            {props.services.map((s) => (
-              <label>
-                <input type="checkbox" name="service" value={s.urlname} />
-                {s.name}
-              </label>
-            ))}
-          </fieldset>
-        ) : null}
-        <button type="submit">Subscribe</button>
-      </form>
+    <section aria-labelledby="maintenance">
+      <h2 id="maintenance">Maintenance</h2>
+      <ul class="plain">
+        {view.maintenance.map((m) => (
+          <li class="card">
+            <div class="row">
+              <strong>{m.title === null ? m.serviceName : m.id === null ? m.title : <a href={`/maintenances/${m.id}`}>{m.title}</a>}</strong>
+              <span class="muted">{m.active ? 'In progress' : 'Scheduled'}</span>
+            </div>
+            <p class="muted">
+              <When at={m.startsAt} /> – <When at={m.endsAt} />
+              {m.title === null ? null : ` · ${m.serviceName}`}
+            </p>
+            {m.description ? <TextBlock text={m.description} /> : null}
+          </li>
+        ))}
+      </ul>
     </section>
   );
 }
