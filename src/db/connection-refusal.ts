@@ -1,25 +1,8 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { sql } from 'kysely';
 import type { Kysely } from 'kysely';
+import { refusesConnectionsNow } from '../infrastructure/database-unavailable.js';
 import type { Database } from './schema.js';
-
-/**
- * SQLSTATEs with which a running PostgreSQL server refuses a new connection
- * for now: 53300 too_many_connections (max_connections, or a role's or a
- * database's CONNECTION LIMIT, taken), 57P03 cannot_connect_now (starting up,
- * shutting down, in recovery). Such a server is there and will admit the
- * connection later: not a fault of the request or of the configuration.
- */
-const REFUSED_NOW = new Set(['53300', '57P03']);
-
-/** Whether the error (or one it was caused by) is PostgreSQL refusing a connection for now. */
-export function refusesConnectionsNow(error: unknown): boolean {
-  for (let e = error, depth = 0; e !== null && typeof e === 'object' && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
-    const code = (e as { code?: unknown }).code;
-    if (typeof code === 'string' && REFUSED_NOW.has(code)) return true;
-  }
-  return false;
-}
 
 export interface WaitOptions {
   /** Told of each refusal, with why and how long until the next try. */

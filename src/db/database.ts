@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { ChangeFeedView, OpenDatabaseOptions, OpenedDatabase } from './engine.js';
 import { engineFor } from './engines.js';
 import type { Database } from './schema.js';
-import { refusesConnectionsNow } from './connection-refusal.js';
+import { DatabaseUnavailableError } from '../infrastructure/database-unavailable.js';
 
 export type Db = Kysely<Database>;
 export type { OpenDatabaseOptions };
@@ -62,26 +62,7 @@ export const poolSizeOf = (db: Db): number => opened.get(db)?.poolSize ?? 1;
 /** The change feed of a database shared by replicas (null where commits are seen through the file). */
 export const changeFeedOf = (db: Db): ChangeFeedView | null => opened.get(db)?.feed ?? null;
 
-/** A database that cannot be used: it says where and why in one line (never a password). */
-export class DatabaseUnavailableError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'DatabaseUnavailableError';
-  }
-}
-
-/** Errors that say the database cannot be reached now (a PostgreSQL server down or restarting), not that a query is wrong. */
-export function isDatabaseUnavailable(error: unknown): boolean {
-  if (error instanceof DatabaseUnavailableError || refusesConnectionsNow(error)) return true;
-  const e = error as { code?: unknown; message?: unknown } | null;
-  const code = typeof e?.code === 'string' ? e.code : '';
-  const message = typeof e?.message === 'string' ? e.message : '';
-  return (
-    ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', '57P01', '57P02', '57P03'].includes(code) ||
-    code.startsWith('08') ||
-    /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|not queryable/i.test(message)
-  );
-}
+export { DatabaseUnavailableError, isDatabaseUnavailable } from '../infrastructure/database-unavailable.js';
 
 /** Whether the database answers now: always for SQLite's file, a quick query for PostgreSQL (for /healthz). */
 export async function databaseAnswers(db: Db): Promise<boolean> {
