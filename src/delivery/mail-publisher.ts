@@ -12,8 +12,9 @@ import { mailThreading } from './mail-message-ids.js';
 import { renderConfirmationMail, renderIncidentMail } from './mail-render.js';
 import type { RenderedMail } from './mail-render.js';
 import { renderMaintenanceMail } from './maintenance-mail.js';
-import { DEFAULT_DESTINATION_LIMITS, DeliveryFailure } from './publisher.js';
-import type { DestinationLimits } from './publisher.js';
+import { DEFAULT_DESTINATION_LIMITS } from '../config/destination-limits.js';
+import type { DestinationLimits } from '../config/destination-limits.js';
+import { DeliveryFailure } from './publisher.js';
 import type { Delivery, Publisher } from './publisher.js';
 
 export interface MailPublisherOptions {

@@ -46,14 +46,6 @@ export interface Publisher {
   deliver(delivery: Delivery, recorder: DeliveryRecorder): Promise<void>;
 }
 
-/** How hard one webhook URL or one mail address is driven: deliveries under way at once, and started per second (null: no limit). */
-export interface DestinationLimits {
-  concurrency: number;
-  perSecond: number | null;
-}
-
-export const DEFAULT_DESTINATION_LIMITS: DestinationLimits = { concurrency: 8, perSecond: null };
-
 /**
  * A failed delivery; `retryAfterMs` when the platform said when to come back
  * (HTTP 429 Retry-After); `permanent` when it refused the notification itself

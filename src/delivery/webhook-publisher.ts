@@ -5,8 +5,9 @@ import { paddedIds } from '../db/dialect.js';
 import { batchedLookup } from '../infrastructure/batched-lookup.js';
 import { describeNetworkError, requestScope, throwIfStopping } from '../infrastructure/outbound.js';
 import type { DomainContext } from '../domain/context.js';
-import { DEFAULT_DESTINATION_LIMITS, DeliveryFailure, retryAfterMs } from './publisher.js';
-import type { DestinationLimits } from './publisher.js';
+import { DEFAULT_DESTINATION_LIMITS } from '../config/destination-limits.js';
+import type { DestinationLimits } from '../config/destination-limits.js';
+import { DeliveryFailure, retryAfterMs } from './publisher.js';
 import type { Delivery, Publisher } from './publisher.js';
 
 export const SIGNATURE_HEADER = 'x-statusbot-signature';

@@ -6,7 +6,7 @@ import { BAR_DAYS } from '../../../domain/status-pages/page-view.js';
 import type { PageGroupView, PageView } from '../../../domain/status-pages/page-view.js';
 import type { ShownStatus } from '../../../domain/services/shown-status.js';
 import { Layout } from './layout.js';
-import { TextBlock } from './update-text.js';
+import { TextBlock } from '../../../markup/update-text.js';
 import {
   Affected,
   BANNER_WORDS,
