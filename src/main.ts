@@ -50,7 +50,7 @@ import { emailSubscriberCount } from './domain/status-pages/subscriptions.js';
 import { createOutboundDispatcher } from './infrastructure/outbound.js';
 import { createFeedPoller } from './jobs/feed-poller.js';
 import type { FeedCheck, FeedPoller } from './jobs/feed-poller.js';
-import { createProbeClient } from './jobs/http-probe.js';
+import { createProbeClient } from './probes/probe-client.js';
 import { JOBS } from './jobs/jobs.js';
 import { createMonitorProber } from './jobs/monitor-prober.js';
 import type { JobDeps } from './jobs/jobs.js';
