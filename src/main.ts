@@ -39,13 +39,7 @@ import type { ChatEnv } from './config/env.js';
 import type { ChatPlatform } from './db/schema.js';
 import { createOutboxWorker } from './delivery/outbox-worker.js';
 import type { OutboxWorker, OutboxWorkerOptions } from './delivery/outbox-worker.js';
-import { createWebhookPublisher } from './delivery/webhook-publisher.js';
-import { createDestinationClient } from './delivery/destination-client.js';
-import { createOpsgeniePublisher } from './delivery/opsgenie-publisher.js';
-import { createPagerDutyPublisher } from './delivery/pagerduty-publisher.js';
-import { createTeamsPublisher } from './delivery/teams-publisher.js';
-import { createTelegramPublisher } from './delivery/telegram-publisher.js';
-import { createMailPublisher } from './delivery/mail-publisher.js';
+import { createPublishers } from './delivery/publisher-kinds.js';
 import { emailSubscriberCount } from './domain/status-pages/subscriptions.js';
 import { createOutboundDispatcher } from './infrastructure/outbound.js';
 import { createFeedPoller } from './jobs/feed-poller.js';
@@ -240,41 +234,23 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       followRedirects: false,
     });
     // Pagers and chat APIs are reached the same way: their addresses come from the config too.
-    const destinations = {
+    const publishers = createPublishers({
       ctx,
-      post: createDestinationClient({ dispatcher: webhooks.dispatcher, timeoutMs: config.probes.timeoutMs, stop: stop.signal }),
-      perSecond: config.outbox.perDestination.perSecond,
-    };
-    // Without smtp, mail to status page subscribers waits in the outbox until it is configured.
-    const mail = config.smtp
-      ? createMailPublisher({
-          ctx,
-          smtp: config.smtp,
-          limits: config.outbox.perDestination,
-          unreachableDelay: { firstMs: options.delivery?.baseDelayMs ?? 1_000, maxMs: options.delivery?.maxDelayMs ?? 15 * 60_000 },
-        })
-      : null;
-    if (!mail && (await emailSubscriberCount(ctx)) > 0) {
+      dispatcher: webhooks.dispatcher,
+      timeoutMs: config.probes.timeoutMs,
+      stop: stop.signal,
+      limits: config.outbox.perDestination,
+      smtp: config.smtp ?? null,
+      unreachableDelay: { firstMs: options.delivery?.baseDelayMs ?? 1_000, maxMs: options.delivery?.maxDelayMs ?? 15 * 60_000 },
+      chat: fronts.map((f) => f.publisher),
+    });
+    if (!config.smtp && (await emailSubscriberCount(ctx)) > 0) {
       logger.info('Status pages have email subscribers, but no smtp is configured: their mail waits in the outbox until it is.');
     }
     const worker = createOutboxWorker({
       ctx,
       logger,
-      publishers: [
-        createWebhookPublisher({
-          ctx,
-          dispatcher: webhooks.dispatcher,
-          timeoutMs: config.probes.timeoutMs,
-          stop: stop.signal,
-          limits: config.outbox.perDestination,
-        }),
-        ...(mail ? [mail] : []),
-        createPagerDutyPublisher(destinations),
-        createOpsgeniePublisher(destinations),
-        createTeamsPublisher(destinations),
-        createTelegramPublisher(destinations),
-        ...fronts.map((f) => f.publisher),
-      ],
+      publishers,
       onDelivered: metrics.delivered,
       stop: stop.signal,
       concurrency: config.outbox.concurrency,
@@ -380,7 +356,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
             ),
             stopping.track('HTTP requests', requests),
           ]);
-          mail?.close();
+          for (const publisher of publishers) publisher.close?.();
         } finally {
           clearTimeout(grace);
         }

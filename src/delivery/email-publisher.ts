@@ -16,6 +16,7 @@ import { DEFAULT_DESTINATION_LIMITS } from '../config/destination-limits.js';
 import type { DestinationLimits } from '../config/destination-limits.js';
 import { DeliveryFailure } from './publisher.js';
 import type { Delivery, Publisher } from './publisher.js';
+import type { PublisherKind } from './publisher-kind.js';
 
 export interface MailPublisherOptions {
   ctx: DomainContext;
@@ -173,3 +174,9 @@ export function createMailPublisher(options: MailPublisherOptions): MailPublishe
     close: () => transport.close(),
   };
 }
+
+/** Mail to status page subscribers; without smtp it waits in the outbox until it is configured. */
+export const email = {
+  kind: 'email',
+  create: ({ ctx, smtp, limits, unreachableDelay }) => (smtp ? createMailPublisher({ ctx, smtp, limits, unreachableDelay }) : null),
+} satisfies PublisherKind<'email'>;

@@ -44,6 +44,8 @@ export interface Publisher {
   readonly streamRate?: number;
   /** Resolves once the platform confirmed every step; throws DeliveryFailure (or any error) otherwise. */
   deliver(delivery: Delivery, recorder: DeliveryRecorder): Promise<void>;
+  /** Closes what it holds open (pooled connections), once the worker has stopped. */
+  close?(): void;
 }
 
 /**

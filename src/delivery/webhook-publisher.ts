@@ -9,6 +9,7 @@ import { DEFAULT_DESTINATION_LIMITS } from '../config/destination-limits.js';
 import type { DestinationLimits } from '../config/destination-limits.js';
 import { DeliveryFailure, retryAfterMs } from './publisher.js';
 import type { Delivery, Publisher } from './publisher.js';
+import type { PublisherKind } from './publisher-kind.js';
 
 export const SIGNATURE_HEADER = 'x-statusbot-signature';
 
@@ -96,3 +97,8 @@ export function createWebhookPublisher(options: WebhookPublisherOptions): Publis
     },
   };
 }
+
+export const webhook = {
+  kind: 'webhook',
+  create: ({ ctx, dispatcher, timeoutMs, stop, limits }) => createWebhookPublisher({ ctx, dispatcher, timeoutMs, stop, limits }),
+} satisfies PublisherKind<'webhook'>;
