@@ -6,15 +6,9 @@ import type { Config } from './config/load-config.js';
 import { openDatabase } from './db/database.js';
 import type { Db } from './db/database.js';
 import type { ChatPlatform } from './db/schema.js';
-import { createDestinationClient } from './delivery/destination-client.js';
-import { createMailPublisher } from './delivery/mail-publisher.js';
-import { createOpsgeniePublisher } from './delivery/opsgenie-publisher.js';
 import { createOutboxWorker } from './delivery/outbox-worker.js';
+import { createPublishers } from './delivery/publisher-kinds.js';
 import type { OutboxWorker, OutboxWorkerOptions } from './delivery/outbox-worker.js';
-import { createPagerDutyPublisher } from './delivery/pagerduty-publisher.js';
-import { createTeamsPublisher } from './delivery/teams-publisher.js';
-import { createTelegramPublisher } from './delivery/telegram-publisher.js';
-import { createWebhookPublisher } from './delivery/webhook-publisher.js';
 import type { Clock } from './domain/clock.js';
 import type { DomainContext } from './domain/context.js';
 import { seedDemoCompany } from './domain/setup/demo-setup.js';
@@ -26,7 +20,7 @@ import { createOutboundDispatcher } from './infrastructure/outbound.js';
 import { createLogger, logLevelOf } from './infrastructure/pino-logger.js';
 import { createFeedPoller } from './jobs/feed-poller.js';
 import type { FeedPoller } from './jobs/feed-poller.js';
-import { createProbeClient } from './jobs/http-probe.js';
+import { createProbeClient } from './probes/probe-client.js';
 import { JOBS } from './jobs/jobs.js';
 import type { JobDeps } from './jobs/jobs.js';
 import { createMonitorProber } from './jobs/monitor-prober.js';
@@ -256,46 +250,29 @@ async function createDelivery(options: DeliveryOptions) {
     blockPrivateTargets: config.probes.blockPrivateTargets,
     followRedirects: false,
   });
-  // Pagers and chat APIs are reached the same way: their addresses come from the config too.
-  const destinations = {
+  // One publisher per destination kind (delivery/publisher-kinds.ts); without smtp, mail to status page
+  // subscribers waits in the outbox until it is configured.
+  const publishers = createPublishers({
     ctx,
-    post: createDestinationClient({ dispatcher: webhooks.dispatcher, timeoutMs: config.probes.timeoutMs, stop }),
-    perSecond: config.outbox.perDestination.perSecond,
-  };
-  // Without smtp, mail to status page subscribers waits in the outbox until it is configured.
-  const mail = config.smtp
-    ? createMailPublisher({
-        ctx,
-        smtp: config.smtp,
-        limits: config.outbox.perDestination,
-        unreachableDelay: { firstMs: options.settings?.baseDelayMs ?? 1_000, maxMs: options.settings?.maxDelayMs ?? 15 * 60_000 },
-      })
-    : null;
-  if (!mail && (await emailSubscriberCount(ctx)) > 0) {
+    dispatcher: webhooks.dispatcher,
+    timeoutMs: config.probes.timeoutMs,
+    stop,
+    limits: config.outbox.perDestination,
+    smtp: config.smtp ?? null,
+    unreachableDelay: { firstMs: options.settings?.baseDelayMs ?? 1_000, maxMs: options.settings?.maxDelayMs ?? 15 * 60_000 },
+    chat: fronts.map((f) => f.publisher),
+  });
+  if (!config.smtp && (await emailSubscriberCount(ctx)) > 0) {
     logger.info('Status pages have email subscribers, but no smtp is configured: their mail waits in the outbox until it is.');
   }
   const worker = createOutboxWorker({
     ctx,
     logger,
-    publishers: [
-      createWebhookPublisher({
-        ctx,
-        dispatcher: webhooks.dispatcher,
-        timeoutMs: config.probes.timeoutMs,
-        stop,
-        limits: config.outbox.perDestination,
-      }),
-      ...(mail ? [mail] : []),
-      createPagerDutyPublisher(destinations),
-      createOpsgeniePublisher(destinations),
-      createTeamsPublisher(destinations),
-      createTelegramPublisher(destinations),
-      ...fronts.map((f) => f.publisher),
-    ],
+    publishers,
     onDelivered: metrics.delivered,
     stop,
     concurrency: config.outbox.concurrency,
     ...options.settings,
   });
-  return { worker, webhooks, mail };
+  return { worker, webhooks, publishers };
 }

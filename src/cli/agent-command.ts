@@ -3,7 +3,7 @@ import { createProbeAgent } from '../agent/probe-agent.js';
 import { createServerLink } from '../agent/server-link.js';
 import { regionName } from '../domain/companies/agent-keys.js';
 import { parseInput } from '../domain/validation.js';
-import { createProbeClient } from '../jobs/http-probe.js';
+import { createProbeClient } from '../probes/probe-client.js';
 import { USER_AGENT } from '../main.js';
 import { UsageError } from './cli-errors.js';
 import { commandLogger } from './command-logger.js';

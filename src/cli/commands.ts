@@ -1,6 +1,6 @@
 import { SHOWS_IDS } from './command.js';
 import type { Command, CommandInput } from './command.js';
-import { JOB_NAMES } from '../jobs/job-names.js';
+import { JOB_NAMES } from '../config/job-names.js';
 import { STOP_DEADLINE_MS, STOP_GRACE_MS } from '../stop-times.js';
 
 /**

@@ -1,5 +1,5 @@
 import { emptyConfig, withEnvironment } from '../config/load-config.js';
-import { JOB_NAMES } from '../jobs/job-names.js';
+import { JOB_NAMES } from '../config/job-names.js';
 import { runJobOnce } from './job-runs.js';
 import { UsageError } from './cli-errors.js';
 import { commandLogger } from './command-logger.js';

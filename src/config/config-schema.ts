@@ -5,7 +5,7 @@ import { digestSettings } from '../domain/chat/subscription-input.js';
 import { NOTIFY_EVENTS } from '../domain/companies/company.js';
 import { notifyDestination } from './notify-schema.js';
 import { parseProxyRange } from '../infrastructure/client-address.js';
-import { JOB_NAMES } from '../jobs/job-names.js';
+import { JOB_NAMES } from './job-names.js';
 import { FEED_KINDS } from '../domain/vendors/vendor-snapshot.js';
 import { slugOf } from '../domain/status-pages/page-slug.js';
 import { CUSTOM_SERVICE_ID_RULE, isCustomServiceId } from '../domain/services/service-ids.js';

@@ -18,10 +18,10 @@ export const DEFAULT_CHAT_RATE_LIMIT = { perMinute: 120, perAddressPerMinute: 60
 import { DEFAULT_USER_REPORTS } from '../domain/vendors/user-report-settings.js';
 import type { UserReportSettings } from '../domain/vendors/user-report-settings.js';
 import type { CatalogServiceSpec } from '../domain/setup/setup.js';
-import { VENDOR_CATALOG, VENDOR_IDS } from '../ingest/vendor-catalog.js';
-import { DEMO_JOB } from '../jobs/job-names.js';
-import { DEFAULT_DESTINATION_LIMITS } from '../delivery/publisher.js';
-import type { DestinationLimits } from '../delivery/publisher.js';
+import { VENDOR_CATALOG, VENDOR_IDS } from './vendor-catalog.js';
+import { DEMO_JOB } from './job-names.js';
+import { DEFAULT_DESTINATION_LIMITS } from './destination-limits.js';
+import type { DestinationLimits } from './destination-limits.js';
 
 export interface Config {
   /** Base of tracker_url values; when absent, http://localhost:{port}. */

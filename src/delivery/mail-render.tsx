@@ -1,7 +1,7 @@
 import type { ComponentChildren } from 'preact';
 import { renderToString } from 'preact-render-to-string';
 import type { IncidentNotification } from '../domain/notifications/incident-notification.js';
-import { UpdateText } from '../http/pages/render/update-text.js';
+import { UpdateText } from '../markup/update-text.js';
 
 /** One mail, in the two forms every mail carries. */
 export interface RenderedMail {

@@ -1,7 +1,7 @@
 import type { MaintenanceNotification } from '../domain/notifications/maintenance-payload.js';
 import type { RenderedMail } from './mail-render.js';
 import { MailDocument, STYLE, footer, html, oneLine, timeText } from './mail-render.js';
-import { UpdateText } from '../http/pages/render/update-text.js';
+import { UpdateText } from '../markup/update-text.js';
 
 const EVENT_LABELS: Record<MaintenanceNotification['event'], string> = {
   'maintenance.scheduled': 'Scheduled maintenance',

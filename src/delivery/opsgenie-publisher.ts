@@ -4,6 +4,7 @@ import { failureOf, isSuccess, jsonOf, orderedStream } from './destination-clien
 import type { DestinationPublisherOptions, Target } from './destination-client.js';
 import { alertPriorityOf, destinationSettings, rememberAlertPriority } from './destination-store.js';
 import type { Delivery, Publisher } from './publisher.js';
+import type { PublisherKind } from './publisher-kind.js';
 import { clipText } from '../domain/clip-text.js';
 
 const capitalized = (text: string): string => text.charAt(0).toUpperCase() + text.slice(1);
@@ -103,3 +104,8 @@ export function createOpsgeniePublisher(options: DestinationPublisherOptions): P
     },
   };
 }
+
+export const opsgenie = {
+  kind: 'opsgenie',
+  create: ({ ctx, post, limits }) => createOpsgeniePublisher({ ctx, post, perSecond: limits.perSecond }),
+} satisfies PublisherKind<'opsgenie'>;

@@ -4,6 +4,7 @@ import { failureOf, isSuccess, jsonOf, orderedStream } from './destination-clien
 import type { DestinationPublisherOptions, Target } from './destination-client.js';
 import { destinationSettings } from './destination-store.js';
 import type { Delivery, Publisher } from './publisher.js';
+import type { PublisherKind } from './publisher-kind.js';
 import { clipText } from '../domain/clip-text.js';
 
 /** An Events API v2 event: `trigger` on open and on each update (the same alert, updated), `resolve` on resolve. */
@@ -63,3 +64,8 @@ export function createPagerDutyPublisher(options: DestinationPublisherOptions): 
     },
   };
 }
+
+export const pagerduty = {
+  kind: 'pagerduty',
+  create: ({ ctx, post, limits }) => createPagerDutyPublisher({ ctx, post, perSecond: limits.perSecond }),
+} satisfies PublisherKind<'pagerduty'>;

@@ -44,15 +44,9 @@ export interface Publisher {
   readonly streamRate?: number;
   /** Resolves once the platform confirmed every step; throws DeliveryFailure (or any error) otherwise. */
   deliver(delivery: Delivery, recorder: DeliveryRecorder): Promise<void>;
+  /** Closes what it holds open (pooled connections), once the worker has stopped. */
+  close?(): void;
 }
-
-/** How hard one webhook URL or one mail address is driven: deliveries under way at once, and started per second (null: no limit). */
-export interface DestinationLimits {
-  concurrency: number;
-  perSecond: number | null;
-}
-
-export const DEFAULT_DESTINATION_LIMITS: DestinationLimits = { concurrency: 8, perSecond: null };
 
 /**
  * A failed delivery; `retryAfterMs` when the platform said when to come back

@@ -5,6 +5,7 @@ import type { DestinationPublisherOptions, Target } from './destination-client.j
 import { destinationSettings } from './destination-store.js';
 import { changeText, headline, statusLine } from './notify-text.js';
 import type { Delivery, Publisher } from './publisher.js';
+import type { PublisherKind } from './publisher-kind.js';
 
 /** The message a Teams Workflows webhook posts: one Adaptive Card (1.4) of the change. */
 export function teamsMessage(n: DestinationNotification): Record<string, unknown> {
@@ -64,3 +65,8 @@ export function createTeamsPublisher(options: DestinationPublisherOptions): Publ
     },
   };
 }
+
+export const teams = {
+  kind: 'teams',
+  create: ({ ctx, post, limits }) => createTeamsPublisher({ ctx, post, perSecond: limits.perSecond }),
+} satisfies PublisherKind<'teams'>;

@@ -9,6 +9,7 @@ import { writeMarkdown } from './update-markdown.js';
 import type { MarkupWriter } from './update-markdown.js';
 import { DeliveryFailure } from './publisher.js';
 import type { Delivery, DeliveryRecorder, Publisher } from './publisher.js';
+import type { PublisherKind } from './publisher-kind.js';
 
 /** Text as Telegram's HTML parse mode reads it literally. */
 export const escapeHtml = (text: string): string => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
@@ -91,3 +92,8 @@ export function createTelegramPublisher(options: DestinationPublisherOptions): P
     },
   };
 }
+
+export const telegram = {
+  kind: 'telegram',
+  create: ({ ctx, post, limits }) => createTelegramPublisher({ ctx, post, perSecond: limits.perSecond }),
+} satisfies PublisherKind<'telegram'>;

@@ -5,9 +5,11 @@ import { paddedIds } from '../db/dialect.js';
 import { batchedLookup } from '../infrastructure/batched-lookup.js';
 import { describeNetworkError, requestScope, throwIfStopping } from '../infrastructure/outbound.js';
 import type { DomainContext } from '../domain/context.js';
-import { DEFAULT_DESTINATION_LIMITS, DeliveryFailure, retryAfterMs } from './publisher.js';
-import type { DestinationLimits } from './publisher.js';
+import { DEFAULT_DESTINATION_LIMITS } from '../config/destination-limits.js';
+import type { DestinationLimits } from '../config/destination-limits.js';
+import { DeliveryFailure, retryAfterMs } from './publisher.js';
 import type { Delivery, Publisher } from './publisher.js';
+import type { PublisherKind } from './publisher-kind.js';
 
 export const SIGNATURE_HEADER = 'x-statusbot-signature';
 
@@ -95,3 +97,8 @@ export function createWebhookPublisher(options: WebhookPublisherOptions): Publis
     },
   };
 }
+
+export const webhook = {
+  kind: 'webhook',
+  create: ({ ctx, dispatcher, timeoutMs, stop, limits }) => createWebhookPublisher({ ctx, dispatcher, timeoutMs, stop, limits }),
+} satisfies PublisherKind<'webhook'>;

@@ -6,7 +6,7 @@ import type { XmlNode } from './feed-xml.js';
 import type { FeedReader } from './vendor-snapshot.js';
 
 /** Atom 1.0: the same rules as RSS (written down in rss.ts), read from `entry` elements. */
-export const atom: FeedReader = {
+export const atom = {
   kind: 'atom',
   documents: (url) => [url],
   parse(bodies, context) {
@@ -15,7 +15,7 @@ export const atom: FeedReader = {
     const { incidents, skipped } = incidentsFromItems(entries, context.now, 'entry');
     return { indicator: null, components: [], incidents, maintenances: [], skipped };
   },
-};
+} satisfies FeedReader<'atom'>;
 
 function readEntry(entry: XmlNode): FeedItem {
   const published = plainText(child(entry, 'published'));

@@ -67,7 +67,7 @@ const indexJson = z.object({
 type Report = z.output<typeof report>;
 type Update = z.output<typeof update>;
 
-export const betterstack: FeedReader = {
+export const betterstack = {
   kind: 'betterstack',
   documents: (url) => [`${trimSlash(url)}/index.json`],
   parse(bodies, context) {
@@ -89,7 +89,7 @@ export const betterstack: FeedReader = {
       skipped,
     };
   },
-};
+} satisfies FeedReader<'betterstack'>;
 
 const INDICATORS: Record<string, ServiceStatus | undefined> = {
   operational: 'ok',

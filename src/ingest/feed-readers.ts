@@ -10,4 +10,7 @@ import { statusio } from './statusio.js';
 import { statuspage } from './statuspage.js';
 import type { FeedKind, FeedReader } from './vendor-snapshot.js';
 
-export const FEED_READERS: Record<FeedKind, FeedReader> = { statuspage, rss, atom, gcp, instatus, slack, statusio, betterstack, incidentio, salesforce };
+/** Every feed kind, one line each: the compiler holds it to the domain's FEED_KINDS, each entry under its own name. */
+export const FEED_READERS = { statuspage, rss, atom, gcp, instatus, slack, statusio, betterstack, incidentio, salesforce } as const satisfies {
+  readonly [K in FeedKind]: FeedReader<K>;
+};

@@ -35,7 +35,7 @@ type GcpUpdate = z.output<typeof gcpUpdate>;
  * without an overall status. Each incident is read on its own: one without an
  * id or a title, or with an unreadable date, is skipped and the rest is read.
  */
-export const gcp: FeedReader = {
+export const gcp = {
   kind: 'gcp',
   documents: (url) => [url],
   parse(bodies, context) {
@@ -49,7 +49,7 @@ export const gcp: FeedReader = {
     );
     return { indicator: null, components: [], incidents: firstById(incidents), maintenances: [], skipped };
   },
-};
+} satisfies FeedReader<'gcp'>;
 
 const SEVERITIES: Record<string, Severity | undefined> = { high: 'major', medium: 'minor', low: 'minor' };
 

@@ -33,7 +33,7 @@ const OPEN_STAGES = new Set(['investigating', 'identified', 'monitoring']);
 const RESOLVING = new Set(['resolved', 'postmortem']);
 const frame = z.looseObject({});
 
-export const incidentio: FeedReader = {
+export const incidentio = {
   kind: 'incidentio',
   documents: (url) => statuspage.documents(url),
   parse(bodies, context) {
@@ -41,7 +41,7 @@ export const incidentio: FeedReader = {
     const list = withLists(readJson(bodies[1] ?? '', 'incidents.json', frame));
     return statuspage.parse([JSON.stringify(summary), JSON.stringify(list)], context);
   },
-};
+} satisfies FeedReader<'incidentio'>;
 
 function withLists(document: Record<string, unknown>): Record<string, unknown> {
   const filled = { ...document };

@@ -45,7 +45,7 @@ const activeMaintenance = z
 
 type ActiveIncident = z.output<typeof activeIncident>;
 
-export const instatus: FeedReader = {
+export const instatus = {
   kind: 'instatus',
   documents: (url) => [`${url.replace(/\/+$/, '')}/summary.json`],
   parse(bodies, context) {
@@ -69,7 +69,7 @@ export const instatus: FeedReader = {
     const underway = maintenances.some((m) => normalize(m.status) === 'INPROGRESS');
     return { indicator: indicatorOf(body.page.status, incidents, underway), components: [], incidents, maintenances, skipped };
   },
-};
+} satisfies FeedReader<'instatus'>;
 
 /** `duration` is in minutes, as a number or a numeric string; anything else says no end. */
 function endOf(start: Date, duration: string | number | null | undefined): Date | null {

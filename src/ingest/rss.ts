@@ -16,7 +16,7 @@ import type { FeedReader } from './vendor-snapshot.js';
  * one within an event; AWS's events are grouped by their guid without the
  * time suffix each update adds.
  */
-export const rss: FeedReader = {
+export const rss = {
   kind: 'rss',
   documents: (url) => [url],
   parse(bodies, context) {
@@ -25,7 +25,7 @@ export const rss: FeedReader = {
     const { incidents, skipped } = incidentsFromItems(items, context.now, 'item');
     return { indicator: null, components: [], incidents, maintenances: [], skipped };
   },
-};
+} satisfies FeedReader<'rss'>;
 
 function readItem(item: XmlNode): FeedItem {
   const guid = child(item, 'guid');

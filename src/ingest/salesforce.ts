@@ -70,7 +70,7 @@ type Incident = z.output<typeof incident>;
 type Event = z.output<typeof event>;
 type Names = ReadonlyMap<string, string>;
 
-export const salesforce: FeedReader = {
+export const salesforce = {
   kind: 'salesforce',
   documents: (url) => [url, `${new URL(url).origin}/v1/localizations`],
   parse(bodies, context) {
@@ -93,7 +93,7 @@ export const salesforce: FeedReader = {
       skipped,
     };
   },
-};
+} satisfies FeedReader<'salesforce'>;
 
 function namesOf(list: readonly unknown[]): Names {
   const names = new Map<string, string>();

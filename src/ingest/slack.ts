@@ -43,7 +43,7 @@ type Item = z.output<typeof item>;
 
 const current = z.object({ status: z.string(), active_incidents: z.array(z.unknown()).nullish() });
 
-export const slack: FeedReader = {
+export const slack = {
   kind: 'slack',
   documents: (url) => [`${trimSlash(url)}/api/v2.0.0/current`, `${trimSlash(url)}/api/v2.0.0/history`],
   parse(bodies, context) {
@@ -67,7 +67,7 @@ export const slack: FeedReader = {
       skipped,
     };
   },
-};
+} satisfies FeedReader<'slack'>;
 
 const CLOSED = new Set(['resolved', 'completed', 'cancelled', 'canceled']);
 const MAINTENANCE_STATUSES = new Set(['scheduled', 'completed', 'cancelled', 'canceled']);

@@ -64,7 +64,7 @@ const document = z.object({
 
 type Event = z.output<typeof event>;
 
-export const statusio: FeedReader = {
+export const statusio = {
   kind: 'statusio',
   documents: (url) => [url],
   parse(bodies, context) {
@@ -85,7 +85,7 @@ export const statusio: FeedReader = {
       skipped,
     };
   },
-};
+} satisfies FeedReader<'statusio'>;
 
 /** The page's overall code; an open incident outranks a planned maintenance, which status.io reports over it. */
 function indicatorOf(overall: number, incidents: readonly VendorIncident[]): ServiceStatus | null {

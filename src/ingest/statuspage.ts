@@ -12,7 +12,7 @@ import type { FeedReader, VendorIncident, VendorMaintenance, VendorUpdate } from
  * `scheduled-maintenances/upcoming.json` would add nothing); incidents.json
  * the recent incidents, resolved ones included.
  */
-export const statuspage: FeedReader = {
+export const statuspage = {
   kind: 'statuspage',
   documents: (url) => [`${trimSlash(url)}/api/v2/summary.json`, `${trimSlash(url)}/api/v2/incidents.json`],
   parse(bodies, context) {
@@ -33,7 +33,7 @@ export const statuspage: FeedReader = {
       skipped,
     };
   },
-};
+} satisfies FeedReader<'statuspage'>;
 
 const INDICATORS: Record<StatuspageIndicator, ServiceStatus> = {
   none: 'ok',

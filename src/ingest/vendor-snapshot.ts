@@ -17,8 +17,8 @@ export class FeedFormatError extends Error {
  * the read (for feeds that only say "in progress"). It is pure, and throws
  * FeedFormatError for anything it cannot read.
  */
-export interface FeedReader {
-  kind: FeedKind;
+export interface FeedReader<K extends FeedKind = FeedKind> {
+  readonly kind: K;
   documents(url: string): string[];
   parse(bodies: readonly string[], context: { url: string; now: Date }): VendorSnapshot;
 }

@@ -68,6 +68,18 @@ function failureOf(error: unknown): { message: string; expected: boolean } {
   return { message: expected ? error.message : `unexpected: ${error instanceof Error ? error.message : String(error)}`, expected };
 }
 
+/** A poller's state: its settings, its outbound pool, and the reads under way. */
+interface Poller {
+  options: FeedPollerOptions;
+  dispatcher: Dispatcher;
+  inFlight: Set<Promise<void>>;
+  leaseMs: number;
+}
+
+/** A document as read: unchanged (304), or its body; with the validators for the next conditional request. */
+type DocumentRead = { changed: false; validator: Validator } | { changed: true; validator: Validator; body: string };
+type Validator = { etag?: string; lastModified?: string };
+
 /**
  * Reads vendors' status feeds through the one outbound client: conditional
  * requests (an unchanged document costs a 304), compressed answers, 5 MiB
@@ -76,155 +88,165 @@ function failureOf(error: unknown): { message: string; expected: boolean } {
  * nothing writes only its time.
  */
 export function createFeedPoller(options: FeedPollerOptions): FeedPoller {
-  const { ctx, logger } = options;
   const { dispatcher, close } = createOutboundDispatcher({
     timeoutMs: options.timeoutMs,
     blockPrivateTargets: options.blockPrivateTargets,
     connectionsPerOrigin: 2,
     followRedirects: true,
   });
-  const inFlight = new Set<Promise<void>>();
   // Held a little past the longest read, so that a process that dies mid-read frees the feed soon after.
-  const leaseMs = options.timeoutMs * 3 + 30_000;
-
-  const { stop } = options;
-
-  async function fetchDocument(url: string, validator: { etag?: string; lastModified?: string } | undefined) {
-    throwIfStopping(stop);
-    const { signal, release } = requestScope(options.timeoutMs, stop);
-    try {
-      return await readDocument(url, validator, signal);
-    } finally {
-      release();
-    }
-  }
-
-  async function readDocument(url: string, validator: { etag?: string; lastModified?: string } | undefined, signal: AbortSignal) {
-    const headers: Record<string, string> = {
-      'user-agent': options.userAgent,
-      accept: 'application/json, application/rss+xml, application/atom+xml, application/xml;q=0.9, */*;q=0.5',
-      'accept-encoding': 'gzip, deflate, br',
-    };
-    if (validator?.etag) headers['if-none-match'] = validator.etag;
-    if (validator?.lastModified) headers['if-modified-since'] = validator.lastModified;
-    let response: Dispatcher.ResponseData;
-    try {
-      response = await dispatcher.request({ origin: new URL(url).origin, path: pathOf(url), method: 'GET', headers, signal });
-    } catch (error) {
-      throwIfStopping(stop);
-      throw new FeedHttpError(`${url}: ${describeNetworkError(error, options.timeoutMs, signal)}`);
-    }
-    const header = (name: string) => headerValue(response.headers[name]);
-    const next = { ...(header('etag') ? { etag: header('etag')! } : {}), ...(header('last-modified') ? { lastModified: header('last-modified')! } : {}) };
-    if (response.statusCode === 304) {
-      await response.body.dump().catch(() => undefined);
-      return { changed: false as const, validator: validator ?? next };
-    }
-    if (response.statusCode < 200 || response.statusCode >= 300) {
-      await response.body.dump().catch(() => undefined);
-      throw new FeedHttpError(`${url}: HTTP ${response.statusCode}`);
-    }
-    try {
-      const body = await readLimited(response, MAX_FEED_BYTES);
-      return { changed: true as const, validator: next, body: body.toString('utf8') };
-    } catch (error) {
-      throwIfStopping(stop);
-      if (error instanceof BodyTooLargeError) throw new FeedHttpError(`${url}: ${error.message}`);
-      throw new FeedHttpError(`${url}: ${describeNetworkError(error, options.timeoutMs, signal)}`);
-    }
-  }
-
-  async function read(feed: DueFeed): Promise<void> {
-    const reader = FEED_READERS[feed.kind];
-    const urls = reader.documents(feed.url);
-    try {
-      let answers = await Promise.all(urls.map((url) => fetchDocument(url, feed.validators[url])));
-      const validators = Object.fromEntries(urls.map((url, i) => [url, answers[i]!.validator]));
-      if (answers.every((a) => !a.changed)) {
-        await recordFeedUnchanged(ctx, feed, { validators, intervalMs: options.intervalMs });
-        options.onFetch?.('not_modified');
-        return;
-      }
-      // One document changed: the others are read whole again, since only whole reads make a snapshot.
-      answers = await Promise.all(urls.map((url, i) => (answers[i]!.changed ? answers[i]! : fetchDocument(url, undefined))));
-      const bodies = answers.map((a) => (a.changed ? a.body : ''));
-      const snapshot = reader.parse(bodies, { url: feed.url, now: ctx.clock.now() });
-      const fingerprint = fingerprintOf(snapshot);
-      const fresh = Object.fromEntries(urls.map((url, i) => [url, answers[i]!.validator]));
-      if (fingerprint === feed.fingerprint) {
-        await recordFeedUnchanged(ctx, feed, { validators: fresh, intervalMs: options.intervalMs });
-        options.onFetch?.('ok');
-        return;
-      }
-      // Said when what the feed says changes, not at every read of the same document.
-      if (snapshot.skipped.length > 0) {
-        logger.warn(`feed ${feed.urlname}: ${snapshot.skipped.length} item(s) left out: ${snapshot.skipped.slice(0, 3).join('; ')}`);
-      }
-      const { changes, first } = await applyVendorSnapshot(ctx, feed, snapshot, { validators: fresh, fingerprint, intervalMs: options.intervalMs });
-      if (!first && changes > 0) logger.info(`feed ${feed.urlname}: ${changes} incident changes`);
-      options.onFetch?.('ok');
-    } catch (error) {
-      if (error instanceof StoppingError) return;
-      options.onFetch?.('failed');
-      const { message, expected } = failureOf(error);
-      if (!expected) logger.error(`feed ${feed.urlname} could not be read`, error);
-      if (feed.failures === 0) logger.info(`feed ${feed.urlname} failed: ${message}`);
-      await recordFeedFailure(ctx, feed, message, { intervalMs: options.intervalMs }).catch((e: unknown) =>
-        logger.error(`feed ${feed.urlname}: the failure could not be recorded`, e),
-      );
-    }
-  }
-
-  async function check(feed: FeedAddress): Promise<FeedCheck> {
-    const reader = FEED_READERS[feed.kind];
-    try {
-      const answers = await Promise.all(reader.documents(feed.url).map((url) => fetchDocument(url, undefined)));
-      const bodies = answers.map((a) => (a.changed ? a.body : ''));
-      return { ...feed, ok: true, snapshot: reader.parse(bodies, { url: feed.url, now: ctx.clock.now() }) };
-    } catch (error) {
-      return { ...feed, ok: false, error: failureOf(error).message };
-    }
-  }
-
-  function launch(feed: DueFeed): void {
-    const work = read(feed);
-    inFlight.add(work);
-    void work.finally(() => inFlight.delete(work));
-  }
-
-  async function claim(): Promise<DueFeed[]> {
-    const free = options.concurrency - inFlight.size;
-    return free > 0 ? claimDueFeeds(ctx, { limit: free, leaseMs }) : [];
-  }
-
+  const p: Poller = { options, dispatcher, inFlight: new Set(), leaseMs: options.timeoutMs * 3 + 30_000 };
   return {
     async tick() {
-      for (const feed of await claim()) launch(feed);
+      for (const feed of await claim(p)) launch(p, feed);
     },
-    async pollDue() {
-      let count = 0;
-      for (;;) {
-        const feeds = await claim();
-        if (feeds.length === 0 && inFlight.size === 0) return count;
-        count += feeds.length;
-        for (const feed of feeds) launch(feed);
-        if (inFlight.size > 0) await Promise.race(inFlight);
-      }
-    },
-    async check(feeds) {
-      const results: FeedCheck[] = new Array(feeds.length);
-      let next = 0;
-      const worker = async () => {
-        for (let i = next++; i < feeds.length; i = next++) results[i] = await check(feeds[i]!);
-      };
-      await Promise.all(Array.from({ length: Math.min(options.concurrency, feeds.length) }, worker));
-      return results;
-    },
+    pollDue: () => pollDue(p),
+    check: (feeds) => checkAll(p, feeds),
     async idle() {
-      while (inFlight.size > 0) await Promise.race(inFlight);
+      while (p.inFlight.size > 0) await Promise.race(p.inFlight);
     },
     close,
   };
+}
+
+async function fetchDocument(p: Poller, url: string, validator: Validator | undefined): Promise<DocumentRead> {
+  const { stop } = p.options;
+  throwIfStopping(stop);
+  const { signal, release } = requestScope(p.options.timeoutMs, stop);
+  try {
+    return await readDocument(p, url, validator, signal);
+  } finally {
+    release();
+  }
+}
+
+async function readDocument(p: Poller, url: string, validator: Validator | undefined, signal: AbortSignal): Promise<DocumentRead> {
+  const { options } = p;
+  const { stop } = options;
+  const headers: Record<string, string> = {
+    'user-agent': options.userAgent,
+    accept: 'application/json, application/rss+xml, application/atom+xml, application/xml;q=0.9, */*;q=0.5',
+    'accept-encoding': 'gzip, deflate, br',
+  };
+  if (validator?.etag) headers['if-none-match'] = validator.etag;
+  if (validator?.lastModified) headers['if-modified-since'] = validator.lastModified;
+  let response: Dispatcher.ResponseData;
+  try {
+    response = await p.dispatcher.request({ origin: new URL(url).origin, path: pathOf(url), method: 'GET', headers, signal });
+  } catch (error) {
+    throwIfStopping(stop);
+    throw new FeedHttpError(`${url}: ${describeNetworkError(error, options.timeoutMs, signal)}`);
+  }
+  const header = (name: string) => headerValue(response.headers[name]);
+  const next = { ...(header('etag') ? { etag: header('etag')! } : {}), ...(header('last-modified') ? { lastModified: header('last-modified')! } : {}) };
+  if (response.statusCode === 304) {
+    await response.body.dump().catch(() => undefined);
+    return { changed: false as const, validator: validator ?? next };
+  }
+  if (response.statusCode < 200 || response.statusCode >= 300) {
+    await response.body.dump().catch(() => undefined);
+    throw new FeedHttpError(`${url}: HTTP ${response.statusCode}`);
+  }
+  try {
+    const body = await readLimited(response, MAX_FEED_BYTES);
+    return { changed: true as const, validator: next, body: body.toString('utf8') };
+  } catch (error) {
+    throwIfStopping(stop);
+    if (error instanceof BodyTooLargeError) throw new FeedHttpError(`${url}: ${error.message}`);
+    throw new FeedHttpError(`${url}: ${describeNetworkError(error, options.timeoutMs, signal)}`);
+  }
+}
+
+/** Reads a due feed and records what it says; a failure is recorded on the feed, never on its status. */
+async function read(p: Poller, feed: DueFeed): Promise<void> {
+  const { ctx, logger } = p.options;
+  try {
+    await readAndApply(p, feed);
+  } catch (error) {
+    if (error instanceof StoppingError) return;
+    p.options.onFetch?.('failed');
+    const { message, expected } = failureOf(error);
+    if (!expected) logger.error(`feed ${feed.urlname} could not be read`, error);
+    if (feed.failures === 0) logger.info(`feed ${feed.urlname} failed: ${message}`);
+    await recordFeedFailure(ctx, feed, message, { intervalMs: p.options.intervalMs }).catch((e: unknown) =>
+      logger.error(`feed ${feed.urlname}: the failure could not be recorded`, e),
+    );
+  }
+}
+
+async function readAndApply(p: Poller, feed: DueFeed): Promise<void> {
+  const { ctx, logger, intervalMs } = p.options;
+  const reader = FEED_READERS[feed.kind];
+  const urls = reader.documents(feed.url);
+  let answers = await Promise.all(urls.map((url) => fetchDocument(p, url, feed.validators[url])));
+  const validators = Object.fromEntries(urls.map((url, i) => [url, answers[i]!.validator]));
+  if (answers.every((a) => !a.changed)) {
+    await recordFeedUnchanged(ctx, feed, { validators, intervalMs });
+    p.options.onFetch?.('not_modified');
+    return;
+  }
+  // One document changed: the others are read whole again, since only whole reads make a snapshot.
+  answers = await Promise.all(urls.map((url, i) => (answers[i]!.changed ? answers[i]! : fetchDocument(p, url, undefined))));
+  const bodies = answers.map((a) => (a.changed ? a.body : ''));
+  const snapshot = reader.parse(bodies, { url: feed.url, now: ctx.clock.now() });
+  const fingerprint = fingerprintOf(snapshot);
+  const fresh = Object.fromEntries(urls.map((url, i) => [url, answers[i]!.validator]));
+  if (fingerprint === feed.fingerprint) {
+    await recordFeedUnchanged(ctx, feed, { validators: fresh, intervalMs });
+    p.options.onFetch?.('ok');
+    return;
+  }
+  // Said when what the feed says changes, not at every read of the same document.
+  if (snapshot.skipped.length > 0) {
+    logger.warn(`feed ${feed.urlname}: ${snapshot.skipped.length} item(s) left out: ${snapshot.skipped.slice(0, 3).join('; ')}`);
+  }
+  const { changes, first } = await applyVendorSnapshot(ctx, feed, snapshot, { validators: fresh, fingerprint, intervalMs });
+  if (!first && changes > 0) logger.info(`feed ${feed.urlname}: ${changes} incident changes`);
+  p.options.onFetch?.('ok');
+}
+
+async function check(p: Poller, feed: FeedAddress): Promise<FeedCheck> {
+  const reader = FEED_READERS[feed.kind];
+  try {
+    const answers = await Promise.all(reader.documents(feed.url).map((url) => fetchDocument(p, url, undefined)));
+    const bodies = answers.map((a) => (a.changed ? a.body : ''));
+    return { ...feed, ok: true, snapshot: reader.parse(bodies, { url: feed.url, now: p.options.ctx.clock.now() }) };
+  } catch (error) {
+    return { ...feed, ok: false, error: failureOf(error).message };
+  }
+}
+
+/** Checks the feeds, up to the concurrency at once, in their order. */
+async function checkAll(p: Poller, feeds: readonly FeedAddress[]): Promise<FeedCheck[]> {
+  const results: FeedCheck[] = new Array(feeds.length);
+  let next = 0;
+  const worker = async () => {
+    for (let i = next++; i < feeds.length; i = next++) results[i] = await check(p, feeds[i]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(p.options.concurrency, feeds.length) }, worker));
+  return results;
+}
+
+function launch(p: Poller, feed: DueFeed): void {
+  const work = read(p, feed);
+  p.inFlight.add(work);
+  void work.finally(() => p.inFlight.delete(work));
+}
+
+async function claim(p: Poller): Promise<DueFeed[]> {
+  const free = p.options.concurrency - p.inFlight.size;
+  return free > 0 ? claimDueFeeds(p.options.ctx, { limit: free, leaseMs: p.leaseMs }) : [];
+}
+
+async function pollDue(p: Poller): Promise<number> {
+  let count = 0;
+  for (;;) {
+    const feeds = await claim(p);
+    if (feeds.length === 0 && p.inFlight.size === 0) return count;
+    count += feeds.length;
+    for (const feed of feeds) launch(p, feed);
+    if (p.inFlight.size > 0) await Promise.race(p.inFlight);
+  }
 }
 
 /** What a snapshot says, as a digest: the times an undated incident takes from the read are not part of it. */

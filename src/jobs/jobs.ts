@@ -10,7 +10,7 @@ import type { Logger } from '../infrastructure/logger.js';
 import type { FeedPoller } from './feed-poller.js';
 import type { MonitorProber } from './monitor-prober.js';
 import { plural } from '../domain/plural.js';
-import { DEMO_JOB, JOB_NAMES } from './job-names.js';
+import { DEMO_JOB, JOB_NAMES } from '../config/job-names.js';
 
 /** What every job runs with. */
 export interface JobDeps {

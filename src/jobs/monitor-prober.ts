@@ -5,8 +5,9 @@ import { recordProbe, recordRegionLatencies, takeDueProbes } from '../domain/mon
 import type { MonitorState } from '../domain/monitors/probe-results.js';
 import type { Logger } from '../infrastructure/logger.js';
 import { StoppingError } from '../infrastructure/outbound.js';
-import type { ProbeClient } from './http-probe.js';
-import { phaseOf } from './probe-settings.js';
+import type { ProbeClient } from '../probes/probe-client.js';
+import { isProbed } from '../probes/probe-kinds.js';
+import { phaseOf } from '../probes/probe-settings.js';
 import { checkHeartbeat } from '../domain/monitors/heartbeats.js';
 import type { DnsRecord, ProbeType } from '../domain/monitors/monitor.js';
 
@@ -62,6 +63,26 @@ export interface MonitorProberOptions {
 /** The longest a heartbeat monitor goes unchecked. */
 const HEARTBEAT_CHECK_SECONDS = 30;
 
+/** A prober's state: its settings, the schedule in memory, and what its probes found but did not write yet. */
+interface Prober {
+  options: MonitorProberOptions;
+  concurrency: number;
+  reloadMs: number;
+  flushMs: number;
+  monotonicMs: () => number;
+  rollup: ReturnType<typeof createProbeRollup>;
+  /** This region's latest response time per monitor, written with the rollup. */
+  latencies: Map<number, { latencyMs: number; at: number }>;
+  flushedAt: number;
+  monitors: Map<number, Scheduled>;
+  waiting: Scheduled[];
+  stats: ProberStats;
+  inFlight: Set<Promise<void>>;
+  loadedAt: number;
+  /** Monitors watching a service under maintenance, as of the last tick. */
+  paused: Set<number>;
+}
+
 /**
  * Probes each custom monitor every `interval_seconds`. The schedule lives in
  * memory (a probe of a healthy monitor writes nothing); results go through
@@ -71,188 +92,209 @@ const HEARTBEAT_CHECK_SECONDS = 30;
  * side up to `concurrency`, on the probe client's shared pools.
  */
 export function createMonitorProber(options: MonitorProberOptions): MonitorProber {
-  const { ctx, client, region, logger } = options;
-  const concurrency = options.concurrency ?? 1_000;
-  const reloadMs = options.reloadMs ?? 30_000;
-  const flushMs = options.flushMs ?? 30_000;
   const monotonicMs = options.monotonicMs ?? (() => performance.now());
-  const rollup = createProbeRollup(ctx, region);
-  /** This region's latest response time per monitor, written with the rollup. */
-  let latencies = new Map<number, { latencyMs: number; at: number }>();
-  let flushedAt = monotonicMs();
-  const monitors = new Map<number, Scheduled>();
-  const waiting: Scheduled[] = [];
-  const stats: ProberStats = { started: 0, late: 0, completed: 0 };
-  const inFlight = new Set<Promise<void>>();
-  let loadedAt = -Infinity;
-  /** Monitors watching a service under maintenance, as of the last tick. */
-  let paused = new Set<number>();
-
-  async function reload(now: number): Promise<void> {
-    const rows = await ctx.db
-      .selectFrom('custom_monitors')
-      .select([
-        'id',
-        'company_id',
-        'name',
-        'url',
-        'probe_type',
-        'keyword',
-        'interval_seconds',
-        'status',
-        'consecutive_failures',
-        'dns_record',
-        'dns_expect',
-        'dns_server',
-        'days_before_expiry',
-      ])
-      .execute();
-    const seen = new Set<number>();
-    for (const r of rows) {
-      seen.add(r.id);
-      // A heartbeat is checked more often than it is expected, so that a missed one is seen soon after its deadline.
-      const intervalMs = (r.probe_type === 'heartbeat' ? Math.min(r.interval_seconds, HEARTBEAT_CHECK_SECONDS) : r.interval_seconds) * 1000;
-      const known = monitors.get(r.id);
-      const base = {
-        id: r.id,
-        companyId: r.company_id,
-        name: r.name,
-        url: r.url,
-        probeType: r.probe_type,
-        keyword: r.keyword,
-        record: r.dns_record as DnsRecord | null,
-        expect: r.dns_expect === null ? null : (JSON.parse(r.dns_expect) as string[]),
-        dnsServer: r.dns_server,
-        daysBeforeExpiry: r.days_before_expiry,
-        intervalMs,
-      };
-      if (known) {
-        Object.assign(known, base);
-        if (!known.running) Object.assign(known, { status: r.status, consecutiveFailures: r.consecutive_failures });
-      } else {
-        const phase = phaseOf(r.id, intervalMs);
-        const dueAt = Math.ceil((now - phase) / intervalMs) * intervalMs + phase;
-        monitors.set(r.id, { ...base, status: r.status, consecutiveFailures: r.consecutive_failures, dueAt, running: false });
-      }
-    }
-    for (const id of monitors.keys()) if (!seen.has(id)) monitors.delete(id);
-    loadedAt = now;
-  }
-
-  function launch(m: Scheduled, dueAt: number): void {
-    m.running = true;
-    stats.started++;
-    if (Date.now() - dueAt > 1000) stats.late++;
-    const work = (async () => {
-      try {
-        const at = ctx.clock.now();
-        if (m.probeType === 'heartbeat') {
-          // Pushed, not probed: its turn only checks that a ping came in time.
-          await checkHeartbeat(ctx, m.id, at.getTime(), region);
-          return;
-        }
-        const started = monotonicMs();
-        const outcome = await client.probe({
-          url: m.url,
-          probeType: m.probeType,
-          keyword: m.keyword,
-          record: m.record,
-          expect: m.expect,
-          dnsServer: m.dnsServer,
-          daysBeforeExpiry: m.daysBeforeExpiry,
-        });
-        const durationMs = monotonicMs() - started;
-        options.onProbe?.(durationMs, outcome.ok);
-        // During a maintenance of its service a monitor's failures open no incident and its uptime leaves the time out;
-        // a success still ends an outage that began before.
-        const maintained = paused.has(m.id);
-        if (!maintained) rollup.record(m.id, at, durationMs, outcome.ok);
-        if (outcome.ok) latencies.set(m.id, { latencyMs: Math.round(durationMs), at: at.getTime() });
-        if (maintained && !outcome.ok) return;
-        const { state, change } = await recordProbe(ctx, m, outcome, region, { latencyMs: Math.round(durationMs), at: at.getTime() });
-        m.status = state.status;
-        m.consecutiveFailures = state.consecutiveFailures;
-        if (change) logger.info(`monitor ${m.id} (${m.name}) ${change === 'down' ? 'is down' : 'recovered'} in ${region}`);
-      } catch (error) {
-        // A probe the stop cut short says nothing of the target.
-        if (!(error instanceof StoppingError)) logger.error(`probe of monitor ${m.id} could not be recorded`, error);
-      } finally {
-        m.running = false;
-        stats.completed++;
-      }
-    })();
-    inFlight.add(work);
-    void work.finally(() => {
-      inFlight.delete(work);
-      drainWaiting();
-    });
-  }
-
-  /** Writes the rollup (one flush at a time); a failed flush keeps its rows for the next. */
-  async function flush(): Promise<void> {
-    flushedAt = monotonicMs();
-    try {
-      await rollup.flush();
-    } catch (error) {
-      logger.error('probe results could not be written; they are kept for the next flush', error);
-    }
-    const written = latencies;
-    latencies = new Map();
-    try {
-      await recordRegionLatencies(ctx, region, written);
-    } catch (error) {
-      // Only the latest counts: what a later probe says replaces it.
-      for (const [id, l] of written) if (!latencies.has(id)) latencies.set(id, l);
-      logger.warn('response times per region could not be written; kept for the next flush', { reason: (error as Error).message });
-    }
-  }
-
-  function drainWaiting(): void {
-    while (waiting.length > 0 && inFlight.size < concurrency) {
-      const m = waiting.shift()!;
-      launch(m, m.dueAt - m.intervalMs);
-    }
-  }
-
-  return {
-    stats,
-    async tick(at) {
-      const now = at.getTime();
-      if (now - loadedAt >= reloadMs) await reload(now);
-      paused = await monitorsUnderMaintenance(ctx.db, now);
-      const due: { m: Scheduled; dueAt: number }[] = [];
-      for (const m of monitors.values()) {
-        if (m.dueAt > now) continue;
-        const dueAt = m.dueAt;
-        // A probe still under way skips its turn rather than piling up.
-        m.dueAt += Math.max(1, Math.ceil((now - m.dueAt + 1) / m.intervalMs)) * m.intervalMs;
-        if (!m.running) due.push({ m, dueAt });
-      }
-      const taken = await takeDueProbes(
-        ctx,
-        due.map(({ m, dueAt }) => ({ id: m.id, dueAt, next: m.dueAt })),
-      );
-      for (const { m, dueAt } of due) {
-        if (!taken.has(m.id)) continue;
-        if (inFlight.size < concurrency) launch(m, dueAt);
-        else if (!waiting.includes(m)) waiting.push(m);
-      }
-      if ((rollup.pending > 0 || latencies.size > 0) && monotonicMs() - flushedAt >= flushMs) void flush();
-    },
-    async probeAll() {
-      await reload(ctx.clock.now().getTime());
-      paused = await monitorsUnderMaintenance(ctx.db, ctx.clock.now().getTime());
-      for (const m of monitors.values()) {
-        if (m.running) continue;
-        if (inFlight.size < concurrency) launch(m, Date.now());
-        else waiting.push(m);
-      }
-      await this.idle();
-      await flush();
-    },
-    async idle() {
-      while (inFlight.size > 0 || waiting.length > 0) await Promise.race(inFlight);
-    },
-    flush,
+  const p: Prober = {
+    options,
+    concurrency: options.concurrency ?? 1_000,
+    reloadMs: options.reloadMs ?? 30_000,
+    flushMs: options.flushMs ?? 30_000,
+    monotonicMs,
+    rollup: createProbeRollup(options.ctx, options.region),
+    latencies: new Map(),
+    flushedAt: monotonicMs(),
+    monitors: new Map(),
+    waiting: [],
+    stats: { started: 0, late: 0, completed: 0 },
+    inFlight: new Set(),
+    loadedAt: -Infinity,
+    paused: new Set(),
   };
+  return {
+    stats: p.stats,
+    tick: (at) => tick(p, at),
+    async probeAll() {
+      await probeAll(p);
+      await this.idle();
+      await flush(p);
+    },
+    idle: () => idle(p),
+    flush: () => flush(p),
+  };
+}
+
+/** Starts the probes due by `at`, each taken in the database first (another replica may have it). */
+async function tick(p: Prober, at: Date): Promise<void> {
+  const { ctx } = p.options;
+  const now = at.getTime();
+  if (now - p.loadedAt >= p.reloadMs) await reload(p, now);
+  p.paused = await monitorsUnderMaintenance(ctx.db, now);
+  const due: { m: Scheduled; dueAt: number }[] = [];
+  for (const m of p.monitors.values()) {
+    if (m.dueAt > now) continue;
+    const dueAt = m.dueAt;
+    // A probe still under way skips its turn rather than piling up.
+    m.dueAt += Math.max(1, Math.ceil((now - m.dueAt + 1) / m.intervalMs)) * m.intervalMs;
+    if (!m.running) due.push({ m, dueAt });
+  }
+  const taken = await takeDueProbes(
+    ctx,
+    due.map(({ m, dueAt }) => ({ id: m.id, dueAt, next: m.dueAt })),
+  );
+  for (const { m, dueAt } of due) {
+    if (!taken.has(m.id)) continue;
+    if (p.inFlight.size < p.concurrency) launch(p, m, dueAt);
+    else if (!p.waiting.includes(m)) p.waiting.push(m);
+  }
+  if ((p.rollup.pending > 0 || p.latencies.size > 0) && p.monotonicMs() - p.flushedAt >= p.flushMs) void flush(p);
+}
+
+/** Starts a probe of every monitor (not one under way); `statusbot jobs run monitors`. */
+async function probeAll(p: Prober): Promise<void> {
+  const { ctx } = p.options;
+  await reload(p, ctx.clock.now().getTime());
+  p.paused = await monitorsUnderMaintenance(ctx.db, ctx.clock.now().getTime());
+  for (const m of p.monitors.values()) {
+    if (m.running) continue;
+    if (p.inFlight.size < p.concurrency) launch(p, m, Date.now());
+    else p.waiting.push(m);
+  }
+}
+
+async function idle(p: Prober): Promise<void> {
+  while (p.inFlight.size > 0 || p.waiting.length > 0) await Promise.race(p.inFlight);
+}
+
+/** The monitors as the database has them now: new ones placed in their interval, changed ones updated, removed ones dropped. */
+async function reload(p: Prober, now: number): Promise<void> {
+  const rows = await p.options.ctx.db
+    .selectFrom('custom_monitors')
+    .select([
+      'id',
+      'company_id',
+      'name',
+      'url',
+      'probe_type',
+      'keyword',
+      'interval_seconds',
+      'status',
+      'consecutive_failures',
+      'dns_record',
+      'dns_expect',
+      'dns_server',
+      'days_before_expiry',
+    ])
+    .execute();
+  const seen = new Set<number>();
+  for (const r of rows) {
+    seen.add(r.id);
+    // A pushed kind (a heartbeat) is checked more often than it is expected, so that a missed one is seen soon after its deadline.
+    const intervalMs = (isProbed(r.probe_type) ? r.interval_seconds : Math.min(r.interval_seconds, HEARTBEAT_CHECK_SECONDS)) * 1000;
+    const known = p.monitors.get(r.id);
+    const base = {
+      id: r.id,
+      companyId: r.company_id,
+      name: r.name,
+      url: r.url,
+      probeType: r.probe_type,
+      keyword: r.keyword,
+      record: r.dns_record as DnsRecord | null,
+      expect: r.dns_expect === null ? null : (JSON.parse(r.dns_expect) as string[]),
+      dnsServer: r.dns_server,
+      daysBeforeExpiry: r.days_before_expiry,
+      intervalMs,
+    };
+    if (known) {
+      Object.assign(known, base);
+      if (!known.running) Object.assign(known, { status: r.status, consecutiveFailures: r.consecutive_failures });
+    } else {
+      const phase = phaseOf(r.id, intervalMs);
+      const dueAt = Math.ceil((now - phase) / intervalMs) * intervalMs + phase;
+      p.monitors.set(r.id, { ...base, status: r.status, consecutiveFailures: r.consecutive_failures, dueAt, running: false });
+    }
+  }
+  for (const id of p.monitors.keys()) if (!seen.has(id)) p.monitors.delete(id);
+  p.loadedAt = now;
+}
+
+/** Runs one monitor's turn in the background; a freed slot lets a waiting monitor start. */
+function launch(p: Prober, m: Scheduled, dueAt: number): void {
+  m.running = true;
+  p.stats.started++;
+  if (Date.now() - dueAt > 1000) p.stats.late++;
+  const work = (async () => {
+    try {
+      await runTurn(p, m);
+    } catch (error) {
+      // A probe the stop cut short says nothing of the target.
+      if (!(error instanceof StoppingError)) p.options.logger.error(`probe of monitor ${m.id} could not be recorded`, error);
+    } finally {
+      m.running = false;
+      p.stats.completed++;
+    }
+  })();
+  p.inFlight.add(work);
+  void work.finally(() => {
+    p.inFlight.delete(work);
+    drainWaiting(p);
+  });
+}
+
+/** A monitor's turn: a probe recorded through the domain, or, for a pushed kind, a check that its ping came in time. */
+async function runTurn(p: Prober, m: Scheduled): Promise<void> {
+  const { ctx, client, region, logger } = p.options;
+  const at = ctx.clock.now();
+  if (!isProbed(m.probeType)) {
+    // Pushed, not probed: its turn only checks that a ping came in time.
+    await checkHeartbeat(ctx, m.id, at.getTime(), region);
+    return;
+  }
+  const started = p.monotonicMs();
+  const outcome = await client.probe({
+    url: m.url,
+    probeType: m.probeType,
+    keyword: m.keyword,
+    record: m.record,
+    expect: m.expect,
+    dnsServer: m.dnsServer,
+    daysBeforeExpiry: m.daysBeforeExpiry,
+  });
+  const durationMs = p.monotonicMs() - started;
+  p.options.onProbe?.(durationMs, outcome.ok);
+  // During a maintenance of its service a monitor's failures open no incident and its uptime leaves the time out;
+  // a success still ends an outage that began before.
+  const maintained = p.paused.has(m.id);
+  if (!maintained) p.rollup.record(m.id, at, durationMs, outcome.ok);
+  if (outcome.ok) p.latencies.set(m.id, { latencyMs: Math.round(durationMs), at: at.getTime() });
+  if (maintained && !outcome.ok) return;
+  const { state, change } = await recordProbe(ctx, m, outcome, region, { latencyMs: Math.round(durationMs), at: at.getTime() });
+  m.status = state.status;
+  m.consecutiveFailures = state.consecutiveFailures;
+  if (change) logger.info(`monitor ${m.id} (${m.name}) ${change === 'down' ? 'is down' : 'recovered'} in ${region}`);
+}
+
+/** Writes the rollup (one flush at a time); a failed flush keeps its rows for the next. */
+async function flush(p: Prober): Promise<void> {
+  const { ctx, region, logger } = p.options;
+  p.flushedAt = p.monotonicMs();
+  try {
+    await p.rollup.flush();
+  } catch (error) {
+    logger.error('probe results could not be written; they are kept for the next flush', error);
+  }
+  const written = p.latencies;
+  p.latencies = new Map();
+  try {
+    await recordRegionLatencies(ctx, region, written);
+  } catch (error) {
+    // Only the latest counts: what a later probe says replaces it.
+    for (const [id, l] of written) if (!p.latencies.has(id)) p.latencies.set(id, l);
+    logger.warn('response times per region could not be written; kept for the next flush', { reason: (error as Error).message });
+  }
+}
+
+function drainWaiting(p: Prober): void {
+  while (p.waiting.length > 0 && p.inFlight.size < p.concurrency) {
+    const m = p.waiting.shift()!;
+    launch(p, m, m.dueAt - m.intervalMs);
+  }
 }

@@ -47,7 +47,8 @@ export interface ServerParts {
   worker: OutboxWorker;
   /** The outbound pool of webhooks and pagers, closed once the worker has stopped. */
   webhooks: { close(): Promise<void> };
-  mail: { close(): void } | null;
+  /** The publishers, closed once the worker has stopped (the mail transport's connections). */
+  publishers: readonly { close?(): void }[];
 }
 
 /**
@@ -77,7 +78,7 @@ export async function stopServer(parts: ServerParts, stopping: StopTracker): Pro
       ),
       stopping.track('HTTP requests', requests),
     ]);
-    parts.mail?.close();
+    for (const publisher of parts.publishers) publisher.close?.();
   } finally {
     clearTimeout(grace);
   }

@@ -7,7 +7,7 @@ import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConfigError, DEFAULT_RATE_LIMIT_PER_MINUTE, describeConfigIssues, emptyConfig, loadConfig, parseConfig } from '../../src/config/load-config.js';
 import type { LoadedConfig } from '../../src/config/load-config.js';
-import { VENDOR_CATALOG } from '../../src/ingest/vendor-catalog.js';
+import { VENDOR_CATALOG } from '../../src/config/vendor-catalog.js';
 import { createTestDatabase } from '../helpers/test-database.js';
 import type { TestDatabase } from '../helpers/test-database.js';
 import { openDatabase } from '../../src/db/database.js';

@@ -8,7 +8,7 @@ import { openDatabase } from '../../src/db/database.js';
 import type { Db } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { DEMO_SERVICES } from '../../src/domain/demo/demo-services.js';
-import { VENDOR_CATALOG } from '../../src/ingest/vendor-catalog.js';
+import { VENDOR_CATALOG } from '../../src/config/vendor-catalog.js';
 import { createTestDatabase } from '../helpers/test-database.js';
 import type { TestDatabase } from '../helpers/test-database.js';
 import { T0, startTestServer } from '../helpers/test-server.js';

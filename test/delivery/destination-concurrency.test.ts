@@ -5,7 +5,7 @@ import type { DomainContext } from '../../src/domain/context.js';
 import { claimDue, markSentBatch } from '../../src/delivery/outbox-queue.js';
 import { createOutboxWorker } from '../../src/delivery/outbox-worker.js';
 import type { OutboxWorker } from '../../src/delivery/outbox-worker.js';
-import { DEFAULT_DESTINATION_LIMITS } from '../../src/delivery/publisher.js';
+import { DEFAULT_DESTINATION_LIMITS } from '../../src/config/destination-limits.js';
 import type { Delivery, Publisher } from '../../src/delivery/publisher.js';
 import { silentLogger } from '../../src/infrastructure/pino-logger.js';
 import { startFakeWebhook } from '../fakes/fake-webhook.js';

@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createProbeClient } from '../../src/jobs/http-probe.js';
+import { createProbeClient } from '../../src/probes/probe-client.js';
 import { StoppingError, createOutboundDispatcher, describeNetworkError, pathOf, readLimited, requestScope } from '../../src/infrastructure/outbound.js';
 import { startEncodedStall, startTrickle } from '../fakes/fake-stalling-server.js';
 import type { BodyEncoding, FakeStallingServer } from '../fakes/fake-stalling-server.js';

@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config/load-config.js';
 import { applySetup } from '../../src/domain/setup/apply-setup.js';
 import { silentLogger } from '../../src/infrastructure/pino-logger.js';
-import { createProbeClient } from '../../src/jobs/http-probe.js';
+import { createProbeClient } from '../../src/probes/probe-client.js';
 import { createMonitorProber } from '../../src/jobs/monitor-prober.js';
 import { startFakeTarget } from '../fakes/fake-target.js';
 import type { FakeTarget } from '../fakes/fake-target.js';

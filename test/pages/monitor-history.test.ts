@@ -5,7 +5,7 @@ import type { DomainContext } from '../../src/domain/context.js';
 import { DAY_MS, HISTORY_DAYS, HOUR_MS } from '../../src/domain/monitors/probe-hours.js';
 import { createProbeRollup } from '../../src/domain/monitors/probe-rollup.js';
 import type { ProbeOutcome } from '../../src/domain/monitors/probe-results.js';
-import type { ProbeClient, ProbeTarget } from '../../src/jobs/http-probe.js';
+import type { ProbeClient, ProbeTarget } from '../../src/probes/probe-client.js';
 import { createMonitorProber } from '../../src/jobs/monitor-prober.js';
 import { startFakeTarget } from '../fakes/fake-target.js';
 import type { FakeTarget } from '../fakes/fake-target.js';

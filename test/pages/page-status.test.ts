@@ -4,7 +4,7 @@ import { DAY_MS } from '../../src/domain/monitors/probe-hours.js';
 import { createProbeRollup } from '../../src/domain/monitors/probe-rollup.js';
 import type { ProbeOutcome } from '../../src/domain/monitors/probe-results.js';
 import { statuspageSummary } from '../../src/ingest/statuspage-payload.js';
-import type { ProbeClient, ProbeTarget } from '../../src/jobs/http-probe.js';
+import type { ProbeClient, ProbeTarget } from '../../src/probes/probe-client.js';
 import { createMonitorProber } from '../../src/jobs/monitor-prober.js';
 import { quietLogger as quiet } from '../helpers/loggers.js';
 import { visibleText } from '../helpers/pages.js';

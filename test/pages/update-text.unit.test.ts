@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { updateHtml } from '../../src/http/pages/render/update-text.js';
+import { updateHtml } from '../../src/markup/update-text.js';
 
 describe('update text as HTML', () => {
   it('keeps paragraphs, line breaks and "- " lists', () => {

@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../cli/run-cli.js';
 import { manualClock } from '../../src/domain/clock.js';
 import { silentLogger } from '../../src/infrastructure/pino-logger.js';
-import { createProbeClient } from '../../src/jobs/http-probe.js';
+import { createProbeClient } from '../../src/probes/probe-client.js';
 import { createMonitorProber } from '../../src/jobs/monitor-prober.js';
 import { startFakeTarget } from '../fakes/fake-target.js';
 import { apiDocumentCheck } from '../helpers/api-document.js';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createProbeAgent } from '../../src/agent/probe-agent.js';
 import type { ServerLink } from '../../src/agent/server-link.js';
 import { silentLogger } from '../../src/infrastructure/pino-logger.js';
-import type { ProbeClient, ProbeTarget } from '../../src/jobs/http-probe.js';
+import type { ProbeClient, ProbeTarget } from '../../src/probes/probe-client.js';
 import { waitUntil } from '../helpers/wait-until.js';
 
 /** A server that assigns `count` ping monitors of `intervalSeconds` and takes every result. */

@@ -10,7 +10,7 @@ import type { ProbeAgent } from '../../src/agent/probe-agent.js';
 import { createServerLink } from '../../src/agent/server-link.js';
 import { runningClock } from '../../src/domain/clock.js';
 import { silentLogger } from '../../src/infrastructure/pino-logger.js';
-import { createProbeClient } from '../../src/jobs/http-probe.js';
+import { createProbeClient } from '../../src/probes/probe-client.js';
 import { runCli, startCli } from '../cli/run-cli.js';
 import type { Running } from '../cli/run-cli.js';
 import { createTestDatabase } from '../helpers/test-database.js';

@@ -7,7 +7,7 @@ import type { PageStatus } from '../../domain/status-pages/page-status.js';
 import type { MaintenanceStage, PageMaintenance } from '../../domain/status-pages/page-maintenances.js';
 import type { FeedEntry, PageView } from '../../domain/status-pages/page-view.js';
 import { FEED_INCIDENTS } from '../../domain/status-pages/page-view.js';
-import { updateHtml } from './render/update-text.js';
+import { updateHtml } from '../../markup/update-text.js';
 
 /*
  * A status page in the documents of Atlassian Statuspage's public API

@@ -2,7 +2,7 @@ import type { Maintenance, MaintenanceStatus } from '../../../domain/maintenance
 import type { LinkedPage } from '../../../domain/status-pages/status-pages.js';
 import { Layout } from './layout.js';
 import { When } from './page-parts.js';
-import { TextBlock } from './update-text.js';
+import { TextBlock } from '../../../markup/update-text.js';
 
 const STATUS_WORDS: Record<MaintenanceStatus, string> = {
   scheduled: 'Scheduled',

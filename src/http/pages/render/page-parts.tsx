@@ -2,7 +2,7 @@ import type { Incident, IncidentSummary, Severity } from '../../../domain/incide
 import type { PageStatus } from '../../../domain/status-pages/page-status.js';
 import type { DayView } from '../../../domain/status-pages/page-view.js';
 import type { ShownStatus } from '../../../domain/services/shown-status.js';
-import { TextBlock } from './update-text.js';
+import { TextBlock } from '../../../markup/update-text.js';
 
 /** Words for a status: never shown by colour alone. */
 export const STATUS_WORDS: Record<ShownStatus, string> = {

@@ -3,8 +3,8 @@ import type { Incident, IncidentSummary } from '../../../domain/incidents/incide
 import type { PublicPage } from '../../../domain/status-pages/page-directory.js';
 import type { PageView } from '../../../domain/status-pages/page-view.js';
 import { Layout } from './layout.js';
+import { TextBlock } from '../../../markup/update-text.js';
 import { Banner, NoIncidents, ServicesSection, SubscribeForm, VendorsSection } from './status-page-sections.js';
-import { TextBlock } from './update-text.js';
 import { IncidentCard, IncidentHeading, IncidentLine, Timeline, When } from './page-parts.js';
 
 /** The feeds of a page, for the head and the footer links. */

@@ -4,6 +4,8 @@ import type { SecureContext, TLSSocket } from 'node:tls';
 import type { ProbeOutcome } from '../domain/monitors/probe-results.js';
 import { endpointOf, socketProbe } from './socket-connect.js';
 import type { guardFor } from './socket-connect.js';
+import { DEFAULT_DAYS_BEFORE_EXPIRY } from '../domain/monitors/monitor.js';
+import type { ProbeKind } from './probe-kind.js';
 import type { ProbeSettings } from './probe-settings.js';
 
 const DAY_MS = 86_400_000;
@@ -41,7 +43,7 @@ function contextFor(trusted: readonly string[] | undefined): SecureContext {
  * chain does not verify (or does not name the host), or the certificate
  * expires within `daysBeforeExpiry` days; the reason says which, and when.
  */
-export function probeTls(url: string, daysBeforeExpiry: number, settings: ProbeSettings): Promise<ProbeOutcome> {
+function probeTls(url: string, daysBeforeExpiry: number, settings: ProbeSettings): Promise<ProbeOutcome> {
   const { host, port } = endpointOf(url, 443);
   const now = settings.now ?? Date.now;
   const open = (guard: ReturnType<typeof guardFor>) =>
@@ -73,3 +75,8 @@ export function probeTls(url: string, daysBeforeExpiry: number, settings: ProbeS
     },
   });
 }
+
+export const tls = {
+  kind: 'tls',
+  probe: (target, { settings }) => probeTls(target.url, target.daysBeforeExpiry ?? DEFAULT_DAYS_BEFORE_EXPIRY, settings),
+} as const satisfies ProbeKind<'tls'>;

@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createProbeClient } from '../../src/jobs/http-probe.js';
-import type { ProbeClient } from '../../src/jobs/http-probe.js';
+import { createProbeClient } from '../../src/probes/probe-client.js';
+import type { ProbeClient } from '../../src/probes/probe-client.js';
 import { createMonitorProber } from '../../src/jobs/monitor-prober.js';
 import type { Announcement } from '../../src/domain/notifications/announcement.js';
 import { startFakeTarget } from '../fakes/fake-target.js';

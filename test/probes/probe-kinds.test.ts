@@ -3,7 +3,7 @@ import type { AddressInfo, Server } from 'node:net';
 import { createServer as createTlsServer } from 'node:tls';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { MonitorAnnouncement } from '../../src/domain/notifications/announcement.js';
-import { createProbeClient } from '../../src/jobs/http-probe.js';
+import { createProbeClient } from '../../src/probes/probe-client.js';
 import { createMonitorProber } from '../../src/jobs/monitor-prober.js';
 import { silentLogger } from '../../src/infrastructure/pino-logger.js';
 import { parseConfig } from '../../src/config/load-config.js';

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { BUILT_IN_SERVICE_IDS } from '../domain/services/service-ids.js';
-import { FEED_KINDS, type FeedKind } from './vendor-snapshot.js';
+import { FEED_KINDS, type FeedKind } from '../domain/vendors/vendor-snapshot.js';
 import { plural } from '../domain/plural.js';
 
 /**
@@ -21,7 +21,11 @@ export interface CatalogVendor {
   feed: { kind: FeedKind; url: string };
 }
 
-const CATALOG_FILE = new URL('./vendor-catalog.json', import.meta.url);
+/**
+ * The data stays beside the feed readers and VENDORS.md, where a vendor is added and its sources are kept;
+ * the config is what reads it (a migration and the build name the file there too).
+ */
+const CATALOG_FILE = new URL('../ingest/vendor-catalog.json', import.meta.url);
 
 /** Kinds whose reader is given the page's base address and appends its own paths. */
 const BASE_KINDS: ReadonlySet<FeedKind> = new Set(['statuspage', 'incidentio', 'instatus', 'betterstack', 'slack']);

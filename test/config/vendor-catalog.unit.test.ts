@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { FEED_KINDS } from '../../src/ingest/vendor-snapshot.js';
-import { type CatalogVendor, FIRST_VENDOR_ID, parseCatalogFile, parseVendorCatalog, VENDOR_CATALOG } from '../../src/ingest/vendor-catalog.js';
+import { type CatalogVendor, FIRST_VENDOR_ID, parseCatalogFile, parseVendorCatalog, VENDOR_CATALOG } from '../../src/config/vendor-catalog.js';
 
 const catalogText = readFileSync(new URL('../../src/ingest/vendor-catalog.json', import.meta.url), 'utf8');
 const entries = JSON.parse(catalogText) as CatalogVendor[];

@@ -4,9 +4,10 @@ import type { ProbeOutcome } from '../domain/monitors/probe-results.js';
 import { resolverAddress } from '../domain/monitors/resolver-address.js';
 import { throwIfStopping } from '../infrastructure/outbound.js';
 import { isBlockedAddress } from '../infrastructure/target-guard.js';
+import type { ProbeKind } from './probe-kind.js';
 import type { ProbeSettings } from './probe-settings.js';
 
-export interface DnsQuery {
+interface DnsQuery {
   /** `dns://name` */
   url: string;
   record: DnsRecord;
@@ -37,7 +38,7 @@ async function answersOf(resolver: Resolver, name: string, record: DnsRecord): P
 }
 
 /** Up when the name has the record (and, with `expect`, one of its answers is expected). */
-export async function probeDns(query: DnsQuery, settings: ProbeSettings): Promise<ProbeOutcome> {
+async function probeDns(query: DnsQuery, settings: ProbeSettings): Promise<ProbeOutcome> {
   throwIfStopping(settings.stop);
   const name = new URL(query.url).hostname;
   const resolver = new Resolver({ timeout: settings.timeoutMs, tries: 1 });
@@ -68,3 +69,9 @@ export async function probeDns(query: DnsQuery, settings: ProbeSettings): Promis
   if (answers.some((a) => expected.has(normalize(a)))) return { ok: true };
   return { ok: false, reason: `answered ${answers.join(', ')}, expected ${query.expect.join(', ')}` };
 }
+
+export const dns = {
+  kind: 'dns',
+  probe: (target, { settings }) =>
+    probeDns({ url: target.url, record: target.record ?? 'A', expect: target.expect ?? null, server: target.dnsServer ?? null }, settings),
+} as const satisfies ProbeKind<'dns'>;
