@@ -2,12 +2,12 @@ import type { Kysely } from 'kysely';
 import { lockIncident } from '../../db/dialect.js';
 import type { Database } from '../../db/schema.js';
 import { changesBetween, recordAudit } from '../audit/audit-trail.js';
-import type { Company } from '../companies/company.js';
+import type { Company } from '../model/company.js';
 import type { DomainContext } from '../context.js';
-import type { Incident } from '../incidents/incident.js';
+import type { Incident } from '../model/incident.js';
 import type { ChatMember } from '../notifications/announcement.js';
 import { parseInput } from '../validation.js';
-import type { ChatPlatform } from './chat.js';
+import type { ChatPlatform } from '../model/channel.js';
 import { leadInput } from './incident-chat-input.js';
 import { announceIncident, ownIncident, roomInvite } from './incident-room.js';
 

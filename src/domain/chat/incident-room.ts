@@ -2,17 +2,17 @@ import type { Kysely, Selectable } from 'kysely';
 import { lockIncident } from '../../db/dialect.js';
 import type { ChatPlatform, Database, IncidentRoomState, IncidentRoomsTable } from '../../db/schema.js';
 import { created, recordAudit } from '../audit/audit-trail.js';
-import type { Company } from '../companies/company.js';
+import type { Company } from '../model/company.js';
 import type { DomainContext } from '../context.js';
 import { DomainError, forbidden, notFound } from '../errors.js';
-import type { Incident } from '../incidents/incident.js';
+import type { Incident } from '../model/incident.js';
 import { findIncidentRow, loadIncident } from '../incidents/incident-repository.js';
 import type { ChatMember, RoomOpening } from '../notifications/announcement.js';
 import { channelsFollowingIncidentsQuery, incidentAnnouncementRows } from '../notifications/channel-outbox.js';
 import type { ServiceChannelRow } from '../notifications/channel-outbox.js';
 import { enqueueAll, queuable, requeueDead } from '../notifications/enqueue.js';
 import type { OutboxRow } from '../notifications/enqueue.js';
-import type { ChannelRef } from './chat.js';
+import type { ChannelRef } from '../model/channel.js';
 import { roomName } from './room-name.js';
 
 /** An incident's own channel: asked for (`opening`), opened, or not opened (`failed`, with the platform's reason). */

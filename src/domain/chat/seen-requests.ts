@@ -1,6 +1,6 @@
 import { changesNothingCached } from '../../db/dialect.js';
 import type { DomainContext } from '../context.js';
-import type { ChatPlatform } from './chat.js';
+import type { ChatPlatform } from '../model/channel.js';
 
 /** A signed chat request, known by a digest of what the platform signed, until its signature expires. */
 export interface SeenRequest {

@@ -1,8 +1,8 @@
 import type { Kysely } from 'kysely';
 import { dialectOf, paddedIds } from '../../db/dialect.js';
 import type { Database } from '../../db/schema.js';
-import type { ChannelRef } from '../chat/chat.js';
-import { channelStream } from '../chat/chat.js';
+import type { ChannelRef } from '../model/channel.js';
+import { channelStream } from '../model/channel.js';
 import type { DomainContext } from '../context.js';
 import type { MonitorAnnouncement } from '../notifications/announcement.js';
 import { enqueue, enqueueAll, queuable } from '../notifications/enqueue.js';

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
-import type { Company } from '../companies/company.js';
+import type { Company } from '../model/company.js';
 import type { DomainContext } from '../context.js';
-import type { Service, ServiceDetail } from './service.js';
+import type { Service, ServiceDetail } from '../model/service.js';
 import { findVisibleService, serviceColumns, toService } from './service-access.js';
 import { linkedPages } from '../status-pages/status-pages.js';
 import { feedHealthOf } from '../vendors/vendor-feeds.js';

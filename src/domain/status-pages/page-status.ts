@@ -1,7 +1,7 @@
 import type { DomainContext } from '../context.js';
 import type { ShownMonitorStatus } from '../monitors/monitor-panels.js';
 import { monitorStates } from '../monitors/monitor-panels.js';
-import type { ServiceStatus } from '../services/service.js';
+import type { ServiceStatus } from '../model/service.js';
 import { statusesOf } from '../services/service-status.js';
 import { findPage } from './page-directory.js';
 import type { PublicPage } from './page-directory.js';

@@ -1,8 +1,8 @@
 import type { DomainContext } from '../context.js';
 import { notFound } from '../errors.js';
-import type { Incident, IncidentSummary, Severity } from '../incidents/incident.js';
+import type { Incident, IncidentSummary, Severity } from '../model/incident.js';
 import { findIncidentRow, incidentRow, loadIncident, toSummary } from '../incidents/incident-repository.js';
-import type { ServiceStatus } from '../services/service.js';
+import type { ServiceStatus } from '../model/service.js';
 import { statusesOf } from '../services/service-status.js';
 import { findPage } from './page-directory.js';
 import type { PageLayout } from './page-layout.js';

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
-import type { Knowledge } from '../services/service.js';
+import type { Knowledge } from '../model/service.js';
 
 /** A vendor's status is stale after this many intervals without a successful read. */
 export const STALE_AFTER_INTERVALS = 3;

@@ -4,7 +4,7 @@ import type { Database } from '../../db/schema.js';
 import type { DomainContext } from '../context.js';
 import { DomainError } from '../errors.js';
 import { feedFactsOf, knowledgeFrom, STALE_AFTER_INTERVALS } from './feed-knowledge.js';
-import type { Knowledge } from '../services/service.js';
+import type { Knowledge } from '../model/service.js';
 import type { FeedKind, VendorMaintenance } from './vendor-snapshot.js';
 import { clipText } from '../clip-text.js';
 
