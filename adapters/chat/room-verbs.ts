@@ -1,6 +1,7 @@
-import { setIncidentLead } from '../../src/domain/chat/incident-lead.js';
+import { setIncidentLead } from '../../src/domain/incident-chat/set-incident-lead.js';
 import { addIncidentNote } from '../../src/domain/chat/incident-notes.js';
-import { actingMember, requestIncidentRoom, roomOfChannel } from '../../src/domain/chat/incident-room.js';
+import { actingMember, roomOfChannel } from '../../src/domain/chat/incident-room.js';
+import { requestIncidentRoom } from '../../src/domain/incident-chat/request-incident-room.js';
 import type { ChatPlatform } from '../../src/domain/model/channel.js';
 import type { Company } from '../../src/domain/model/company.js';
 import type { DomainContext } from '../../src/domain/context.js';
