@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { queueDueDigests } from '../../src/domain/boards/board-digest.js';
+import { queueDueDigests } from '../../src/domain/read/digests/board-digest.js';
 import { startFakeDiscord } from '../fakes/fake-discord.js';
 import type { DiscordCall, FakeDiscord } from '../fakes/fake-discord.js';
 import { FAST_DELIVERY, startTestServer } from '../helpers/test-server.js';

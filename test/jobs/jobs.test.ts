@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { buildDigest, firesAt } from '../../src/domain/boards/board-digest.js';
+import { buildDigest, firesAt } from '../../src/domain/read/digests/board-digest.js';
 import { createDomainContext } from '../../src/domain/context.js';
 import { DEMO_PERIOD_MS } from '../../src/domain/model/demo-cycle.js';
 import type { DigestAnnouncement, StatusChangeAnnouncement } from '../../src/domain/notifications/announcement.js';

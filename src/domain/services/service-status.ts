@@ -2,7 +2,7 @@ import type { Expression, ExpressionBuilder, Kysely, Selectable, SqlBool } from 
 import { prepared } from '../../db/prepared.js';
 import type { Database, IncidentsTable } from '../../db/schema.js';
 import { openAt } from '../model/demo-view.js';
-import { maintenanceUnderWay, servicesUnderMaintenance } from '../maintenances/maintenance-windows.js';
+import { maintenanceUnderWay, servicesUnderMaintenance } from './maintenance-windows.js';
 import type { ServiceStatus } from '../model/service.js';
 
 /**

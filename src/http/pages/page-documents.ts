@@ -3,10 +3,10 @@ import { XMLBuilder } from 'fast-xml-parser';
 import type { Incident, IncidentSummary, IncidentUpdate } from '../../domain/model/incident.js';
 import type { ServiceStatus } from '../../domain/model/service.js';
 import type { PublicPage } from '../../domain/status-pages/page-directory.js';
-import type { PageStatus } from '../../domain/status-pages/page-status.js';
-import type { MaintenanceStage, PageMaintenance } from '../../domain/status-pages/page-maintenances.js';
-import type { FeedEntry, PageView } from '../../domain/status-pages/page-view.js';
-import { FEED_INCIDENTS } from '../../domain/status-pages/page-view.js';
+import type { PageStatus } from '../../domain/read/pages/page-status.js';
+import type { MaintenanceStage, PageMaintenance } from '../../domain/read/pages/page-maintenances.js';
+import type { FeedEntry, PageView } from '../../domain/read/pages/page-view.js';
+import { FEED_INCIDENTS } from '../../domain/read/pages/page-view.js';
 import { updateHtml } from './render/update-text.js';
 
 /*

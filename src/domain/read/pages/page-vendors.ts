@@ -1,11 +1,11 @@
-import type { DomainContext } from '../context.js';
-import { incidentRow, toSummary } from '../incidents/incident-repository.js';
-import { serviceTrackerUrl } from '../model/service.js';
-import { statusesOf } from '../services/service-status.js';
-import { knowledgeOf } from '../vendors/feed-knowledge.js';
-import type { VendorComponent } from '../vendors/vendor-snapshot.js';
-import type { ShownStatus } from '../model/shown-status.js';
-import { shownStatus } from '../model/shown-status.js';
+import type { DomainContext } from '../../context.js';
+import { incidentRow, toSummary } from '../../incidents/incident-repository.js';
+import { serviceTrackerUrl } from '../../model/service.js';
+import { statusesOf } from '../../services/service-status.js';
+import { knowledgeOf } from '../../services/feed-knowledge.js';
+import type { VendorComponent } from '../../vendors/vendor-snapshot.js';
+import type { ShownStatus } from '../../model/shown-status.js';
+import { shownStatus } from '../../model/shown-status.js';
 
 /** A third-party service a page shows beside its own: never the page's status, always told as read. */
 export interface VendorView {
