@@ -13,7 +13,7 @@ import type { PublicPage } from '../../status-pages/page-directory.js';
 import type { PageHealth } from './page-status.js';
 import { pageHealth } from './page-status.js';
 import type { VendorView } from './page-vendors.js';
-import { vendorsOf } from './page-vendors.js';
+import { pageVendors, vendorFactsOf, vendorViews } from './page-vendors.js';
 
 export const DAY_MS = 86_400_000;
 /** Days in a service's bar. */
@@ -193,21 +193,30 @@ function mergedLength(intervals: readonly (readonly [number, number])[]): number
   return Number.isNaN(from) ? total : total + (to - from);
 }
 
+/**
+ * How a render reads the statuses of the services it shows: `statusesOf`. A
+ * page reads them once per render, its own services and its vendors together,
+ * and every part of it (the services, the vendors, the page's own status)
+ * states them from that one read.
+ */
+export type StatusReader = (db: DomainContext['db'], serviceIds: readonly number[], now: number) => Promise<Map<number, ServiceStatus>>;
+
 /** Everything `GET /status/{slug}` shows, read at the clock's now. */
-export async function pageView(ctx: DomainContext, slug: string): Promise<PageView> {
+export async function pageView(ctx: DomainContext, slug: string, readStatuses: StatusReader = statusesOf): Promise<PageView> {
   const page = await findPage(ctx, slug);
   const now = ctx.clock.now().getTime();
-  const layout = await readPageLayout(ctx.db, page.id);
-  const services = inLayoutOrder(await pageServices(ctx, page.id), layout);
+  const [layout, listed, vendorServices] = await Promise.all([readPageLayout(ctx.db, page.id), pageServices(ctx, page.id), pageVendors(ctx, page.thirdParty)]);
+  const services = inLayoutOrder(listed, layout);
   const ids = services.map((s) => s.id);
   const since = dayStartOf(now) - (BAR_DAYS - 1) * DAY_MS;
-  const [statuses, incidents, maintenances, incidentChanges, vendors] = await Promise.all([
-    statusesOf(ctx.db, ids, now),
+  const [statuses, incidents, maintenances, incidentChanges, vendorFacts] = await Promise.all([
+    readStatuses(ctx.db, [...ids, ...vendorServices.map((v) => v.id)], now),
     incidentsSince(ctx, ids, since, now),
     pageMaintenances(ctx, ids, since, now),
     lastIncidentChanges(ctx, ids, now),
-    vendorsOf(ctx, page.thirdParty, now),
+    vendorFactsOf(ctx, vendorServices, now),
   ]);
+  const vendors = vendorViews(ctx, page.thirdParty, vendorServices, vendorFacts, statuses);
   const windows = maintenances.flatMap((m) =>
     m.services.map((s) => ({ service_id: s.id, name: s.name, starts_at: m.startsAt.getTime(), ends_at: m.endsAt.getTime() })),
   );
