@@ -1,6 +1,6 @@
 import type { Incident, IncidentSummary, Severity } from '../../../domain/model/incident.js';
 import type { PageStatus } from '../../../domain/read/pages/page-status.js';
-import type { DayView } from '../../../domain/read/pages/page-view.js';
+import type { DayView } from '../../../domain/read/pages/service-days.js';
 import type { ShownStatus } from '../../../domain/model/shown-status.js';
 import { TextBlock } from './update-text.js';
 

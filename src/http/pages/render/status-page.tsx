@@ -2,7 +2,7 @@ import type { ComponentChildren } from 'preact';
 import type { Incident, IncidentSummary } from '../../../domain/model/incident.js';
 import type { PublicPage } from '../../../domain/status-pages/page-directory.js';
 import type { PageStatus } from '../../../domain/read/pages/page-status.js';
-import { BAR_DAYS } from '../../../domain/read/pages/page-view.js';
+import { BAR_DAYS } from '../../../domain/read/pages/service-days.js';
 import type { PageGroupView, PageView } from '../../../domain/read/pages/page-view.js';
 import type { ShownStatus } from '../../../domain/model/shown-status.js';
 import { Layout } from './layout.js';
