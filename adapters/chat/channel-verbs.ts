@@ -1,6 +1,6 @@
 import { linkWorkspace } from '../../src/domain/chat/chat-links.js';
 import { listChannelSubscriptions, subscribeChannel, unsubscribeChannel } from '../../src/domain/chat/subscriptions.js';
-import type { Company } from '../../src/domain/companies/company.js';
+import type { Company } from '../../src/domain/model/company.js';
 import { DomainError, forbidden } from '../../src/domain/errors.js';
 import { listServiceIncidents } from '../../src/domain/incidents/incident-service.js';
 import { getServiceStatus, searchServices } from '../../src/domain/services/service-queries.js';

@@ -1,6 +1,6 @@
 import type { Publisher } from '../../src/delivery/publisher.js';
 import type { RawHandler } from '../../src/infrastructure/raw-handler.js';
-import type { ChatPlatform } from '../../src/domain/chat/chat.js';
+import type { ChatPlatform } from '../../src/domain/model/channel.js';
 
 /**
  * A chat platform as the composition root sees it: the HTTP paths it answers

@@ -1,5 +1,5 @@
-import type { ChannelRef } from '../../src/domain/chat/chat.js';
-import type { Company } from '../../src/domain/companies/company.js';
+import type { ChannelRef } from '../../src/domain/model/channel.js';
+import type { Company } from '../../src/domain/model/company.js';
 import type { DomainContext } from '../../src/domain/context.js';
 import type { Logger } from '../../src/infrastructure/logger.js';
 import type { ChatDialect, ChatRight } from './dialect.js';

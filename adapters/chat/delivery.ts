@@ -1,6 +1,6 @@
 import { DeliveryFailure } from '../../src/delivery/publisher.js';
 import type { Delivery, DeliveryRecorder, Publisher } from '../../src/delivery/publisher.js';
-import type { ChatPlatform } from '../../src/domain/chat/chat.js';
+import type { ChatPlatform } from '../../src/domain/model/channel.js';
 import { digestSubject, incidentSubject } from '../../src/domain/notifications/announcement.js';
 import type {
   Announcement,

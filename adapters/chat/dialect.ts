@@ -1,4 +1,4 @@
-import type { ChatPlatform } from '../../src/domain/chat/chat.js';
+import type { ChatPlatform } from '../../src/domain/model/channel.js';
 
 /** How a platform marks up text; user text always goes through `text`. */
 export interface Markup {

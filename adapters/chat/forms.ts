@@ -1,4 +1,4 @@
-import type { ResolutionStage } from '../../src/domain/incidents/incident.js';
+import type { ResolutionStage } from '../../src/domain/model/incident.js';
 import type { DomainError } from '../../src/domain/errors.js';
 import type { ChatDialect } from './dialect.js';
 import type { FormField, FormKind, FormRef, FormValues } from './reply.js';

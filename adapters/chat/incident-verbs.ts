@@ -1,9 +1,9 @@
-import type { Company } from '../../src/domain/companies/company.js';
+import type { Company } from '../../src/domain/model/company.js';
 import { DomainError, invalidInput } from '../../src/domain/errors.js';
 import { createIncident, getIncident, listOpenIncidents, resolveIncident, updateIncident } from '../../src/domain/incidents/incident-service.js';
 import { listCustomServices } from '../../src/domain/services/service-queries.js';
-import type { Service } from '../../src/domain/services/service.js';
-import { setIncidentLead } from '../../src/domain/chat/incident-lead.js';
+import type { Service } from '../../src/domain/model/service.js';
+import { setIncidentLead } from '../../src/domain/incident-chat/set-incident-lead.js';
 import { createInput, updateInput } from './forms.js';
 import type { ChatReply, FormKind, FormRef, FormValues } from './reply.js';
 import { textReply } from './reply.js';

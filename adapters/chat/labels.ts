@@ -1,5 +1,5 @@
-import type { ResolutionStage, Severity } from '../../src/domain/incidents/incident.js';
-import type { ShownStatus } from '../../src/domain/services/shown-status.js';
+import type { ResolutionStage, Severity } from '../../src/domain/model/incident.js';
+import type { ShownStatus } from '../../src/domain/model/shown-status.js';
 
 /** How both chat platforms name an incident's severity, its resolution stage and a service's status. */
 export const SEVERITY_LABEL: Record<Severity, string> = { minor: 'Minor', major: 'Major' };

@@ -1,5 +1,5 @@
-import type { Company } from '../../src/domain/companies/company.js';
-import type { Maintenance, MaintenanceEvent } from '../../src/domain/maintenances/maintenance.js';
+import type { Company } from '../../src/domain/model/company.js';
+import type { Maintenance, MaintenanceEvent } from '../../src/domain/model/maintenance.js';
 import { listCurrentMaintenances } from '../../src/domain/maintenances/maintenance-service.js';
 import type { ChatRequest } from './chat-request.js';
 import type { ChatDialect } from './dialect.js';

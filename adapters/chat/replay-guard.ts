@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Logger } from '../../src/infrastructure/logger.js';
-import type { ChatPlatform } from '../../src/domain/chat/chat.js';
+import type { ChatPlatform } from '../../src/domain/model/channel.js';
 import type { DomainContext } from '../../src/domain/context.js';
 import { takeSignedRequest } from '../../src/domain/chat/seen-requests.js';
 

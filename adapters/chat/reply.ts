@@ -1,5 +1,5 @@
-import type { Incident, IncidentSummary, ResolutionStage } from '../../src/domain/incidents/incident.js';
-import type { Service, ServiceDetail } from '../../src/domain/services/service.js';
+import type { Incident, IncidentSummary, ResolutionStage } from '../../src/domain/model/incident.js';
+import type { Service, ServiceDetail } from '../../src/domain/model/service.js';
 
 /** The incident forms: open one, change one (and post an update), resolve one. */
 export type FormKind = 'new' | 'update' | 'resolve';

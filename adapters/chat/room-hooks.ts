@@ -1,4 +1,4 @@
-import { roomFailed, roomOpened } from '../../src/domain/chat/room-outcomes.js';
+import { roomFailed, roomOpened } from '../../src/domain/incident-chat/room-outcomes.js';
 import type { DomainContext } from '../../src/domain/context.js';
 import type { RoomHooks } from './delivery.js';
 

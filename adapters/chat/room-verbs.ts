@@ -1,8 +1,9 @@
-import { setIncidentLead } from '../../src/domain/chat/incident-lead.js';
+import { setIncidentLead } from '../../src/domain/incident-chat/set-incident-lead.js';
 import { addIncidentNote } from '../../src/domain/chat/incident-notes.js';
-import { actingMember, requestIncidentRoom, roomOfChannel } from '../../src/domain/chat/incident-room.js';
-import type { ChatPlatform } from '../../src/domain/chat/chat.js';
-import type { Company } from '../../src/domain/companies/company.js';
+import { actingMember, roomOfChannel } from '../../src/domain/chat/incident-room.js';
+import { requestIncidentRoom } from '../../src/domain/incident-chat/request-incident-room.js';
+import type { ChatPlatform } from '../../src/domain/model/channel.js';
+import type { Company } from '../../src/domain/model/company.js';
 import type { DomainContext } from '../../src/domain/context.js';
 import type { Logger } from '../../src/infrastructure/logger.js';
 import { getPostmortem } from '../../src/domain/incidents/postmortem.js';

@@ -1,4 +1,4 @@
-import type { Company } from '../../src/domain/companies/company.js';
+import type { Company } from '../../src/domain/model/company.js';
 import type { DomainContext } from '../../src/domain/context.js';
 import { listOpenIncidents } from '../../src/domain/incidents/incident-service.js';
 import { listMonitors } from '../../src/domain/monitors/monitor-service.js';

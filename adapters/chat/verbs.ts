@@ -1,5 +1,5 @@
 import { companyForWorkspace } from '../../src/domain/chat/chat-links.js';
-import type { Company } from '../../src/domain/companies/company.js';
+import type { Company } from '../../src/domain/model/company.js';
 import { DomainError } from '../../src/domain/errors.js';
 import { link, report, serviceStatus, subscribe, subscriptions, unsubscribe } from './channel-verbs.js';
 import type { ChatRequest } from './chat-request.js';

@@ -1,4 +1,4 @@
-import type { ChannelSubscription } from '../../src/domain/chat/chat.js';
+import type { ChannelSubscription } from '../../src/domain/model/channel.js';
 import type { ChatMember, DigestAnnouncement, IncidentAnnouncement, RoomFailed, RoomSummary } from '../../src/domain/notifications/announcement.js';
 import { DomainError } from '../../src/domain/errors.js';
 import type { Logger } from '../../src/infrastructure/logger.js';

@@ -1,9 +1,9 @@
 import { ComponentType, InteractionResponseType, LabelBuilder, ModalBuilder, StringSelectMenuBuilder, TextInputBuilder, TextInputStyle } from 'discord.js';
 import type { APIModalInteractionResponse, APIModalSubmission } from 'discord.js';
-import { RESOLUTION_STAGES, SEVERITIES } from '../../src/domain/incidents/incident.js';
-import type { ResolutionStage, Severity } from '../../src/domain/incidents/incident.js';
+import { RESOLUTION_STAGES, SEVERITIES } from '../../src/domain/model/incident.js';
+import type { ResolutionStage, Severity } from '../../src/domain/model/incident.js';
 import { TITLE_MAX } from '../../src/domain/incidents/incident-input.js';
-import type { Service } from '../../src/domain/services/service.js';
+import type { Service } from '../../src/domain/model/service.js';
 import { SEVERITY_LABEL, STAGE_LABEL } from '../chat/labels.js';
 import type { FormKind, FormRef, FormValues, IncidentForm } from '../chat/reply.js';
 import { FORM_FIELDS } from '../chat/reply.js';

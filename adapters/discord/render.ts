@@ -7,7 +7,7 @@ import type {
   RawFile,
   RESTPostAPIChannelMessageJSONBody,
 } from 'discord.js';
-import type { Incident, IncidentSummary, ResolutionStage, Severity } from '../../src/domain/incidents/incident.js';
+import type { Incident, IncidentSummary, ResolutionStage, Severity } from '../../src/domain/model/incident.js';
 import type {
   DigestAnnouncement,
   IncidentAnnouncement,
@@ -18,9 +18,9 @@ import type {
   StatusChangeAnnouncement,
 } from '../../src/domain/notifications/announcement.js';
 import { MAINTENANCE_EVENT_LABEL } from '../chat/maintenance-verbs.js';
-import type { ServiceDetail, ServiceWithStatus } from '../../src/domain/services/service.js';
-import { reasonText, shownStatus } from '../../src/domain/services/shown-status.js';
-import type { ShownStatus } from '../../src/domain/services/shown-status.js';
+import type { ServiceDetail, ServiceWithStatus } from '../../src/domain/model/service.js';
+import { reasonText, shownStatus } from '../../src/domain/model/shown-status.js';
+import type { ShownStatus } from '../../src/domain/model/shown-status.js';
 import type { ChatRenderer } from '../chat/delivery.js';
 import { SEVERITY_LABEL, STAGE_LABEL, STATUS_LABEL as STATUS_WORDS } from '../chat/labels.js';
 import type { ChatReply } from '../chat/reply.js';

@@ -1,6 +1,6 @@
 import type { App, SlackViewMiddlewareArgs, ViewOutput, ViewSubmitAction, types as slack, webApi } from '@slack/bolt';
-import { RESOLUTION_STAGES, SEVERITIES } from '../../src/domain/incidents/incident.js';
-import type { ResolutionStage, Severity } from '../../src/domain/incidents/incident.js';
+import { RESOLUTION_STAGES, SEVERITIES } from '../../src/domain/model/incident.js';
+import type { ResolutionStage, Severity } from '../../src/domain/model/incident.js';
 import { DESCRIPTION_MAX, TITLE_MAX } from '../../src/domain/incidents/incident-input.js';
 import type { Logger } from '../../src/infrastructure/logger.js';
 import { FALLBACK_FIELD } from '../chat/forms.js';

@@ -1,7 +1,7 @@
 import { companyNamed } from '../domain/companies/api-keys.js';
 import type { DomainContext } from '../domain/context.js';
 import { listCompanyIncidents } from '../domain/incidents/company-incidents.js';
-import type { IncidentSummary } from '../domain/incidents/incident.js';
+import type { IncidentSummary } from '../domain/model/incident.js';
 import { PAGE_MAX } from '../domain/page-limit.js';
 import { UsageError } from './cli-errors.js';
 import type { CommandInput } from './command.js';

@@ -1,4 +1,4 @@
-import type { Maintenance } from '../domain/maintenances/maintenance.js';
+import type { Maintenance } from '../domain/model/maintenance.js';
 import { listMaintenances } from '../domain/maintenances/maintenance-service.js';
 import type { CommandInput } from './command.js';
 import { mustExist, withContext } from './database-access.js';

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { BOARD_ID } from '../domain/boards/board.js';
+import { BOARD_ID } from '../domain/model/board.js';
 import { normalizeTags, MAX_TAGS, TAG_MAX_LENGTH } from '../domain/boards/board-input.js';
 import { digestSettings } from '../domain/chat/subscription-input.js';
-import { NOTIFY_EVENTS } from '../domain/companies/company.js';
+import { NOTIFY_EVENTS } from '../domain/model/company.js';
 import { notifyDestination } from './notify-schema.js';
 import { parseProxyRange } from '../infrastructure/client-address.js';
 import { JOB_NAMES } from './job-names.js';

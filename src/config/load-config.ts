@@ -15,8 +15,8 @@ export const DEFAULT_RATE_LIMIT_PER_MINUTE = 600;
 /** Chat requests per minute: a workspace's burst of real commands stays far below; one address may carry several workspaces (Slack's and Discord's senders). */
 export const DEFAULT_CHAT_RATE_LIMIT = { perMinute: 120, perAddressPerMinute: 600 } as const;
 
-import { DEFAULT_USER_REPORTS } from '../domain/vendors/user-report-settings.js';
-import type { UserReportSettings } from '../domain/vendors/user-report-settings.js';
+import { DEFAULT_USER_REPORTS } from '../domain/model/user-report-settings.js';
+import type { UserReportSettings } from '../domain/model/user-report-settings.js';
 import type { CatalogServiceSpec } from '../domain/setup/setup.js';
 import { VENDOR_CATALOG, VENDOR_IDS } from './vendor-catalog.js';
 import { DEMO_JOB } from './job-names.js';

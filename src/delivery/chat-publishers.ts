@@ -1,4 +1,4 @@
-import type { ChatPlatform } from '../domain/chat/chat.js';
+import type { ChatPlatform } from '../domain/model/channel.js';
 import type { PublisherKind } from './publisher-kind.js';
 
 /** A chat platform's publisher is made with its front (adapters/<platform>/publisher.ts), loaded only when the platform is on. */

@@ -1,5 +1,5 @@
-import { platformOfStream } from '../domain/chat/chat.js';
-import type { ChatPlatform } from '../domain/chat/chat.js';
+import { platformOfStream } from '../domain/model/channel.js';
+import type { ChatPlatform } from '../domain/model/channel.js';
 import type { DomainContext } from '../domain/context.js';
 import type { Logger } from '../infrastructure/logger.js';
 import { StoppingError, requestScope } from '../infrastructure/outbound.js';

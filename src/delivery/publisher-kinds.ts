@@ -1,4 +1,4 @@
-import type { ChatPlatform } from '../domain/chat/chat.js';
+import type { ChatPlatform } from '../domain/model/channel.js';
 import type { NotifyKind } from '../domain/notifications/notify-destination.js';
 import { discord, slack } from './chat-publishers.js';
 import { createDestinationClient } from './destination-client.js';

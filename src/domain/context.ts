@@ -5,10 +5,10 @@ import { createWriter } from '../db/writer.js';
 import type { WriteOptions, WriteUnit } from '../db/writer.js';
 import type { ChatPlatform } from '../db/schema.js';
 import type { Clock } from './clock.js';
-import type { Company } from './companies/company.js';
-import type { QuorumReachChange } from './monitors/quorum-reach-change.js';
-import { DEFAULT_USER_REPORTS } from './vendors/user-report-settings.js';
-import type { UserReportSettings } from './vendors/user-report-settings.js';
+import type { Company } from './model/company.js';
+import type { QuorumReachChange } from './model/quorum-reach-change.js';
+import { DEFAULT_USER_REPORTS } from './model/user-report-settings.js';
+import type { UserReportSettings } from './model/user-report-settings.js';
 
 /** What every use case runs with: the database, the clock, and where this server is reachable. */
 export interface DomainContext {

@@ -1,6 +1,6 @@
 import { changeMarker } from '../db/dialect.js';
 import type { DomainContext } from './context.js';
-import { periodAt } from './demo/demo-cycle.js';
+import { periodAt } from './model/demo-cycle.js';
 
 /** The last epoch made, with its parts: every cached read asks, and the parts seldom move. */
 let last = { marker: '', period: Number.NaN, epoch: '' };

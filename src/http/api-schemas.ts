@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import { BOARD_ID } from '../domain/boards/board.js';
-import { RESOLUTION_STAGES, SEVERITIES } from '../domain/incidents/incident.js';
-import { MAINTENANCE_STATUSES } from '../domain/maintenances/maintenance.js';
+import { BOARD_ID } from '../domain/model/board.js';
+import { RESOLUTION_STAGES, SEVERITIES } from '../domain/model/incident.js';
+import { MAINTENANCE_STATUSES } from '../domain/model/maintenance.js';
 import { DNS_RECORDS, PROBE_TYPES } from '../domain/monitors/monitor.js';
 import type { MonitorStatus } from '../domain/monitors/monitor.js';
-import type { ServiceStatus } from '../domain/services/service.js';
+import type { ServiceStatus } from '../domain/model/service.js';
 import type { ErrorObject } from './http-errors.js';
 
 /**

@@ -1,10 +1,10 @@
 import type { AlertBatch } from '../domain/alerts/alert-intake.js';
 import type { AuditEvent } from '../domain/audit/audit-trail.js';
-import type { Board, BoardService } from '../domain/boards/board.js';
-import type { Incident, IncidentSummary } from '../domain/incidents/incident.js';
-import type { Maintenance } from '../domain/maintenances/maintenance.js';
+import type { Board, BoardService } from '../domain/model/board.js';
+import type { Incident, IncidentSummary } from '../domain/model/incident.js';
+import type { Maintenance } from '../domain/model/maintenance.js';
 import type { Monitor, MonitorIncident } from '../domain/monitors/monitor.js';
-import type { Service, ServiceDetail } from '../domain/services/service.js';
+import type { Service, ServiceDetail } from '../domain/model/service.js';
 import type { UserReport } from '../domain/vendors/user-reports.js';
 import type {
   AlertBatchResource,

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { KeyKind } from '../domain/companies/api-keys.js';
-import type { Company } from '../domain/companies/company.js';
+import type { Company } from '../domain/model/company.js';
 import type { DomainContext } from '../domain/context.js';
 
 /* What an API route is: the table in routes.ts lists them (the probe agents' in agent-routes.ts). */

@@ -14,7 +14,7 @@ import { createIncident, deleteIncident, getIncident, listServiceIncidents, upda
 import { listMonitorIncidents, listMonitors } from '../domain/monitors/monitor-service.js';
 import { getServiceStatus, listCatalog } from '../domain/services/service-queries.js';
 import { MAX_TAGS, TAG_MAX_LENGTH, boardServiceInput } from '../domain/boards/board-input.js';
-import { BOARD_ID } from '../domain/boards/board.js';
+import { BOARD_ID } from '../domain/model/board.js';
 import { createIncidentInput, incidentListInput, updateIncidentInput } from '../domain/incidents/incident-input.js';
 import { createMaintenanceInput, updateMaintenanceInput } from '../domain/maintenances/maintenance-input.js';
 import { createMaintenance, deleteMaintenance, getMaintenance, listMaintenances, updateMaintenance } from '../domain/maintenances/maintenance-service.js';

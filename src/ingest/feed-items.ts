@@ -1,4 +1,4 @@
-import type { ResolutionStage, Severity } from '../domain/incidents/incident.js';
+import type { ResolutionStage, Severity } from '../domain/model/incident.js';
 import { firstById } from './feed-text.js';
 import type { VendorIncident, VendorUpdate } from './vendor-snapshot.js';
 

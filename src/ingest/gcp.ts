@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ResolutionStage, Severity } from '../domain/incidents/incident.js';
+import type { ResolutionStage, Severity } from '../domain/model/incident.js';
 import { feedDate, firstById, innerList, lenient, readItems, readJson } from './feed-text.js';
 import type { FeedReader, VendorIncident, VendorUpdate } from './vendor-snapshot.js';
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { ResolutionStage, Severity } from '../domain/incidents/incident.js';
-import type { ServiceStatus } from '../domain/services/service.js';
+import type { ResolutionStage, Severity } from '../domain/model/incident.js';
+import type { ServiceStatus } from '../domain/model/service.js';
 import { collapse, feedDate, firstById, innerList, lenient, readItems, readJson } from './feed-text.js';
 import type { FeedReader, VendorIncident, VendorMaintenance, VendorUpdate } from './vendor-snapshot.js';
 

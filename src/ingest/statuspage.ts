@@ -1,5 +1,5 @@
-import type { ResolutionStage, Severity } from '../domain/incidents/incident.js';
-import type { ServiceStatus } from '../domain/services/service.js';
+import type { ResolutionStage, Severity } from '../domain/model/incident.js';
+import type { ServiceStatus } from '../domain/model/service.js';
 import { firstById, readJson } from './feed-text.js';
 import { incidentsFrame, readComponents, readIncidents, readMaintenances, summaryFrame } from './statuspage-payload.js';
 import type { StatuspageIncident, StatuspageIndicator, StatuspageMaintenance, StatuspageUpdate } from './statuspage-payload.js';

@@ -1,4 +1,4 @@
-import { queueDueDigests } from '../domain/boards/board-digest.js';
+import { queueDueDigests } from '../domain/read/digests/board-digest.js';
 import type { DomainContext } from '../domain/context.js';
 import { syncDemoServices } from '../domain/demo/demo-services.js';
 import { advanceMaintenances } from '../domain/maintenances/maintenance-lifecycle.js';

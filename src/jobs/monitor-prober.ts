@@ -1,5 +1,5 @@
 import type { DomainContext } from '../domain/context.js';
-import { monitorsUnderMaintenance } from '../domain/maintenances/maintenance-windows.js';
+import { monitorsUnderMaintenance } from '../domain/services/maintenance-windows.js';
 import { createProbeRollup } from '../domain/monitors/probe-rollup.js';
 import { recordProbe, recordRegionLatencies, takeDueProbes } from '../domain/monitors/probe-results.js';
 import type { MonitorState } from '../domain/monitors/probe-results.js';

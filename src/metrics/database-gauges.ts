@@ -5,7 +5,7 @@ import type { Registry } from 'prom-client';
 import type { Logger } from '../infrastructure/logger.js';
 import type { Db } from '../db/database.js';
 import type { Database } from '../db/schema.js';
-import { CHAT_PLATFORMS } from '../domain/chat/chat.js';
+import { CHAT_PLATFORMS } from '../domain/model/channel.js';
 import { EMAIL_STREAM_PREFIX } from '../domain/notifications/email-notifications.js';
 import { NOTIFY_KINDS } from '../domain/notifications/notify-destination.js';
 import { watched } from '../domain/vendors/vendor-feeds.js';

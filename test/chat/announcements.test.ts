@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { queueDueDigests } from '../../src/domain/boards/board-digest.js';
+import { queueDueDigests } from '../../src/domain/read/digests/board-digest.js';
 import type { ChatHarness } from '../helpers/chat.js';
 import { FAST_DELIVERY } from '../helpers/test-server.js';
 import { ANNOUNCEMENT_PLATFORMS, MARKDOWN_CASES } from './announcement-platforms.js';

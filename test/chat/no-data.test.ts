@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChatHarness } from '../helpers/chat.js';
 import { PLATFORMS } from '../helpers/platforms.js';
 import { FAST_DELIVERY } from '../helpers/test-server.js';
-import { queueDueDigests } from '../../src/domain/boards/board-digest.js';
+import { queueDueDigests } from '../../src/domain/read/digests/board-digest.js';
 
 /** `2026-11-22 10:02 UTC`: how chat states the time of a reason. */
 const utcMinute = (ms: number): string => `${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')} UTC`;

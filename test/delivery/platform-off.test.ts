@@ -4,7 +4,7 @@ import { openDatabase } from '../../src/db/database.js';
 import type { Db } from '../../src/db/database.js';
 import type { ChatPlatform } from '../../src/db/schema.js';
 import { settleRowsOfPlatformsOff, WAIT_FOR_PLATFORM_MS } from '../../src/delivery/outbox-queue.js';
-import { queueDueDigests } from '../../src/domain/boards/board-digest.js';
+import { queueDueDigests } from '../../src/domain/read/digests/board-digest.js';
 import { manualClock } from '../../src/domain/clock.js';
 import { createDomainContext } from '../../src/domain/context.js';
 import { enqueueAll } from '../../src/domain/notifications/enqueue.js';

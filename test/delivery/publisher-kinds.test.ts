@@ -4,7 +4,7 @@ import { DEFAULT_DESTINATION_LIMITS } from '../../src/config/destination-limits.
 import type { Publisher } from '../../src/delivery/publisher.js';
 import { PUBLISHER_KINDS, createPublishers } from '../../src/delivery/publisher-kinds.js';
 import type { PublisherSettings } from '../../src/delivery/publisher-kind.js';
-import { CHAT_PLATFORMS } from '../../src/domain/chat/chat.js';
+import { CHAT_PLATFORMS } from '../../src/domain/model/channel.js';
 import type { DomainContext } from '../../src/domain/context.js';
 import { EMAIL_STREAM_PREFIX } from '../../src/domain/notifications/email-notifications.js';
 import { NOTIFY_KINDS, destinationStream } from '../../src/domain/notifications/notify-destination.js';

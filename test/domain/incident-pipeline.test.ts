@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Company } from '../../src/domain/companies/company.js';
-import { parseNotifyOn } from '../../src/domain/companies/company.js';
-import { DEMO_PERIOD_MS, OUTAGE_OVER, cycleSeverity, periodAt } from '../../src/domain/demo/demo-cycle.js';
+import type { Company } from '../../src/domain/model/company.js';
+import { parseNotifyOn } from '../../src/domain/model/company.js';
+import { DEMO_PERIOD_MS, OUTAGE_OVER, cycleSeverity, periodAt } from '../../src/domain/model/demo-cycle.js';
 import { syncDemoServices } from '../../src/domain/demo/demo-services.js';
 import { resolveIncident } from '../../src/domain/incidents/incident-service.js';
 import { reportProblem } from '../../src/domain/vendors/user-reports.js';

@@ -1,9 +1,9 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authenticate } from '../../src/domain/companies/api-keys.js';
-import { setIncidentLead } from '../../src/domain/chat/incident-lead.js';
-import { requestIncidentRoom } from '../../src/domain/chat/incident-room.js';
-import { roomOpened } from '../../src/domain/chat/room-outcomes.js';
+import { setIncidentLead } from '../../src/domain/incident-chat/set-incident-lead.js';
+import { requestIncidentRoom } from '../../src/domain/incident-chat/request-incident-room.js';
+import { roomOpened } from '../../src/domain/incident-chat/room-outcomes.js';
 import { createTestDatabase, TEST_ENGINE } from '../helpers/test-database.js';
 import type { TestDatabase } from '../helpers/test-database.js';
 import { ACME_KEY, startTestServer } from '../helpers/test-server.js';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { changeMarker } from '../../src/db/database.js';
-import { DEMO_PERIOD_MS } from '../../src/domain/demo/demo-cycle.js';
+import { DEMO_PERIOD_MS } from '../../src/domain/model/demo-cycle.js';
 import { syncDemoServices } from '../../src/domain/demo/demo-services.js';
 import { FREE_KEY, GLOBEX_KEY, T0, startTestServer } from '../helpers/test-server.js';
 import type { TestServer } from '../helpers/test-server.js';

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { buildDigest, firesAt } from '../../src/domain/boards/board-digest.js';
+import { buildDigest, firesAt } from '../../src/domain/read/digests/board-digest.js';
 import { createDomainContext } from '../../src/domain/context.js';
-import { DEMO_PERIOD_MS } from '../../src/domain/demo/demo-cycle.js';
+import { DEMO_PERIOD_MS } from '../../src/domain/model/demo-cycle.js';
 import type { DigestAnnouncement, StatusChangeAnnouncement } from '../../src/domain/notifications/announcement.js';
 import { openDatabase } from '../../src/db/database.js';
 import { JOBS } from '../../src/jobs/jobs.js';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { DESCRIPTION_MAX, TITLE_MAX } from '../incidents/incident-input.js';
-import { SEVERITIES } from '../incidents/incident.js';
+import { SEVERITIES } from '../model/incident.js';
 
 /** Labels and annotations: names to texts. */
 const texts = z.record(z.string(), z.string());

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
-import type { Company } from '../companies/company.js';
+import type { Company } from '../model/company.js';
 import type { DomainContext } from '../context.js';
 import { DomainError, invalidInput } from '../errors.js';
 import { applyIncidentChanges, lockIncidentScope, lockScope } from '../incidents/incident-pipeline.js';

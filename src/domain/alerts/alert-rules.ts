@@ -1,5 +1,5 @@
 import { DESCRIPTION_MAX, TITLE_MAX } from '../incidents/incident-input.js';
-import type { Severity } from '../incidents/incident.js';
+import type { Severity } from '../model/incident.js';
 import type { AlertmanagerAlert, AlertmanagerInput } from './alert-input.js';
 import { clipWithEllipsis as clip } from '../clip-text.js';
 

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import { prepared } from '../../db/prepared.js';
 import type { Database } from '../../db/schema.js';
-import type { Company } from '../companies/company.js';
+import type { Company } from '../model/company.js';
 import { DomainError } from '../errors.js';
 import type { FieldIssue } from '../errors.js';
 

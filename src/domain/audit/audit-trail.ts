@@ -2,7 +2,7 @@ import type { CompiledQuery, Insertable, Kysely } from 'kysely';
 import { prepared } from '../../db/prepared.js';
 import { deferInsert } from '../../db/dialect.js';
 import type { Database } from '../../db/schema.js';
-import type { Company } from '../companies/company.js';
+import type { Company } from '../model/company.js';
 import type { DomainContext } from '../context.js';
 import { PAGE_DEFAULT } from '../page-limit.js';
 import { parseInput } from '../validation.js';

@@ -1,15 +1,15 @@
 import type { Kysely, Selectable } from 'kysely';
 import { prepared } from '../../db/prepared.js';
 import type { BoardServicesTable, BoardsTable, Database, ServicesTable } from '../../db/schema.js';
-import type { Company } from '../companies/company.js';
+import type { Company } from '../model/company.js';
 import type { DomainContext } from '../context.js';
 import { DomainError, notFound } from '../errors.js';
 import { serviceColumns, toService } from '../services/service-access.js';
 import type { ServiceRow } from '../services/service-access.js';
 import { statusOf } from '../services/service-status.js';
 import { parseInput } from '../validation.js';
-import { BOARD_ID } from './board.js';
-import type { Board, BoardService } from './board.js';
+import { BOARD_ID } from '../model/board.js';
+import type { Board, BoardService } from '../model/board.js';
 import { boardServiceInput } from './board-input.js';
 import { changesBetween, created, recordAudit } from '../audit/audit-trail.js';
 

@@ -1,9 +1,9 @@
 import { prepared } from '../../db/prepared.js';
 import { authenticate } from '../companies/api-keys.js';
-import type { Company } from '../companies/company.js';
-import { parseNotifyOn } from '../companies/company.js';
+import type { Company } from '../model/company.js';
+import { parseNotifyOn } from '../model/company.js';
 import type { DomainContext } from '../context.js';
-import type { ChatPlatform } from './chat.js';
+import type { ChatPlatform } from '../model/channel.js';
 import { changesBetween, recordAudit } from '../audit/audit-trail.js';
 
 const companyOfWorkspace = prepared<'platform' | 'workspace', { id: number; name: string; plan: Company['plan']; notify_on: string }>((db, p) =>

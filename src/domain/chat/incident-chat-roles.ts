@@ -1,10 +1,10 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
-import type { Incident } from '../incidents/incident.js';
+import type { Incident } from '../model/incident.js';
 import type { ChatMember, RoomSummary } from '../notifications/announcement.js';
 import type { ServiceChannelRow } from '../notifications/channel-outbox.js';
 import type { OutboxRow } from '../notifications/enqueue.js';
-import { channelStream } from './chat.js';
+import { channelStream } from '../model/channel.js';
 
 /** What chat adds to an incident's announcements: its lead, its open room, how many notes it took. */
 export interface IncidentChatRoles {

@@ -1,18 +1,15 @@
 import type { Kysely, Selectable } from 'kysely';
-import { lockIncident } from '../../db/dialect.js';
 import type { ChatPlatform, Database, IncidentRoomState, IncidentRoomsTable } from '../../db/schema.js';
 import { created, recordAudit } from '../audit/audit-trail.js';
-import type { Company } from '../companies/company.js';
+import type { Company } from '../model/company.js';
 import type { DomainContext } from '../context.js';
-import { DomainError, forbidden, notFound } from '../errors.js';
-import type { Incident } from '../incidents/incident.js';
-import { findIncidentRow, loadIncident } from '../incidents/incident-repository.js';
+import type { Incident } from '../model/incident.js';
 import type { ChatMember, RoomOpening } from '../notifications/announcement.js';
 import { channelsFollowingIncidentsQuery, incidentAnnouncementRows } from '../notifications/channel-outbox.js';
 import type { ServiceChannelRow } from '../notifications/channel-outbox.js';
 import { enqueueAll, queuable, requeueDead } from '../notifications/enqueue.js';
 import type { OutboxRow } from '../notifications/enqueue.js';
-import type { ChannelRef } from './chat.js';
+import type { ChannelRef } from '../model/channel.js';
 import { roomName } from './room-name.js';
 
 /** An incident's own channel: asked for (`opening`), opened, or not opened (`failed`, with the platform's reason). */
@@ -61,15 +58,6 @@ export const roomChannel = (room: { platform: ChatPlatform; workspace_id: string
   channel_id: room.channel_id,
   company_id: companyId,
 });
-
-/** One of the company's own incidents, read in the transaction; a catalog incident is read-only. */
-export async function ownIncident(ctx: DomainContext, trx: Kysely<Database>, company: Company, id: number): Promise<Incident> {
-  const row = await findIncidentRow(trx, id, ctx.clock.now().getTime());
-  if (!row) throw notFound('incident');
-  if (row.service_company_id === null) throw forbidden('Incidents of third-party services cannot be changed');
-  if (row.service_company_id !== company.id) throw notFound('incident');
-  return loadIncident(ctx, trx, row);
-}
 
 export async function queue(ctx: DomainContext, trx: Kysely<Database>, rows: readonly OutboxRow[]): Promise<void> {
   await enqueueAll(
@@ -254,22 +242,6 @@ export async function requestRoomIn(
   };
   await queue(ctx, trx, [openingRow(company.id, opening, where.platform, now)]);
   return { room: toRoom(written), queued: true };
-}
-
-/** `/incident room`: the room of one of the company's open incidents, in the workspace asked from. */
-export async function requestIncidentRoom(
-  ctx: DomainContext,
-  company: Company,
-  incidentId: number,
-  where: RoomRequest,
-): Promise<{ room: IncidentRoom; queued: boolean }> {
-  return ctx.write(async (trx) => {
-    // It reads the lead to invite: taken before, as by the lead's own change (see lockIncident).
-    await lockIncident(trx, incidentId);
-    const incident = await ownIncident(ctx, trx, company, incidentId);
-    if (incident.resolved) throw new DomainError('conflict', `incident #${incident.id} is resolved; rooms are for open incidents`);
-    return requestRoomIn(ctx, trx, company, incident, where);
-  });
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { DomainContext } from '../context.js';
-import type { ChatPlatform } from './chat.js';
+import type { ChatPlatform } from '../model/channel.js';
 
 /** A signed chat request, known by a digest of what the platform signed, until its signature expires. */
 export interface SeenRequest {

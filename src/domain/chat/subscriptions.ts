@@ -1,11 +1,11 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
-import { BOARD_ID } from '../boards/board.js';
-import type { Company } from '../companies/company.js';
+import { BOARD_ID } from '../model/board.js';
+import type { Company } from '../model/company.js';
 import type { DomainContext } from '../context.js';
 import { DomainError, notFound } from '../errors.js';
 import { parseInput } from '../validation.js';
-import type { ChannelRef, ChannelSubscription, SubscriptionKind } from './chat.js';
+import type { ChannelRef, ChannelSubscription, SubscriptionKind } from '../model/channel.js';
 import { subscriptionInput, unsubscriptionInput } from './subscription-input.js';
 import type { SubscriptionInput, UnsubscriptionInput } from './subscription-input.js';
 import { created, recordAudit, removed as gone } from '../audit/audit-trail.js';

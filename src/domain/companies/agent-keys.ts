@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { DomainContext, Tx } from '../context.js';
 import { parseInput } from '../validation.js';
-import type { Company } from './company.js';
+import type { Company } from '../model/company.js';
 import { companyNamed, createApiKey } from './api-keys.js';
 
 /** A region's name, as the config's `region` of a server: on one line. */

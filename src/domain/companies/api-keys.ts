@@ -5,8 +5,8 @@ import { prepared } from '../../db/prepared.js';
 import type { CompaniesTable, Database } from '../../db/schema.js';
 import type { DomainContext } from '../context.js';
 import { DomainError, invalidInput } from '../errors.js';
-import type { Company } from './company.js';
-import { parseNotifyOn } from './company.js';
+import type { Company } from '../model/company.js';
+import { parseNotifyOn } from '../model/company.js';
 import { created as createdFields, recordAudit } from '../audit/audit-trail.js';
 
 /** Keys are stored as SHA-256 hex digests; the plaintext exists only in the caller's hands. */

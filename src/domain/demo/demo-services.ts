@@ -1,11 +1,11 @@
 import type { Kysely } from 'kysely';
 import type { Database, DemoBehaviour } from '../../db/schema.js';
 import type { DomainContext } from '../context.js';
-import type { Severity } from '../incidents/incident.js';
+import type { Severity } from '../model/incident.js';
 import { applyIncidentChanges, lockScopeForMany } from '../incidents/incident-pipeline.js';
 import type { ProposedChange } from '../incidents/incident-pipeline.js';
 import { statusOf } from '../services/service-status.js';
-import { DEMO_PERIOD_MS, OUTAGE_OVER, cycleSeverity, outageDescription, outageTitle, periodAt } from './demo-cycle.js';
+import { DEMO_PERIOD_MS, OUTAGE_OVER, cycleSeverity, outageDescription, outageTitle, periodAt } from '../model/demo-cycle.js';
 
 /** How far back a process that was down catches up on missed periods (30 days). */
 const MAX_CATCH_UP_PERIODS = (30 * 86_400_000) / DEMO_PERIOD_MS;

@@ -1,10 +1,10 @@
-import type { Company } from '../companies/company.js';
+import type { Company } from '../model/company.js';
 import type { DomainContext } from '../context.js';
-import { openAt } from '../demo/demo-view.js';
+import { openAt } from '../model/demo-view.js';
 import { DomainError } from '../errors.js';
 import { PAGE_DEFAULT } from '../page-limit.js';
 import { parseInput } from '../validation.js';
-import type { IncidentSummary } from './incident.js';
+import type { IncidentSummary } from '../model/incident.js';
 import { incidentCursor, incidentListInput } from './incident-input.js';
 import { incidentRow, toSummary } from './incident-repository.js';
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { pageLimit } from '../page-limit.js';
-import { RESOLUTION_STAGES, SEVERITIES } from './incident.js';
+import { RESOLUTION_STAGES, SEVERITIES } from '../model/incident.js';
 
 export const TITLE_MAX = 255;
 export const DESCRIPTION_MAX = 10_000;

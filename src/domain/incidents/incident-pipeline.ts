@@ -6,7 +6,7 @@ import type { IncidentChatRoles } from '../chat/incident-chat-roles.js';
 import { openRoomWhenMajor } from '../chat/incident-room.js';
 import type { DomainContext } from '../context.js';
 import { enqueueAll } from '../notifications/enqueue.js';
-import type { ServiceStatus } from '../services/service.js';
+import type { ServiceStatus } from '../model/service.js';
 import { statusOf } from '../services/service-status.js';
 import { pagesShowChange } from '../status-pages/status-pages.js';
 import { incidentAuditEntry, monitorAuditEntry, removalAuditEntry } from './pipeline/change-audit.js';

@@ -2,10 +2,10 @@ import type { Kysely, Selectable } from 'kysely';
 import { prepared } from '../../db/prepared.js';
 import type { Database, IncidentUpdatesTable } from '../../db/schema.js';
 import type { DomainContext } from '../context.js';
-import { begunBy, incidentAt, updatesAt } from '../demo/demo-view.js';
+import { begunBy, incidentAt, updatesAt } from '../model/demo-view.js';
 import { incidentPageUrl } from '../status-pages/status-pages.js';
-import type { Incident, IncidentSummary, IncidentUpdate } from './incident.js';
-import { incidentTrackerUrl } from './incident.js';
+import type { Incident, IncidentSummary, IncidentUpdate } from '../model/incident.js';
+import { incidentTrackerUrl } from '../model/incident.js';
 
 /** Incident rows with their service, of the incidents there are at `now`; read each through `toSummary` or `loadIncident`. */
 export const incidentRow = (db: Kysely<Database>, now: number) =>

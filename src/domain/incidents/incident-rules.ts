@@ -1,4 +1,4 @@
-import type { IncidentEvent, ResolutionStage, Severity } from './incident.js';
+import type { IncidentEvent, ResolutionStage, Severity } from '../model/incident.js';
 import type { CreateIncidentInput, UpdateIncidentInput } from './incident-input.js';
 
 export interface IncidentState {

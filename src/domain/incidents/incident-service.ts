@@ -1,11 +1,11 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
-import type { Company } from '../companies/company.js';
+import type { Company } from '../model/company.js';
 import type { DomainContext } from '../context.js';
 import { DomainError, forbidden, notFound } from '../errors.js';
 import { assertMayReadIncidentsOf, findVisibleService, toService } from '../services/service-access.js';
 import { parseInput } from '../validation.js';
-import type { Incident, IncidentSummary } from './incident.js';
+import type { Incident, IncidentSummary } from '../model/incident.js';
 import { applyIncidentChanges, incidentRowOf, lockIncidentScope, lockScope } from './incident-pipeline.js';
 import type { ChangeScope, ChangeSource, IncidentDraft, StoredIncident } from './incident-pipeline.js';
 import { createIncidentInput, updateIncidentInput } from './incident-input.js';

@@ -1,11 +1,11 @@
 import type { ChatPlatform } from '../../db/schema.js';
 import { incidentLead } from '../chat/incident-lead.js';
 import { incidentNotes } from '../chat/incident-notes.js';
-import type { Company } from '../companies/company.js';
+import type { Company } from '../model/company.js';
 import type { DomainContext } from '../context.js';
 import type { Changes } from '../audit/audit-trail.js';
 import { EMAIL_STREAM_PREFIX } from '../notifications/email-notifications.js';
-import type { Incident, IncidentUpdate } from './incident.js';
+import type { Incident, IncidentUpdate } from '../model/incident.js';
 import { getIncident } from './incident-service.js';
 
 /** One line of a postmortem's timeline. */

@@ -4,7 +4,7 @@ import { recordAudit } from '../audit/audit-trail.js';
 import type { DomainContext } from '../context.js';
 import { enqueueMaintenanceNotifications } from '../notifications/maintenance-notification.js';
 import { pagesShowChange } from '../status-pages/status-pages.js';
-import type { Maintenance, MaintenanceEvent, MaintenanceStatus } from './maintenance.js';
+import type { Maintenance, MaintenanceEvent, MaintenanceStatus } from '../model/maintenance.js';
 import { loadMaintenance, maintenanceById } from './maintenance-repository.js';
 
 /** The update each move adds when nobody wrote one. */

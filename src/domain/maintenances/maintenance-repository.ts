@@ -1,7 +1,7 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { Database, MaintenancesTable } from '../../db/schema.js';
-import type { Maintenance } from './maintenance.js';
-import { maintenanceTrackerUrl } from './maintenance.js';
+import type { Maintenance } from '../model/maintenance.js';
+import { maintenanceTrackerUrl } from '../model/maintenance.js';
 
 export type MaintenanceRow = Selectable<MaintenancesTable>;
 

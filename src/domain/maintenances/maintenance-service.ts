@@ -1,15 +1,15 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { changesBetween, created, recordAudit, removed } from '../audit/audit-trail.js';
-import type { Company } from '../companies/company.js';
+import type { Company } from '../model/company.js';
 import type { DomainContext } from '../context.js';
 import { DomainError, invalidInput, notFound } from '../errors.js';
 import { HISTORY_WINDOW_MS } from '../incidents/incident-service.js';
 import { enqueueMaintenanceNotifications } from '../notifications/maintenance-notification.js';
 import { pagesShowChange } from '../status-pages/status-pages.js';
 import { parseInput } from '../validation.js';
-import type { Maintenance } from './maintenance.js';
-import { FINAL_STATUSES } from './maintenance.js';
+import type { Maintenance } from '../model/maintenance.js';
+import { FINAL_STATUSES } from '../model/maintenance.js';
 import { createMaintenanceInput, updateMaintenanceInput } from './maintenance-input.js';
 import { DEFAULT_UPDATE_TEXT, advanceMaintenance, moveMaintenance, maintenanceChanged } from './maintenance-lifecycle.js';
 import { loadMaintenance, loadMaintenances, maintenanceById } from './maintenance-repository.js';

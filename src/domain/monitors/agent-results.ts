@@ -3,7 +3,7 @@ import type { ProbeAgent } from '../companies/agent-keys.js';
 import { AGENT_REPORT_SECONDS, noteAgentReport, runMark } from '../companies/agent-keys.js';
 import type { DomainContext } from '../context.js';
 import { invalidInput } from '../errors.js';
-import { monitorsUnderMaintenance } from '../maintenances/maintenance-windows.js';
+import { monitorsUnderMaintenance } from '../services/maintenance-windows.js';
 import { parseInput } from '../validation.js';
 import type { DnsRecord, ProbeType } from './monitor.js';
 import type { ProbeHourSums } from './probe-rollup.js';

@@ -1,6 +1,6 @@
 import type { Selectable } from 'kysely';
 import type { CustomMonitorsTable, MonitorIncidentsTable } from '../../db/schema.js';
-import type { Company } from '../companies/company.js';
+import type { Company } from '../model/company.js';
 import type { DomainContext } from '../context.js';
 import { notFound } from '../errors.js';
 import { HISTORY_WINDOW_MS } from '../incidents/incident-service.js';

@@ -1,7 +1,7 @@
 import type { DomainContext } from '../context.js';
 
-export type { QuorumReach, QuorumReachChange } from './quorum-reach-change.js';
-import type { QuorumReach, QuorumReachChange } from './quorum-reach-change.js';
+export type { QuorumReach, QuorumReachChange } from '../model/quorum-reach-change.js';
+import type { QuorumReach, QuorumReachChange } from '../model/quorum-reach-change.js';
 
 /** Per process (see DomainContext.processState): the monitors last evaluated with their quorum out of reach. */
 const outOfReach = new WeakMap<DomainContext['processState'], Set<number>>();

@@ -1,8 +1,8 @@
-import type { ChannelRef, ChatPlatform } from '../chat/chat.js';
-import type { IncidentEvent, ResolutionStage, Severity } from '../incidents/incident.js';
-import type { ServiceStatus } from '../services/service.js';
-import type { MaintenanceEvent, MaintenanceStatus } from '../maintenances/maintenance.js';
-import type { ShownStatus } from '../services/shown-status.js';
+import type { ChannelRef, ChatPlatform } from '../model/channel.js';
+import type { IncidentEvent, ResolutionStage, Severity } from '../model/incident.js';
+import type { ServiceStatus } from '../model/service.js';
+import type { MaintenanceEvent, MaintenanceStatus } from '../model/maintenance.js';
+import type { ShownStatus } from '../model/shown-status.js';
 
 /**
  * What a chat channel is told, as plain data stored in the outbox; each chat

@@ -1,10 +1,10 @@
 import type { Expression, Kysely, Selectable } from 'kysely';
 import type { ChannelSubscriptionsTable, Database } from '../../db/schema.js';
-import type { ChannelRef } from '../chat/chat.js';
-import { channelStream } from '../chat/chat.js';
-import type { Incident, IncidentEvent } from '../incidents/incident.js';
-import type { ServiceStatus } from '../services/service.js';
-import { serviceTrackerUrl } from '../services/service.js';
+import type { ChannelRef } from '../model/channel.js';
+import { channelStream } from '../model/channel.js';
+import type { Incident, IncidentEvent } from '../model/incident.js';
+import type { ServiceStatus } from '../model/service.js';
+import { serviceTrackerUrl } from '../model/service.js';
 import type { ChatMember, IncidentAnnouncement, StatusChangeAnnouncement } from './announcement.js';
 import type { OutboxRow } from './enqueue.js';
 

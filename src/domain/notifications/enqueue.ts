@@ -2,7 +2,7 @@ import type { CompiledQuery, Expression, Kysely, SqlBool } from 'kysely';
 import { dialectOf, batchWrites } from '../../db/dialect.js';
 import type { OutboxRow } from '../../db/dialect.js';
 import type { Database } from '../../db/schema.js';
-import { platformOfStream } from '../chat/chat.js';
+import { platformOfStream } from '../model/channel.js';
 import type { DomainContext } from '../context.js';
 
 export type { OutboxRow };

@@ -1,5 +1,5 @@
-import type { IncidentEvent } from '../incidents/incident.js';
-import type { ServiceStatus } from '../services/service.js';
+import type { IncidentEvent } from '../model/incident.js';
+import type { ServiceStatus } from '../model/service.js';
 
 /** What a subscriber receives about an incident; stored as the outbox row's payload. */
 export interface IncidentNotification {

@@ -1,9 +1,9 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
-import type { ChannelRef } from '../chat/chat.js';
-import { channelStream } from '../chat/chat.js';
+import type { ChannelRef } from '../model/channel.js';
+import { channelStream } from '../model/channel.js';
 import type { DomainContext } from '../context.js';
-import type { Maintenance, MaintenanceEvent } from '../maintenances/maintenance.js';
+import type { Maintenance, MaintenanceEvent } from '../model/maintenance.js';
 import type { MaintenanceNotification } from './maintenance-payload.js';
 import { channelsFollowingServiceQuery } from './channel-outbox.js';
 import type { ServiceChannelRow } from './channel-outbox.js';

@@ -1,4 +1,4 @@
-import type { MaintenanceEvent, MaintenanceStatus } from '../maintenances/maintenance.js';
+import type { MaintenanceEvent, MaintenanceStatus } from '../model/maintenance.js';
 
 /** What a status page subscriber (webhook or email) receives about a maintenance; stored as the outbox row's payload. */
 export interface MaintenanceNotification {

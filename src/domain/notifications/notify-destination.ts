@@ -1,6 +1,6 @@
 import type { Kysely, Expression } from 'kysely';
 import type { Database, NotifyKind } from '../../db/schema.js';
-import type { Incident, IncidentEvent } from '../incidents/incident.js';
+import type { Incident, IncidentEvent } from '../model/incident.js';
 import type { OutboxRow } from './enqueue.js';
 
 export type { NotifyKind };

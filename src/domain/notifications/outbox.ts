@@ -4,9 +4,9 @@ import type { EmailSubscriberRow } from './email-notifications.js';
 import type { OutboxRow } from './enqueue.js';
 import type { IncidentNotification } from './incident-notification.js';
 import type { Database } from '../../db/schema.js';
-import type { Company } from '../companies/company.js';
-import type { Incident, IncidentEvent } from '../incidents/incident.js';
-import type { ServiceStatus } from '../services/service.js';
+import type { Company } from '../model/company.js';
+import type { Incident, IncidentEvent } from '../model/incident.js';
+import type { ServiceStatus } from '../model/service.js';
 
 export type SubscriberRow = { id: number; page_id: number; page_name: string; page_url: string };
 

@@ -1,10 +1,10 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { Database, ServicesTable } from '../../db/schema.js';
-import type { Company } from '../companies/company.js';
+import type { Company } from '../model/company.js';
 import type { DomainContext } from '../context.js';
 import { forbidden, notFound } from '../errors.js';
-import type { Service } from './service.js';
-import { serviceTrackerUrl } from './service.js';
+import type { Service } from '../model/service.js';
+import { serviceTrackerUrl } from '../model/service.js';
 
 export const serviceColumns = ['id', 'name', 'urlname', 'company_id', 'status_page_url'] as const;
 

@@ -1,10 +1,10 @@
 import { sql } from 'kysely';
-import type { Company } from '../companies/company.js';
+import type { Company } from '../model/company.js';
 import type { DomainContext } from '../context.js';
-import type { Service, ServiceDetail } from './service.js';
+import type { Service, ServiceDetail } from '../model/service.js';
 import { findVisibleService, serviceColumns, toService } from './service-access.js';
 import { linkedPages } from '../status-pages/status-pages.js';
-import { feedHealthOf } from '../vendors/vendor-feeds.js';
+import { feedHealthOf } from './feed-knowledge.js';
 import { statusOf } from './service-status.js';
 
 /** The third-party catalog, demo services included, by name. */

@@ -1,9 +1,9 @@
 import type { Expression, ExpressionBuilder, Kysely, Selectable, SqlBool } from 'kysely';
 import { prepared } from '../../db/prepared.js';
 import type { Database, IncidentsTable } from '../../db/schema.js';
-import { openAt } from '../demo/demo-view.js';
-import { maintenanceUnderWay, servicesUnderMaintenance } from '../maintenances/maintenance-windows.js';
-import type { ServiceStatus } from './service.js';
+import { openAt } from '../model/demo-view.js';
+import { maintenanceUnderWay, servicesUnderMaintenance } from './maintenance-windows.js';
+import type { ServiceStatus } from '../model/service.js';
 
 /**
  * Current status of each service: `maintenance` while a maintenance is under

@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import { DEFAULT_SERVICE_LABEL } from '../alerts/alert-settings.js';
-import { newHeartbeatToken } from '../monitors/heartbeats.js';
 import type { Kysely } from 'kysely';
 import { sql } from 'kysely';
 import { dialectOf } from '../../db/dialect.js';
@@ -11,14 +10,17 @@ import type { DomainContext } from '../context.js';
 import { removeDemo } from '../demo/demo-company.js';
 import { DEMO_SERVICES } from '../demo/demo-services.js';
 import { invalidInput } from '../errors.js';
-import { changesBetween, snapshotSetup } from './apply-changes.js';
+import { changesBetween } from './apply-changes.js';
+import { snapshotSetup } from './setup-snapshot.js';
 import type { KindChanges } from './apply-changes.js';
+import { applyBoards } from './apply-boards.js';
 import { applyChat } from './apply-chat.js';
+import { applyMonitors } from './apply-monitors.js';
 import { applyNotifyDestinations } from './apply-notify.js';
 import { applyStatusPages } from './apply-status-pages.js';
 import type { SuppressedSubscriber } from './apply-status-pages.js';
 import { OTHER_CATALOG_SERVICE_IDS_FROM } from '../services/service-ids.js';
-import { catalogServiceId, companyName, ownedBy, serviceHolder, serviceIdOf } from './setup-lookups.js';
+import { serviceHolder, serviceIdOf } from './setup-lookups.js';
 import type { Path } from './apply-chat.js';
 import type { CatalogServiceSpec, CompanySpec, Setup } from './setup.js';
 
@@ -268,86 +270,8 @@ async function applyCompanyResources(
       .execute();
   }
 
-  for (const [i, m] of spec.custom_monitors.entries()) {
-    const existing = await trx.selectFrom('custom_monitors').select(['company_id', 'name']).where('id', '=', m.id).executeTakeFirst();
-    if (existing && existing.company_id !== companyId) {
-      const holder = ownedBy(existing.name, await companyName(trx, existing.company_id));
-      throw invalidInput([...path, 'custom_monitors', i, 'id'], `monitor id ${m.id} is already taken by ${holder}`);
-    }
-    const watched =
-      m.service === null
-        ? null
-        : await trx.selectFrom('services').select('id').where('urlname', '=', m.service).where('company_id', '=', companyId).executeTakeFirst();
-    if (m.service !== null && !watched) {
-      throw invalidInput([...path, 'custom_monitors', i, 'service'], `service must be the urlname of a custom service of the company, not ${m.service}`);
-    }
-    const fields = {
-      name: m.name,
-      url: m.url,
-      probe_type: m.probe_type,
-      keyword: m.keyword,
-      interval_seconds: m.interval_seconds,
-      service_id: watched?.id ?? null,
-      dns_record: m.record ?? null,
-      dns_expect: m.expect ? JSON.stringify(m.expect) : null,
-      dns_server: m.dns_server ?? null,
-      days_before_expiry: m.days_before_expiry ?? null,
-      grace_seconds: m.grace_seconds ?? null,
-    };
-    if (existing) {
-      await trx
-        .updateTable('custom_monitors')
-        .set({ ...fields, updated_at: now })
-        .where('id', '=', m.id)
-        .execute();
-      // A monitor that becomes a heartbeat gets its push address now; one that has it keeps it.
-      if (m.probe_type === 'heartbeat') {
-        await trx
-          .updateTable('custom_monitors')
-          .set({ heartbeat_token: newHeartbeatToken(), last_heartbeat_at: now })
-          .where('id', '=', m.id)
-          .where('heartbeat_token', 'is', null)
-          .execute();
-      }
-    } else {
-      const heartbeat = m.probe_type === 'heartbeat' ? { heartbeat_token: newHeartbeatToken(), last_heartbeat_at: now } : {};
-      await trx
-        .insertInto('custom_monitors')
-        .values({ id: m.id, company_id: companyId, ...fields, ...heartbeat, status: 'ok', created_at: now, updated_at: now })
-        .execute();
-    }
-  }
-  await dialectOf(trx).afterGivenIds(trx, 'custom_monitors');
-
-  for (const [i, b] of spec.boards.entries()) {
-    const at: Path = [...path, 'boards', i];
-    const id = b.id.toLowerCase();
-    const existing = await trx.selectFrom('boards').select(['company_id', 'name']).where('id', '=', id).executeTakeFirst();
-    if (existing && existing.company_id !== companyId) {
-      throw invalidInput([...at, 'id'], `board id ${b.id} is already taken by ${ownedBy(existing.name, await companyName(trx, existing.company_id))}`);
-    }
-    const sameName = await trx.selectFrom('boards').select('id').where('company_id', '=', companyId).where('urlname', '=', b.urlname).executeTakeFirst();
-    if (sameName && sameName.id !== id) throw invalidInput([...at, 'urlname'], `another board is named ${b.urlname}`);
-    await trx
-      .insertInto('boards')
-      .values({ id, company_id: companyId, name: b.name, urlname: b.urlname, created_at: now })
-      .onConflict((oc) => oc.column('id').doUpdateSet({ name: b.name, urlname: b.urlname }))
-      .execute();
-    for (const [j, entry] of b.services.entries()) {
-      const serviceId = await catalogServiceId(trx, entry.urlname, [...at, 'services', j, 'urlname']);
-      const last = await trx
-        .selectFrom('board_services')
-        .select((eb) => eb.fn.max('position').as('position'))
-        .where('board_id', '=', id)
-        .executeTakeFirst();
-      const tags = JSON.stringify(entry.tags);
-      await trx
-        .insertInto('board_services')
-        .values({ board_id: id, service_id: serviceId, tags, position: (last?.position ?? 0) + 1, created_at: now })
-        .onConflict((oc) => oc.columns(['board_id', 'service_id']).doUpdateSet({ tags }))
-        .execute();
-    }
-  }
+  await applyMonitors(trx, companyId, spec.custom_monitors, now, [...path, 'custom_monitors']);
+  await applyBoards(trx, companyId, spec.boards, now, [...path, 'boards']);
 
   const suppressed = await applyStatusPages(trx, { companyId, pages: spec.status_pages, publicUrl, now, path });
 

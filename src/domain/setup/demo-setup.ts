@@ -1,5 +1,5 @@
 import { describeIssuedKey, generateApiKey } from '../companies/api-keys.js';
-import { NOTIFY_EVENTS } from '../companies/company.js';
+import { NOTIFY_EVENTS } from '../model/company.js';
 import type { DomainContext } from '../context.js';
 import { DEMO_BOARD_ID, DEMO_COMPANY, DEMO_CUSTOM_SERVICE_ID, DEMO_MONITOR_ID, DEMO_PAGE_SLUG, DEMO_VENDOR } from '../demo/demo-company.js';
 import { DEMO_SERVICES } from '../demo/demo-services.js';

@@ -1,4 +1,4 @@
-import type { Plan, NotifyEvent } from '../companies/company.js';
+import type { Plan, NotifyEvent } from '../model/company.js';
 import type { DnsRecord, ProbeType } from '../monitors/monitor.js';
 import type { NotifyDestinationSpec } from '../notifications/notify-destination.js';
 import type { FeedKind } from '../vendors/vendor-snapshot.js';

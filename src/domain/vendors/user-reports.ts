@@ -1,11 +1,11 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { Database, IncidentsTable } from '../../db/schema.js';
-import type { Company } from '../companies/company.js';
+import type { Company } from '../model/company.js';
 import type { DomainContext } from '../context.js';
-import { openAt } from '../demo/demo-view.js';
+import { openAt } from '../model/demo-view.js';
 import { applyIncidentChanges, lockScopeForMany } from '../incidents/incident-pipeline.js';
 import type { IncidentDraft, ProposedChange } from '../incidents/incident-pipeline.js';
-import type { Service } from '../services/service.js';
+import type { Service } from '../model/service.js';
 import { assertMayReadIncidentsOf, findVisibleService } from '../services/service-access.js';
 import { parseInput } from '../validation.js';
 import { userReportInput } from './user-report-input.js';

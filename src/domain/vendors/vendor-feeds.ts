@@ -3,8 +3,8 @@ import type { ExpressionBuilder, Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { DomainContext } from '../context.js';
 import { DomainError } from '../errors.js';
-import { feedFactsOf, knowledgeFrom, STALE_AFTER_INTERVALS } from './feed-knowledge.js';
-import type { Knowledge } from '../services/service.js';
+import { knowledgeFrom, STALE_AFTER_INTERVALS } from '../services/feed-knowledge.js';
+import type { Knowledge } from '../model/service.js';
 import type { FeedKind, VendorMaintenance } from './vendor-snapshot.js';
 import { clipText } from '../clip-text.js';
 
@@ -210,19 +210,6 @@ export async function listFeeds(ctx: DomainContext): Promise<FeedState[]> {
       knowledge: knowledgeFrom({ ...r, failures: Number(r.failures) }, now),
     }))
     .sort((a, b) => Number(b.watched) - Number(a.watched));
-}
-
-/** What `GET /services/{name}` adds for a service with a feed: when it was last read, and why the last read failed. */
-export async function feedHealthOf(
-  ctx: DomainContext,
-  serviceId: number,
-): Promise<{ lastCheckedAt: Date | null; feedError: string | null; knowledge: Knowledge }> {
-  const facts = (await feedFactsOf(ctx.db, [serviceId])).get(serviceId);
-  return {
-    lastCheckedAt: facts?.last_checked_at == null ? null : new Date(facts.last_checked_at),
-    feedError: facts && facts.failures > 0 ? facts.last_error : null,
-    knowledge: knowledgeFrom(facts, ctx.clock.now().getTime()),
-  };
 }
 
 const FINISHED_MAINTENANCE = /^(completed|complete|cancelled|canceled|resolved|finished|ended)$/i;

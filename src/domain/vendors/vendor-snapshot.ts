@@ -1,6 +1,6 @@
 import type { FeedKind } from '../../db/schema.js';
-import type { ResolutionStage, Severity } from '../incidents/incident.js';
-import type { ServiceStatus } from '../services/service.js';
+import type { ResolutionStage, Severity } from '../model/incident.js';
+import type { ServiceStatus } from '../model/service.js';
 
 /**
  * What one read of a vendor's status feed says, whatever the feed's kind: the

@@ -1,5 +1,5 @@
-import { pageHealthOf } from '../../domain/status-pages/page-status.js';
-import { pageFeed } from '../../domain/status-pages/page-view.js';
+import { pageHealthOf } from '../../domain/read/pages/page-status.js';
+import { pageFeed } from '../../domain/read/pages/page-view.js';
 import { atomFeed, badgeSvg, rssFeed } from './page-documents.js';
 import type { PublicRoute } from './public-route.js';
 

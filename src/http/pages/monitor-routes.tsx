@@ -1,5 +1,5 @@
-import type { MonitorPanelData } from '../../domain/monitors/monitor-panels.js';
-import { pageMonitor } from '../../domain/monitors/monitor-panels.js';
+import type { MonitorPanelData } from '../../domain/read/pages/monitor-panels.js';
+import { pageMonitor } from '../../domain/read/pages/monitor-panels.js';
 import type { ProbeHistory } from '../../domain/monitors/probe-hours.js';
 import { notFound } from '../../domain/errors.js';
 import type { PublicPage } from '../../domain/status-pages/page-directory.js';

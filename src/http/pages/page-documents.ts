@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
 import { XMLBuilder } from 'fast-xml-parser';
-import type { Incident, IncidentSummary, IncidentUpdate } from '../../domain/incidents/incident.js';
-import type { ServiceStatus } from '../../domain/services/service.js';
+import type { Incident, IncidentSummary, IncidentUpdate } from '../../domain/model/incident.js';
+import type { ServiceStatus } from '../../domain/model/service.js';
 import type { PublicPage } from '../../domain/status-pages/page-directory.js';
-import type { PageStatus } from '../../domain/status-pages/page-status.js';
-import type { MaintenanceStage, PageMaintenance } from '../../domain/status-pages/page-maintenances.js';
-import type { FeedEntry, PageView } from '../../domain/status-pages/page-view.js';
-import { FEED_INCIDENTS } from '../../domain/status-pages/page-view.js';
+import type { PageStatus } from '../../domain/read/pages/page-status.js';
+import type { MaintenanceStage, PageMaintenance } from '../../domain/read/pages/page-maintenances.js';
+import type { FeedEntry, PageView } from '../../domain/read/pages/page-view.js';
+import { FEED_INCIDENTS } from '../../domain/read/pages/page-view.js';
 import { updateHtml } from '../../markup/update-text.js';
 
 /*

@@ -1,6 +1,6 @@
 import { notFound } from '../../domain/errors.js';
-import { monitorPanels } from '../../domain/monitors/monitor-panels.js';
-import { pageHistory, pageIncident, pageView } from '../../domain/status-pages/page-view.js';
+import { monitorPanels } from '../../domain/read/pages/monitor-panels.js';
+import { pageHistory, pageIncident, pageView } from '../../domain/read/pages/page-view.js';
 import type { PublicRoute } from './public-route.js';
 import { HTML } from './public-route.js';
 import { renderPage } from './render/layout.js';

@@ -1,5 +1,5 @@
-import type { PageView } from '../../domain/status-pages/page-view.js';
-import { pageFeed, pageView } from '../../domain/status-pages/page-view.js';
+import type { PageView } from '../../domain/read/pages/page-view.js';
+import { pageFeed, pageView } from '../../domain/read/pages/page-view.js';
 import { componentsDocument, incidentsDocument, maintenancesDocument, statusDocument, summaryDocument, unresolvedDocument } from './page-documents.js';
 import type { PublicRoute } from './public-route.js';
 import { JSON_TYPE } from './public-route.js';

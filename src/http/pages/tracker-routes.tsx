@@ -1,5 +1,5 @@
-import { trackedMaintenance } from '../../domain/status-pages/tracked-maintenance.js';
-import { trackedIncident, trackedService } from '../../domain/status-pages/tracker-view.js';
+import { trackedMaintenance } from '../../domain/read/pages/tracked-maintenance.js';
+import { trackedIncident, trackedService } from '../../domain/read/pages/tracker-view.js';
 import type { PublicRoute } from './public-route.js';
 import { HTML } from './public-route.js';
 import { renderPage } from './render/layout.js';

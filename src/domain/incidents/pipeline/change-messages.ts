@@ -1,5 +1,5 @@
-import type { ChannelRef } from '../../chat/chat.js';
-import { channelStream } from '../../chat/chat.js';
+import type { ChannelRef } from '../../model/channel.js';
+import { channelStream } from '../../model/channel.js';
 import { roomSummaryRow } from '../../chat/incident-chat-roles.js';
 import type { IncidentChatRoles } from '../../chat/incident-chat-roles.js';
 import type { DomainContext } from '../../context.js';
@@ -10,7 +10,7 @@ import type { OutboxRow } from '../../notifications/enqueue.js';
 import { destinationRows, monitorDestinationRows } from '../../notifications/notify-destination.js';
 import type { DestinationRow } from '../../notifications/notify-destination.js';
 import { incidentNotificationRows } from '../../notifications/outbox.js';
-import type { ServiceStatus } from '../../services/service.js';
+import type { ServiceStatus } from '../../model/service.js';
 import type { ChangeScope } from './change-scope.js';
 import { defaultCause, isOwn, labelOf } from './change-rules.js';
 import type { ChangeSource, MonitorIncidentChange, StoredChange, StoredMonitorIncident } from './incident-change.js';

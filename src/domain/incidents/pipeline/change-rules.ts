@@ -1,9 +1,9 @@
 import type { Selectable } from 'kysely';
 import type { IncidentsTable } from '../../../db/schema.js';
-import type { ServiceStatus } from '../../services/service.js';
+import type { ServiceStatus } from '../../model/service.js';
 import { statusWith } from '../../services/service-status.js';
 import type { StatusFacts } from '../../services/service-status.js';
-import type { IncidentEvent } from '../incident.js';
+import type { IncidentEvent } from '../../model/incident.js';
 import type { ChangeScope } from './change-scope.js';
 import type { ChangeSource, ProposedChange, StoredChange } from './incident-change.js';
 import type { StatusMove } from './update-writes.js';

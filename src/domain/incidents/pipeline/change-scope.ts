@@ -4,9 +4,9 @@ import { dialectOf, jsonRows, serviceLockingRead, lockService, rowsOf } from '..
 import type { JsonRows } from '../../../db/dialect.js';
 import { prepared } from '../../../db/prepared.js';
 import type { Database, IncidentsTable, ServicesTable } from '../../../db/schema.js';
-import type { ChannelRef } from '../../chat/chat.js';
-import type { Company } from '../../companies/company.js';
-import { parseNotifyOn } from '../../companies/company.js';
+import type { ChannelRef } from '../../model/channel.js';
+import type { Company } from '../../model/company.js';
+import { parseNotifyOn } from '../../model/company.js';
 import { recipientColumns, recipientsOf } from '../../notifications/change-recipients.js';
 import type { ChangeRecipients, RecipientColumns } from '../../notifications/change-recipients.js';
 import { destinationsOfCompanyQuery } from '../../notifications/notify-destination.js';

@@ -1,7 +1,7 @@
 import type { Selectable } from 'kysely';
 import type { IncidentsTable } from '../../../db/schema.js';
 import type { MonitorEvent } from '../../notifications/notify-destination.js';
-import type { Incident, IncidentEvent } from '../incident.js';
+import type { Incident, IncidentEvent } from '../../model/incident.js';
 import type { StoredUpdate } from '../incident-repository.js';
 
 /** Who made a change; it decides nothing of its consequences but how chat labels the incident. */

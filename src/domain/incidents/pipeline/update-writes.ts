@@ -1,7 +1,7 @@
 import type { CompiledQuery, Kysely } from 'kysely';
 import { prepared } from '../../../db/prepared.js';
 import type { Database } from '../../../db/schema.js';
-import type { ServiceStatus } from '../../services/service.js';
+import type { ServiceStatus } from '../../model/service.js';
 import type { StoredUpdate } from '../incident-repository.js';
 
 /** The service's status just before a change and just after it, as the change made them. */

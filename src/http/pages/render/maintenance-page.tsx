@@ -1,4 +1,4 @@
-import type { Maintenance, MaintenanceStatus } from '../../../domain/maintenances/maintenance.js';
+import type { Maintenance, MaintenanceStatus } from '../../../domain/model/maintenance.js';
 import type { LinkedPage } from '../../../domain/status-pages/status-pages.js';
 import { Layout } from './layout.js';
 import { When } from './page-parts.js';

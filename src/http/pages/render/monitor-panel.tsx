@@ -1,4 +1,4 @@
-import type { MonitorPanelData, ShownMonitorStatus } from '../../../domain/monitors/monitor-panels.js';
+import type { MonitorPanelData, ShownMonitorStatus } from '../../../domain/read/pages/monitor-panels.js';
 import type { ProbeBucket } from '../../../domain/monitors/probe-hours.js';
 import { HISTORY_DAYS } from '../../../domain/monitors/probe-hours.js';
 import { BarLegend, dayText, percent, rovingTabIndex } from './page-parts.js';

@@ -1,7 +1,7 @@
-import type { Incident, IncidentSummary, Severity } from '../../../domain/incidents/incident.js';
-import type { PageStatus } from '../../../domain/status-pages/page-status.js';
-import type { DayView } from '../../../domain/status-pages/page-view.js';
-import type { ShownStatus } from '../../../domain/services/shown-status.js';
+import type { Incident, IncidentSummary, Severity } from '../../../domain/model/incident.js';
+import type { PageStatus } from '../../../domain/read/pages/page-status.js';
+import type { DayView } from '../../../domain/read/pages/service-days.js';
+import type { ShownStatus } from '../../../domain/model/shown-status.js';
 import { TextBlock } from '../../../markup/update-text.js';
 
 /** Words for a status: never shown by colour alone. */

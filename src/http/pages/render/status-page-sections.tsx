@@ -1,7 +1,7 @@
-import type { PageStatus } from '../../../domain/status-pages/page-status.js';
-import { BAR_DAYS } from '../../../domain/status-pages/page-view.js';
-import type { PageGroupView, PageView } from '../../../domain/status-pages/page-view.js';
-import type { ShownStatus } from '../../../domain/services/shown-status.js';
+import type { PageStatus } from '../../../domain/read/pages/page-status.js';
+import { BAR_DAYS } from '../../../domain/read/pages/service-days.js';
+import type { PageGroupView, PageView } from '../../../domain/read/pages/page-view.js';
+import type { ShownStatus } from '../../../domain/model/shown-status.js';
 import { Affected, BANNER_WORDS, DayBars, NoData, percent, Status, STATUS_WORDS } from './page-parts.js';
 
 /** The services with their days, those of a group under the group's name. */

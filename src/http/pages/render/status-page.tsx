@@ -1,7 +1,7 @@
 import type { ComponentChildren } from 'preact';
-import type { Incident, IncidentSummary } from '../../../domain/incidents/incident.js';
+import type { Incident, IncidentSummary } from '../../../domain/model/incident.js';
 import type { PublicPage } from '../../../domain/status-pages/page-directory.js';
-import type { PageView } from '../../../domain/status-pages/page-view.js';
+import type { PageView } from '../../../domain/read/pages/page-view.js';
 import { Layout } from './layout.js';
 import { TextBlock } from '../../../markup/update-text.js';
 import { Banner, NoIncidents, ServicesSection, SubscribeForm, VendorsSection } from './status-page-sections.js';

@@ -1,5 +1,5 @@
-import type { Incident } from '../../../domain/incidents/incident.js';
-import type { TrackedService } from '../../../domain/status-pages/tracker-view.js';
+import type { Incident } from '../../../domain/model/incident.js';
+import type { TrackedService } from '../../../domain/read/pages/tracker-view.js';
 import { Layout } from './layout.js';
 import { IncidentHeading, IncidentLine, NoData, spanText, Status, Timeline } from './page-parts.js';
 

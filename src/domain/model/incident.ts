@@ -1,5 +1,5 @@
 import type { ResolutionStage } from '../../db/schema.js';
-import type { ServiceStatus } from '../services/service.js';
+import type { ServiceStatus } from './service.js';
 
 export type Severity = 'minor' | 'major';
 export type { ResolutionStage };

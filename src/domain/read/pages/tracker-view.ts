@@ -1,16 +1,16 @@
-import type { DomainContext } from '../context.js';
-import { notFound } from '../errors.js';
-import type { Incident, IncidentSummary } from '../incidents/incident.js';
-import { findIncidentRow, incidentRow, loadIncident, toSummary } from '../incidents/incident-repository.js';
-import { statusOf } from '../services/service-status.js';
-import { knowledgeOf } from '../vendors/feed-knowledge.js';
-import type { VendorMaintenance } from '../vendors/vendor-snapshot.js';
-import { vendorMaintenancesOf } from '../vendors/vendor-feeds.js';
-import type { VendorComponent } from '../vendors/vendor-snapshot.js';
-import type { ShownStatus } from '../services/shown-status.js';
-import { shownStatus } from '../services/shown-status.js';
-import { linkedPages } from './status-pages.js';
-import type { LinkedPage } from './status-pages.js';
+import type { DomainContext } from '../../context.js';
+import { notFound } from '../../errors.js';
+import type { Incident, IncidentSummary } from '../../model/incident.js';
+import { findIncidentRow, incidentRow, loadIncident, toSummary } from '../../incidents/incident-repository.js';
+import { statusOf } from '../../services/service-status.js';
+import { knowledgeOf } from '../../services/feed-knowledge.js';
+import type { VendorMaintenance } from '../../vendors/vendor-snapshot.js';
+import { vendorMaintenancesOf } from '../../vendors/vendor-feeds.js';
+import type { VendorComponent } from '../../vendors/vendor-snapshot.js';
+import type { ShownStatus } from '../../model/shown-status.js';
+import { shownStatus } from '../../model/shown-status.js';
+import { linkedPages } from '../../status-pages/status-pages.js';
+import type { LinkedPage } from '../../status-pages/status-pages.js';
 
 const TRACKER_WINDOW_MS = 30 * 86_400_000;
 

@@ -1,19 +1,19 @@
 import { createHash } from 'node:crypto';
 import type { Selectable } from 'kysely';
 import { createTask } from 'node-cron';
-import type { ChannelSubscriptionsTable } from '../../db/schema.js';
-import { channelStream } from '../chat/chat.js';
-import type { DomainContext } from '../context.js';
-import { openAt } from '../demo/demo-view.js';
-import type { Severity } from '../incidents/incident.js';
-import type { DigestAnnouncement } from '../notifications/announcement.js';
-import { enqueue, queuable } from '../notifications/enqueue.js';
-import { serviceTrackerUrl } from '../services/service.js';
-import { statusesOf } from '../services/service-status.js';
-import { reasonText, shownStatus } from '../services/shown-status.js';
-import type { ShownStatus } from '../services/shown-status.js';
-import { knowledgeOf } from '../vendors/feed-knowledge.js';
-import { vendorMaintenancesOf } from '../vendors/vendor-feeds.js';
+import type { ChannelSubscriptionsTable } from '../../../db/schema.js';
+import { channelStream } from '../../model/channel.js';
+import type { DomainContext } from '../../context.js';
+import { openAt } from '../../model/demo-view.js';
+import type { Severity } from '../../model/incident.js';
+import type { DigestAnnouncement } from '../../notifications/announcement.js';
+import { enqueue, queuable } from '../../notifications/enqueue.js';
+import { serviceTrackerUrl } from '../../model/service.js';
+import { statusesOf } from '../../services/service-status.js';
+import { reasonText, shownStatus } from '../../model/shown-status.js';
+import type { ShownStatus } from '../../model/shown-status.js';
+import { knowledgeOf } from '../../services/feed-knowledge.js';
+import { vendorMaintenancesOf } from '../../vendors/vendor-feeds.js';
 
 const SEVERITY_RANK: Record<ShownStatus, number> = { major: 0, minor: 1, unknown: 2, maintenance: 3, ok: 4 };
 

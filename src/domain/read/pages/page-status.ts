@@ -1,10 +1,10 @@
-import type { DomainContext } from '../context.js';
-import type { ShownMonitorStatus } from '../monitors/monitor-panels.js';
-import { monitorStates } from '../monitors/monitor-panels.js';
-import type { ServiceStatus } from '../services/service.js';
-import { statusesOf } from '../services/service-status.js';
-import { findPage } from './page-directory.js';
-import type { PublicPage } from './page-directory.js';
+import type { DomainContext } from '../../context.js';
+import type { ShownMonitorStatus } from './monitor-panels.js';
+import { monitorStates } from './monitor-panels.js';
+import type { ServiceStatus } from '../../model/service.js';
+import { statusesOf } from '../../services/service-status.js';
+import { findPage } from '../../status-pages/page-directory.js';
+import type { PublicPage } from '../../status-pages/page-directory.js';
 
 /**
  * A page's own status, from its services and its monitors (never from its

@@ -1,4 +1,4 @@
-import type { ServiceWithStatus } from '../services/service.js';
+import type { ServiceWithStatus } from './service.js';
 
 /** Board ids are UUIDs. */
 export const BOARD_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
-import type { Knowledge } from '../services/service.js';
+import type { DomainContext } from '../context.js';
+import type { Knowledge } from '../model/service.js';
 
 /** A vendor's status is stale after this many intervals without a successful read. */
 export const STALE_AFTER_INTERVALS = 3;
@@ -48,4 +49,17 @@ export async function feedFactsOf(db: Kysely<Database>, serviceIds: readonly num
 export async function knowledgeOf(db: Kysely<Database>, serviceIds: readonly number[], now: number): Promise<Map<number, Knowledge>> {
   const facts = await feedFactsOf(db, serviceIds);
   return new Map(serviceIds.map((id) => [id, knowledgeFrom(facts.get(id), now)]));
+}
+
+/** What `GET /services/{name}` adds for a service with a feed: when it was last read, and why the last read failed. */
+export async function feedHealthOf(
+  ctx: DomainContext,
+  serviceId: number,
+): Promise<{ lastCheckedAt: Date | null; feedError: string | null; knowledge: Knowledge }> {
+  const facts = (await feedFactsOf(ctx.db, [serviceId])).get(serviceId);
+  return {
+    lastCheckedAt: facts?.last_checked_at == null ? null : new Date(facts.last_checked_at),
+    feedError: facts && facts.failures > 0 ? facts.last_error : null,
+    knowledge: knowledgeFrom(facts, ctx.clock.now().getTime()),
+  };
 }

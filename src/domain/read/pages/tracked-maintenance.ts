@@ -1,9 +1,9 @@
-import type { DomainContext } from '../context.js';
-import { notFound } from '../errors.js';
-import type { Maintenance } from '../maintenances/maintenance.js';
-import { loadMaintenance, maintenanceById } from '../maintenances/maintenance-repository.js';
-import { linkedPages } from './status-pages.js';
-import type { LinkedPage } from './status-pages.js';
+import type { DomainContext } from '../../context.js';
+import { notFound } from '../../errors.js';
+import type { Maintenance } from '../../model/maintenance.js';
+import { loadMaintenance, maintenanceById } from '../../maintenances/maintenance-repository.js';
+import { linkedPages } from '../../status-pages/status-pages.js';
+import type { LinkedPage } from '../../status-pages/status-pages.js';
 
 /**
  * What `{public_url}/maintenances/{id}` shows: a company's maintenance, only

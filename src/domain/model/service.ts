@@ -3,7 +3,7 @@ export type ServiceStatus = 'ok' | 'minor' | 'major' | 'maintenance';
 /**
  * Whether statusbot knows a service's status: `known` unless the service has a
  * feed that was never read, or whose last successful read is older than three
- * intervals (see vendors/feed-knowledge.ts). Every human surface shows an
+ * intervals (see services/feed-knowledge.ts). Every human surface shows an
  * unknown status as "No data" with the reason, never as the last status read
  * (the API keeps that one). The reason is for the public: it never holds the
  * feed's address nor how its read failed (operators read those in `statusbot

@@ -1,5 +1,5 @@
-import type { DomainContext } from '../context.js';
-import { maintenancesOfServices } from '../maintenances/maintenance-windows.js';
+import type { DomainContext } from '../../context.js';
+import { maintenancesOfServices } from '../../services/maintenance-windows.js';
 
 /** Where a maintenance stands at the clock's now (Statuspage's words for it). */
 export type MaintenanceStage = 'scheduled' | 'in_progress' | 'completed';

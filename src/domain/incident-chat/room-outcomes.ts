@@ -3,8 +3,8 @@ import { findIncidentRow, loadIncident } from '../incidents/incident-repository.
 import type { RoomFailed, RoomOpening } from '../notifications/announcement.js';
 import { incidentAnnouncementRows } from '../notifications/channel-outbox.js';
 import type { DomainContext } from '../context.js';
-import { channelStream } from './chat.js';
-import { companyOfIncident, queue, roomChannel, roomInvite } from './incident-room.js';
+import { channelStream } from '../model/channel.js';
+import { companyOfIncident, queue, roomChannel, roomInvite } from '../chat/incident-room.js';
 
 /*
  * What becomes of a room once the platform answered its opening (see

@@ -1,36 +1,24 @@
-import type { DomainContext } from '../context.js';
-import { notFound } from '../errors.js';
-import type { Incident, IncidentSummary, Severity } from '../incidents/incident.js';
-import { findIncidentRow, incidentRow, loadIncident, toSummary } from '../incidents/incident-repository.js';
-import type { ServiceStatus } from '../services/service.js';
-import { statusesOf } from '../services/service-status.js';
-import { findPage } from './page-directory.js';
-import type { PageLayout } from './page-layout.js';
-import { readPageLayout } from './page-layout.js';
+import type { DomainContext } from '../../context.js';
+import { notFound } from '../../errors.js';
+import type { Incident, IncidentSummary } from '../../model/incident.js';
+import { findIncidentRow, incidentRow, loadIncident, toSummary } from '../../incidents/incident-repository.js';
+import type { ServiceStatus } from '../../model/service.js';
+import { statusesOf } from '../../services/service-status.js';
+import { findPage } from '../../status-pages/page-directory.js';
+import type { PageLayout } from '../../status-pages/page-layout.js';
+import { readPageLayout } from '../../status-pages/page-layout.js';
 import type { PageMaintenance } from './page-maintenances.js';
 import { pageMaintenances } from './page-maintenances.js';
-import type { PublicPage } from './page-directory.js';
+import type { PublicPage } from '../../status-pages/page-directory.js';
 import type { PageHealth } from './page-status.js';
 import { pageHealth } from './page-status.js';
+import { BAR_DAYS, DAY_MS, dayStartOf, daysOf } from './service-days.js';
+import type { DayView } from './service-days.js';
 import type { VendorView } from './page-vendors.js';
-import { vendorsOf } from './page-vendors.js';
+import { pageVendors, vendorFactsOf, vendorViews } from './page-vendors.js';
 
-export const DAY_MS = 86_400_000;
-/** Days in a service's bar. */
-export const BAR_DAYS = 90;
 /** Past incidents per page of the history. */
 export const HISTORY_PAGE_SIZE = 20;
-
-/** One day of a service's bar: its worst status, how much of it was up, and its incidents. */
-export interface DayView {
-  /** Start of the day (UTC). */
-  start: Date;
-  /** The worst status of the day; `none` before the service was shown (no data). */
-  status: ServiceStatus | 'none';
-  /** Share of the day (up to now) outside major incidents, 0..1; null without data. */
-  uptime: number | null;
-  incidents: { id: number; title: string; status: Severity }[];
-}
 
 export interface PageServiceView {
   id: number;
@@ -86,12 +74,6 @@ export interface PageView {
   updatedAt: Date;
 }
 
-const RANK: Record<ServiceStatus | 'none', number> = { none: 0, ok: 1, maintenance: 2, minor: 3, major: 4 };
-const worstOf = <S extends ServiceStatus | 'none'>(statuses: readonly S[], fallback: S): S =>
-  statuses.reduce((worst, s) => (RANK[s] > RANK[worst] ? s : worst), fallback);
-
-const dayStartOf = (ms: number): number => Math.floor(ms / DAY_MS) * DAY_MS;
-
 /** The page's services, by name; see inLayoutOrder. */
 async function pageServices(ctx: DomainContext, pageId: number) {
   return ctx.db
@@ -141,73 +123,30 @@ async function incidentsSince(ctx: DomainContext, serviceIds: number[], since: n
   return rows.map((row) => toSummary(row, now));
 }
 
-/** The service's bar: one day per cell, oldest first, the last one today. */
-function daysOf(
-  service: { id: number; created_at: number },
-  incidents: readonly IncidentSummary[],
-  windows: readonly { starts_at: number; ends_at: number }[],
-  now: number,
-): DayView[] {
-  const today = dayStartOf(now);
-  const shownSince = dayStartOf(service.created_at);
-  const days: DayView[] = [];
-  for (let i = BAR_DAYS - 1; i >= 0; i--) {
-    const start = today - i * DAY_MS;
-    const end = Math.min(start + DAY_MS, now);
-    // Incidents that began before the service was shown still count from the day they touch.
-    const touching = incidents.filter((inc) => inc.createdAt.getTime() < end && (inc.resolvedAt?.getTime() ?? now) > start);
-    if (start < shownSince && touching.length === 0) {
-      days.push({ start: new Date(start), status: 'none', uptime: null, incidents: [] });
-      continue;
-    }
-    const down = mergedLength(
-      touching
-        .filter((inc) => inc.status === 'major')
-        .map((inc) => [Math.max(start, inc.createdAt.getTime()), Math.min(end, inc.resolvedAt?.getTime() ?? now)] as const),
-    );
-    const inMaintenance = windows.some((w) => w.starts_at < end && w.ends_at > start);
-    const worst = worstOf(
-      touching.map((inc) => inc.status),
-      inMaintenance ? ('maintenance' as ServiceStatus) : 'ok',
-    );
-    days.push({
-      start: new Date(start),
-      status: worst,
-      uptime: end > start ? Math.max(0, 1 - down / (end - start)) : 1,
-      incidents: touching.map((inc) => ({ id: inc.id, title: inc.title, status: inc.status })),
-    });
-  }
-  return days;
-}
-
-function mergedLength(intervals: readonly (readonly [number, number])[]): number {
-  const sorted = intervals.filter(([a, b]) => b > a).sort((x, y) => x[0] - y[0]);
-  let total = 0;
-  let [from, to] = [Number.NaN, Number.NaN];
-  for (const [a, b] of sorted) {
-    if (Number.isNaN(from) || a > to) {
-      if (!Number.isNaN(from)) total += to - from;
-      [from, to] = [a, b];
-    } else to = Math.max(to, b);
-  }
-  return Number.isNaN(from) ? total : total + (to - from);
-}
+/**
+ * How a render reads the statuses of the services it shows: `statusesOf`. A
+ * page reads them once per render, its own services and its vendors together,
+ * and every part of it (the services, the vendors, the page's own status)
+ * states them from that one read.
+ */
+export type StatusReader = (db: DomainContext['db'], serviceIds: readonly number[], now: number) => Promise<Map<number, ServiceStatus>>;
 
 /** Everything `GET /status/{slug}` shows, read at the clock's now. */
-export async function pageView(ctx: DomainContext, slug: string): Promise<PageView> {
+export async function pageView(ctx: DomainContext, slug: string, readStatuses: StatusReader = statusesOf): Promise<PageView> {
   const page = await findPage(ctx, slug);
   const now = ctx.clock.now().getTime();
-  const layout = await readPageLayout(ctx.db, page.id);
-  const services = inLayoutOrder(await pageServices(ctx, page.id), layout);
+  const [layout, listed, vendorServices] = await Promise.all([readPageLayout(ctx.db, page.id), pageServices(ctx, page.id), pageVendors(ctx, page.thirdParty)]);
+  const services = inLayoutOrder(listed, layout);
   const ids = services.map((s) => s.id);
   const since = dayStartOf(now) - (BAR_DAYS - 1) * DAY_MS;
-  const [statuses, incidents, maintenances, incidentChanges, vendors] = await Promise.all([
-    statusesOf(ctx.db, ids, now),
+  const [statuses, incidents, maintenances, incidentChanges, vendorFacts] = await Promise.all([
+    readStatuses(ctx.db, [...ids, ...vendorServices.map((v) => v.id)], now),
     incidentsSince(ctx, ids, since, now),
     pageMaintenances(ctx, ids, since, now),
     lastIncidentChanges(ctx, ids, now),
-    vendorsOf(ctx, page.thirdParty, now),
+    vendorFactsOf(ctx, vendorServices, now),
   ]);
+  const vendors = vendorViews(ctx, page.thirdParty, vendorServices, vendorFacts, statuses);
   const windows = maintenances.flatMap((m) =>
     m.services.map((s) => ({ service_id: s.id, name: s.name, starts_at: m.startsAt.getTime(), ends_at: m.endsAt.getTime() })),
   );

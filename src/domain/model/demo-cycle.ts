@@ -1,4 +1,4 @@
-import type { Severity } from '../incidents/incident.js';
+import type { Severity } from './incident.js';
 
 /** `demo-service` changes state at every 5-minute boundary of the clock. */
 export const DEMO_PERIOD_MS = 5 * 60_000;

@@ -1,9 +1,9 @@
-import type { DomainContext } from '../context.js';
-import { notFound } from '../errors.js';
-import type { PublicPage } from '../status-pages/page-directory.js';
-import { findPage } from '../status-pages/page-directory.js';
-import type { ProbeHistory } from './probe-hours.js';
-import { probeHistories, regionProbeHistories } from './probe-hours.js';
+import type { DomainContext } from '../../context.js';
+import { notFound } from '../../errors.js';
+import type { PublicPage } from '../../status-pages/page-directory.js';
+import { findPage } from '../../status-pages/page-directory.js';
+import type { ProbeHistory } from '../../monitors/probe-hours.js';
+import { probeHistories, regionProbeHistories } from '../../monitors/probe-hours.js';
 
 /**
  * A monitor's state as a page may state it: `unknown` until statusbot holds a
