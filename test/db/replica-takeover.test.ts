@@ -71,7 +71,10 @@ describe.skipIf(TEST_ENGINE !== 'postgres')('a replica killed with SIGKILL', () 
     const claimed = await db.selectFrom('outbox').select(['id', 'lease_until']).where('lease_until', 'is not', null).execute();
     expect(claimed.length).toBeGreaterThan(0);
     const leaseEnds = Math.min(...claimed.map((r) => Number(r.lease_until)));
-    const deadHolders = new Set((await db.selectFrom('job_leases').select('holder').execute()).map((r) => r.holder));
+    // Its first job slot may come after its first delivery: waited for, not assumed.
+    const leaseHolders = async () => new Set((await db.selectFrom('job_leases').select('holder').execute()).map((r) => r.holder));
+    await waitUntil(async () => (await leaseHolders()).size > 0, { what: 'the first replica running its jobs' });
+    const deadHolders = await leaseHolders();
     expect(deadHolders.size).toBe(1);
 
     await new Promise<void>((ok) => {
