@@ -241,7 +241,7 @@ interface DeliveryOptions {
   settings: StartOptions['delivery'];
 }
 
-/** The outbox worker with a publisher for every destination, and the outbound pool and mail transport it delivers through. */
+/** The outbox worker with a publisher for every destination kind, and the outbound pool and publishers (mail's transport) the stop closes. */
 async function createDelivery(options: DeliveryOptions) {
   const { ctx, config, logger, metrics, fronts, stop } = options;
   // Webhook addresses come from the config: they pass the same guard as monitors and feeds.
